@@ -1,0 +1,15 @@
+#pragma once
+// Entry points of the CUDA backend; CPU-only builds link engine/cuda_backend_nocuda.cpp instead.
+#include <memory>
+#include <vector>
+
+#include "engine/engine.h"
+
+namespace vqx {
+
+bool cuda_device_available(int device);
+std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distorted,
+                                    const std::vector<MetricRequest>& requests,
+                                    const RunSettings& settings);
+
+}  // namespace vqx

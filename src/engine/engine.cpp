@@ -1,0 +1,262 @@
+#include "engine/engine.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+
+#include "engine/cuda_backend.h"
+#include "engine/error.h"
+#include "engine/thread_pool.h"
+
+namespace vqx {
+namespace {
+
+// Routes a metric's feature indices to table columns.
+class ColumnWriter final : public FeatureWriter {
+ public:
+  ColumnWriter(ResultTable& table, const std::vector<size_t>& columns)
+      : table_(table), columns_(columns) {}
+  void put(uint64_t frame, size_t feature, double value) override {
+    table_.put(frame, columns_.at(feature), value);
+  }
+  void put_aggregate(const std::string& name, double value) override {
+    table_.put_aggregate(name, value);
+  }
+
+ private:
+  ResultTable& table_;
+  const std::vector<size_t>& columns_;
+};
+
+// Lets tasks of a temporal metric run strictly in frame order.
+class FrameSequencer {
+ public:
+  void wait_turn(uint64_t frame) {
+    std::unique_lock lock(mutex_);
+    turn_.wait(lock, [&] { return next_ == frame || failed_; });
+  }
+  void done() {
+    {
+      std::lock_guard lock(mutex_);
+      ++next_;
+    }
+    turn_.notify_all();
+  }
+  void fail() {
+    {
+      std::lock_guard lock(mutex_);
+      failed_ = true;
+    }
+    turn_.notify_all();
+  }
+  bool failed() {
+    std::lock_guard lock(mutex_);
+    return failed_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable turn_;
+  uint64_t next_ = 0;
+  bool failed_ = false;
+};
+
+struct FramePair {
+  Picture ref, dis;
+};
+
+// A fixed set of frame buffers handed out to the reading thread and returned by workers.
+class BufferPool {
+ public:
+  BufferPool(size_t count, const PictureFormat& format) {
+    for (size_t i = 0; i < count; ++i) {
+      all_.push_back(std::make_unique<FramePair>(FramePair{Picture(format), Picture(format)}));
+      free_.push_back(all_.back().get());
+    }
+  }
+  FramePair* take() {
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return !free_.empty(); });
+    FramePair* p = free_.back();
+    free_.pop_back();
+    return p;
+  }
+  void give(FramePair* p) {
+    {
+      std::lock_guard lock(mutex_);
+      free_.push_back(p);
+    }
+    cv_.notify_all();
+  }
+  void wait_all_free() {
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return free_.size() == all_.size(); });
+  }
+
+ private:
+  std::vector<std::unique_ptr<FramePair>> all_;
+  std::vector<FramePair*> free_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+};
+
+void skip_frames(FrameReader& reader, uint64_t count) {
+  if (count == 0) return;
+  uint64_t skipped = reader.skip(count);
+  if (skipped < count)
+    throw InputError(fmt::format("{}: cannot skip {} frames, it has only {}", reader.name(), count,
+                                 skipped));
+}
+
+std::unique_ptr<RunReport> run_cpu(FrameReader& reference, FrameReader& distorted,
+                                   const std::vector<MetricRequest>& requests,
+                                   const RunSettings& settings) {
+  auto report = std::make_unique<RunReport>();
+  report->backend = "cpu";
+  report->format = reference.format();
+  ResultTable& table = report->table;
+  table.set_subsample(settings.subsample);
+
+  // The buffers outlive the pool, whose destructor joins the workers that hand them back.
+  BufferPool buffers(settings.threads == 0 ? 1 : size_t{settings.threads} * 2, reference.format());
+  ThreadPool pool(settings.threads);
+  auto instances = make_cpu_instances(requests, table);
+  MetricContext context{reference.format(), &pool};
+  for (auto& inst : instances) inst.metric->init(context);
+
+  std::vector<std::unique_ptr<ColumnWriter>> writers;
+  std::vector<std::unique_ptr<FrameSequencer>> sequencers;
+  for (auto& inst : instances) {
+    writers.push_back(std::make_unique<ColumnWriter>(table, inst.columns));
+    sequencers.push_back(std::make_unique<FrameSequencer>());
+  }
+
+  skip_frames(reference, settings.skip_ref);
+  skip_frames(distorted, settings.skip_dist);
+
+  auto start = std::chrono::steady_clock::now();
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  std::atomic<bool> failed{false};
+
+  auto process = [&](FramePair* pair, uint64_t frame) {
+    bool selected = table.frame_selected(frame);
+    for (size_t i = 0; i < instances.size(); ++i) {
+      CpuMetric& m = *instances[i].metric;
+      bool temporal = m.temporal();
+      if (!temporal && !selected) continue;
+      if (temporal) sequencers[i]->wait_turn(frame);
+      try {
+        if (!failed) m.extract(pair->ref, pair->dis, frame, *writers[i]);
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        if (!error) error = std::current_exception();
+        failed = true;
+        for (auto& s : sequencers) s->fail();
+      }
+      if (temporal) sequencers[i]->done();
+    }
+    buffers.give(pair);
+  };
+
+  uint64_t frame = 0;
+  try {
+    while (!failed && (settings.frame_cnt == 0 || frame < settings.frame_cnt)) {
+      FramePair* pair = buffers.take();
+      bool have_ref = reference.read(pair->ref);
+      bool have_dis = distorted.read(pair->dis);
+      if (!have_ref || !have_dis) {
+        buffers.give(pair);
+        if (have_ref != have_dis && settings.warn)
+          settings.warn(fmt::format("{} ended before {}; scoring the first {} frames",
+                                    have_ref ? distorted.name() : reference.name(),
+                                    have_ref ? reference.name() : distorted.name(), frame));
+        break;
+      }
+      uint64_t index = frame++;
+      if (settings.progress) settings.progress(frame);
+      pool.submit([&, pair, index] { process(pair, index); });
+    }
+  } catch (...) {
+    failed = true;
+    for (auto& s : sequencers) s->fail();
+    buffers.wait_all_free();
+    throw;
+  }
+  buffers.wait_all_free();
+  if (error) std::rethrow_exception(error);
+  if (frame == 0) throw InputError("no frames to score: the inputs hold no frame after skipping");
+  table.set_frame_count(frame);
+  for (size_t i = 0; i < instances.size(); ++i) instances[i].metric->flush(*writers[i]);
+  report->wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace
+
+void check_same_layout(const FrameReader& reference, const FrameReader& distorted) {
+  const PictureFormat& r = reference.format();
+  const PictureFormat& d = distorted.format();
+  if (r.width != d.width || r.height != d.height)
+    throw InputError(fmt::format("geometry mismatch: reference is {}x{}, distorted is {}x{}",
+                                 r.width, r.height, d.width, d.height));
+  if (r.subsampling != d.subsampling)
+    throw InputError(fmt::format("chroma format mismatch: reference is {}, distorted is {}",
+                                 to_string(r.subsampling), to_string(d.subsampling)));
+  if (r.bit_depth != d.bit_depth)
+    throw InputError(fmt::format("bit depth mismatch: reference is {}-bit, distorted is {}-bit",
+                                 r.bit_depth, d.bit_depth));
+}
+
+std::vector<size_t> add_columns(ResultTable& table, const std::vector<std::string>& names,
+                                const std::string& spec_text) {
+  std::vector<size_t> columns;
+  for (const auto& name : names) {
+    if (table.find_feature(name))
+      throw UsageError(fmt::format(
+          "feature '{}' would write '{}' a second time; give each instance options that name its "
+          "outputs differently",
+          spec_text, name));
+    columns.push_back(table.add_feature(name));
+  }
+  return columns;
+}
+
+std::vector<CpuInstance> make_cpu_instances(const std::vector<MetricRequest>& requests,
+                                            ResultTable& table) {
+  std::vector<CpuInstance> instances;
+  for (const auto& req : requests) {
+    CpuInstance inst;
+    inst.metric = req.metric->make_cpu(req.options);
+    inst.columns = add_columns(table, inst.metric->feature_names(), req.spec_text);
+    instances.push_back(std::move(inst));
+  }
+  return instances;
+}
+
+std::unique_ptr<RunReport> run_metrics(FrameReader& reference, FrameReader& distorted,
+                                       const std::vector<MetricRequest>& requests,
+                                       const RunSettings& settings) {
+  if (requests.empty()) throw UsageError("no feature requested; add --feature NAME");
+  check_same_layout(reference, distorted);
+  Backend backend = settings.backend;
+  if (backend == Backend::kAuto) {
+    bool all_cuda = cuda_device_available(settings.gpu);
+    for (const auto& r : requests) all_cuda = all_cuda && r.metric->make_cuda != nullptr;
+    backend = all_cuda ? Backend::kCuda : Backend::kCpu;
+  }
+  if (backend == Backend::kCuda) {
+    for (const auto& r : requests)
+      if (!r.metric->make_cuda)
+        throw UsageError(fmt::format("feature '{}' has no CUDA implementation yet; use --backend cpu",
+                                     r.metric->name));
+    return run_cuda(reference, distorted, requests, settings);
+  }
+  return run_cpu(reference, distorted, requests, settings);
+}
+
+}  // namespace vqx

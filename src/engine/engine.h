@@ -1,0 +1,60 @@
+#pragma once
+// Runs the requested metrics over two frame sources and collects their values.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/metric.h"
+#include "engine/result_table.h"
+#include "io/frame_reader.h"
+
+namespace vqx {
+
+enum class Backend { kCpu, kCuda, kAuto };
+
+struct RunSettings {
+  unsigned threads = 0;       // CPU worker threads; 0 runs in the calling thread
+  uint64_t subsample = 1;     // report frames with index % subsample == 0
+  uint64_t frame_cnt = 0;     // stop after this many frames (0 = all)
+  uint64_t skip_ref = 0;      // frames discarded at the start of the reference
+  uint64_t skip_dist = 0;     // ... and of the distorted input
+  Backend backend = Backend::kCpu;
+  int gpu = 0;                // CUDA device index
+  bool profile = false;       // print per-stage timings (CUDA) to stderr
+  // Called from the reading thread after each frame pair is read.
+  std::function<void(uint64_t frames_read)> progress;
+  // Non-fatal notices (e.g. one input ended first).
+  std::function<void(const std::string&)> warn;
+};
+
+struct RunReport {
+  ResultTable table;
+  PictureFormat format;
+  double wall_seconds = 0;
+  std::string backend;  // "cpu" or "cuda"
+};
+
+// Throws UsageError / InputError / RuntimeFailure with a one-line message.
+std::unique_ptr<RunReport> run_metrics(FrameReader& reference, FrameReader& distorted,
+                                       const std::vector<MetricRequest>& requests,
+                                       const RunSettings& settings);
+
+// Checks that both inputs can be compared; throws InputError saying what differs.
+void check_same_layout(const FrameReader& reference, const FrameReader& distorted);
+
+// Creates the CPU instances and registers their output columns in `table`.
+struct CpuInstance {
+  std::unique_ptr<CpuMetric> metric;
+  std::vector<size_t> columns;  // table column of each feature_names() entry
+};
+std::vector<CpuInstance> make_cpu_instances(const std::vector<MetricRequest>& requests,
+                                            ResultTable& table);
+
+// Adds `names` as columns, refusing a name already present.
+std::vector<size_t> add_columns(ResultTable& table, const std::vector<std::string>& names,
+                                const std::string& spec_text);
+
+}  // namespace vqx

@@ -1,0 +1,81 @@
+#pragma once
+// The metric plug-in interface. A metric folder defines one MetricDescriptor (name, options, and
+// factories for its backends); metrics/registry.cpp lists the descriptors.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/options.h"
+#include "engine/picture.h"
+
+namespace vqx {
+
+class ThreadPool;
+class CudaMetric;  // engine/cuda/cuda_metric.h; only CUDA builds define it.
+
+// Where a metric puts its values. Frames are indices after any --frame_skip.
+class FeatureWriter {
+ public:
+  virtual ~FeatureWriter() = default;
+  // `feature` indexes the metric's feature_names(). Thread-safe.
+  virtual void put(uint64_t frame, size_t feature, double value) = 0;
+  // A whole-clip value (libvmaf's aggregate_metrics, e.g. apsnr_y).
+  virtual void put_aggregate(const std::string& name, double value) = 0;
+};
+
+// What a metric may learn about the run when it is set up.
+struct MetricContext {
+  PictureFormat format;
+  // Pool for parallelism inside a frame; never null. Using it must not change any result.
+  ThreadPool* pool = nullptr;
+};
+
+class CpuMetric {
+ public:
+  virtual ~CpuMetric() = default;
+
+  // Output names in the order they are written (may depend on the options, as in libvmaf).
+  virtual std::vector<std::string> feature_names() const = 0;
+
+  // Called once before the first frame. Throws InputError when the input cannot be scored.
+  virtual void init(const MetricContext& context) = 0;
+
+  // Temporal metrics get every frame exactly once, in order, never concurrently. The others get
+  // only the frames that are reported, possibly concurrently from several threads, so their
+  // extract() must not touch shared mutable state.
+  virtual bool temporal() const { return false; }
+
+  virtual void extract(const Picture& ref, const Picture& dis, uint64_t frame,
+                       FeatureWriter& out) = 0;
+
+  // After the last frame: temporal post-processing and aggregates.
+  virtual void flush(FeatureWriter& /*out*/) {}
+};
+
+struct MetricDescriptor {
+  std::string name;
+  std::string summary;
+  std::vector<OptionSpec> options;
+  std::function<std::unique_ptr<CpuMetric>(const OptionValues&)> make_cpu;
+  // Null until the metric has a CUDA twin; always null in CPU-only builds.
+  std::function<std::unique_ptr<CudaMetric>(const OptionValues&)> make_cuda;
+};
+
+// Every metric, in registration order (which fixes the order of output columns).
+const std::vector<const MetricDescriptor*>& metric_registry();
+const MetricDescriptor* find_metric(std::string_view name);
+
+// A metric instance requested by the user: which metric and with which options.
+struct MetricRequest {
+  const MetricDescriptor* metric = nullptr;
+  OptionValues options;
+  std::string spec_text;  // as written, for messages
+};
+
+// Parses libvmaf's --feature syntax "name[=key=val:key=val...]"; throws UsageError.
+MetricRequest parse_metric_request(std::string_view text);
+
+}  // namespace vqx

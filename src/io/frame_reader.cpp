@@ -1,0 +1,12 @@
+#include "io/frame_reader.h"
+
+namespace vqx {
+
+uint64_t FrameReader::skip(uint64_t count) {
+  Picture scratch(format());
+  uint64_t skipped = 0;
+  while (skipped < count && read(scratch)) ++skipped;
+  return skipped;
+}
+
+}  // namespace vqx

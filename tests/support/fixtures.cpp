@@ -1,0 +1,146 @@
+#include "support/fixtures.h"
+
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "io/frame_reader.h"
+
+namespace vqx::test {
+
+std::string shared_dir() {
+  if (const char* env = std::getenv("VQX_SHARED_DIR")) return env;
+  return VQX_SHARED_DIR;
+}
+
+bool fixtures_required() {
+  const char* env = std::getenv("VQX_REQUIRE_FIXTURES");
+  return env && std::string(env) == "1";
+}
+
+std::optional<std::string> fixture_dir(const std::string& pair) {
+  const char* env = std::getenv("VQX_FIXTURES");
+  if (!env) return std::nullopt;
+  std::string dir = std::string(env) + "/" + pair;
+  if (!std::filesystem::exists(dir + "/ref.y4m") || !std::filesystem::exists(dir + "/dis.y4m"))
+    return std::nullopt;
+  return dir;
+}
+
+Golden load_golden(const std::string& pair, const std::string& tool, const std::string& config) {
+  std::string path = fmt::format("{}/golden/{}/{}/{}.json", shared_dir(), pair, tool, config);
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open golden " + path);
+  nlohmann::json j = nlohmann::json::parse(in);
+  Golden g;
+  for (const auto& frame : j.at("frames")) {
+    size_t index = frame.at("frameNum").get<size_t>();
+    for (const auto& [name, value] : frame.at("metrics").items()) {
+      auto& col = g.frames[name];
+      if (col.size() <= index) col.resize(index + 1, std::nan(""));
+      col[index] = value.is_null() ? std::nan("") : value.get<double>();
+    }
+  }
+  if (j.contains("pooled_metrics"))
+    for (const auto& [name, methods] : j.at("pooled_metrics").items())
+      for (const auto& [method, value] : methods.items())
+        if (value.is_number()) g.pooled[name][method] = value.get<double>();
+  return g;
+}
+
+std::unique_ptr<RunReport> run_on_pair(const std::string& pair, const std::vector<std::string>& features,
+                                       RunSettings settings) {
+  auto dir = fixture_dir(pair);
+  if (!dir) throw std::runtime_error("fixture " + pair + " missing");
+  auto ref = open_y4m(*dir + "/ref.y4m", "reference");
+  auto dis = open_y4m(*dir + "/dis.y4m", "distorted");
+  std::vector<MetricRequest> requests;
+  for (const auto& f : features) requests.push_back(parse_metric_request(f));
+  return run_metrics(*ref, *dis, requests, settings);
+}
+
+namespace {
+
+class MemoryReader final : public FrameReader {
+ public:
+  explicit MemoryReader(const std::vector<Picture>& pictures)
+      : FrameReader("memory"), pictures_(pictures) {}
+  const PictureFormat& format() const override { return pictures_.at(0).format(); }
+  bool read(Picture& picture) override {
+    if (frames_read_ >= pictures_.size()) return false;
+    const Picture& src = pictures_[frames_read_++];
+    std::memcpy(picture.bytes(), src.bytes(), src.size_bytes());
+    return true;
+  }
+
+ private:
+  const std::vector<Picture>& pictures_;
+};
+
+}  // namespace
+
+std::unique_ptr<RunReport> run_on_pictures(const std::vector<Picture>& ref, const std::vector<Picture>& dis,
+                                           const std::vector<std::string>& features,
+                                           RunSettings settings) {
+  MemoryReader r(ref), d(dis);
+  std::vector<MetricRequest> requests;
+  for (const auto& f : features) requests.push_back(parse_metric_request(f));
+  return run_metrics(r, d, requests, settings);
+}
+
+std::vector<double> column(const RunReport& report, const std::string& feature) {
+  auto index = report.table.find_feature(feature);
+  if (!index) throw std::runtime_error("no output column " + feature);
+  std::vector<double> values;
+  for (uint64_t f = 0; f < report.table.frame_count(); ++f) {
+    auto v = report.table.get(f, *index);
+    values.push_back(v ? *v : std::nan(""));
+  }
+  return values;
+}
+
+void expect_bit_exact(const std::vector<double>& actual, const std::vector<double>& golden,
+                      const std::string& what) {
+  ASSERT_EQ(actual.size(), golden.size()) << what << ": frame count";
+  int reported = 0;
+  size_t mismatches = 0;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    bool same = std::memcmp(&actual[i], &golden[i], sizeof(double)) == 0 ||
+                (std::isnan(actual[i]) && std::isnan(golden[i]));
+    if (!same) {
+      ++mismatches;
+      if (reported++ < 5)
+        ADD_FAILURE() << fmt::format("{} frame {}: got {:.17g}, golden {:.17g} (diff {:.3g})", what, i,
+                                     actual[i], golden[i], actual[i] - golden[i]);
+    }
+  }
+  EXPECT_EQ(mismatches, 0u) << what << ": frames differing from the golden";
+}
+
+CliResult run_cli(const std::string& args) {
+  std::string command = fmt::format("{} {} 2>&1", VQX_CLI_PATH, args);
+  CliResult result{-1, {}};
+  std::FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return result;
+  char buffer[4096];
+  size_t n;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, n);
+  int status = ::pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+std::string temp_path(const std::string& name) {
+  auto dir = std::filesystem::temp_directory_path() / fmt::format("vqx-test-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+}  // namespace vqx::test
