@@ -207,6 +207,8 @@ void check_same_layout(const FrameReader& reference, const FrameReader& distorte
   if (r.subsampling != d.subsampling)
     throw InputError(fmt::format("chroma format mismatch: reference is {}, distorted is {}",
                                  to_string(r.subsampling), to_string(d.subsampling)));
+  if (r.color != d.color)
+    throw InputError("colour model mismatch: one input is RGB (PNG), the other Y'CbCr");
   if (r.bit_depth != d.bit_depth)
     throw InputError(fmt::format("bit depth mismatch: reference is {}-bit, distorted is {}-bit",
                                  r.bit_depth, d.bit_depth));

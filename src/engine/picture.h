@@ -12,6 +12,8 @@ namespace vqx {
 
 enum class ChromaSubsampling : uint8_t { k420, k422, k444, k400 };
 enum class ColorRange : uint8_t { kUnspecified, kLimited, kFull };
+// kRGB pictures (from PNG input) hold R, G, B planes at full resolution (subsampling k444).
+enum class ColorModel : uint8_t { kYCbCr, kRGB };
 
 const char* to_string(ChromaSubsampling s);
 
@@ -21,6 +23,7 @@ struct PictureFormat {
   ChromaSubsampling subsampling = ChromaSubsampling::k420;
   uint8_t bit_depth = 8;
   ColorRange range = ColorRange::kUnspecified;
+  ColorModel color = ColorModel::kYCbCr;
 
   unsigned plane_count() const { return subsampling == ChromaSubsampling::k400 ? 1 : 3; }
   // Chroma of odd sizes rounds up (what encoders write), unlike upstream libvmaf's floor.
@@ -35,7 +38,7 @@ struct PictureFormat {
   // Same geometry, layout and depth (range is metadata and may differ).
   bool same_layout(const PictureFormat& o) const {
     return width == o.width && height == o.height && subsampling == o.subsampling &&
-           bit_depth == o.bit_depth;
+           bit_depth == o.bit_depth && color == o.color;
   }
 };
 

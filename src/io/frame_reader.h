@@ -46,4 +46,8 @@ std::unique_ptr<FrameReader> open_y4m_stream(std::FILE* stream, const std::strin
 std::unique_ptr<FrameReader> open_raw_yuv(const std::string& path, const RawYuvLayout& layout,
                                           const std::string& name);
 
+// A PNG image (8- or 16-bit; gray, RGB, with or without alpha) as one RGB frame, 4:4:4.
+// Implemented in io/png_reader.cpp with libpng.
+std::unique_ptr<FrameReader> open_png(const std::string& path, const std::string& name);
+
 }  // namespace vqx
