@@ -5,36 +5,21 @@
 #include <mutex>
 
 #include "metrics/psnr/psnr_math.h"
+#ifdef VQX_HAVE_CUDA
+#include "metrics/psnr/cuda/psnr_cuda.h"
+#endif
 
 namespace vqx {
 namespace {
 
-constexpr const char* kPlaneNames[3] = {"y", "cb", "cr"};
-
-struct PsnrOptions {
-  bool enable_chroma, enable_mse, enable_apsnr, reduced_hbd_peak;
-  double min_sse;
-  explicit PsnrOptions(const OptionValues& o)
-      : enable_chroma(o.get_bool("enable_chroma")),
-        enable_mse(o.get_bool("enable_mse")),
-        enable_apsnr(o.get_bool("enable_apsnr")),
-        reduced_hbd_peak(o.get_bool("reduced_hbd_peak")),
-        min_sse(o.get_double("min_sse")) {}
-};
+using psnr::kPlaneNames;
+using psnr::PsnrOptions;
 
 class PsnrCpu final : public CpuMetric {
  public:
   explicit PsnrCpu(const OptionValues& options) : options_(options) {}
 
-  std::vector<std::string> feature_names() const override {
-    // Chroma columns are declared up front; for 4:0:0 input they are simply never written.
-    std::vector<std::string> names;
-    unsigned planes = options_.enable_chroma ? 3 : 1;
-    for (unsigned p = 0; p < planes; ++p) names.push_back(std::string("psnr_") + kPlaneNames[p]);
-    if (options_.enable_mse)
-      for (unsigned p = 0; p < planes; ++p) names.push_back(std::string("mse_") + kPlaneNames[p]);
-    return names;
-  }
+  std::vector<std::string> feature_names() const override { return psnr::feature_names(options_); }
 
   void init(const MetricContext& context) override {
     format_ = context.format;
@@ -88,7 +73,11 @@ const MetricDescriptor& psnr_descriptor() {
           OptionSpec::Double("min_sse", 0.0, 0.0, 1e300, "caps PSNR through a minimum SSE"),
       },
       [](const OptionValues& o) { return std::make_unique<PsnrCpu>(o); },
+#ifdef VQX_HAVE_CUDA
+      [](const OptionValues& o) { return make_psnr_cuda(o); },
+#else
       nullptr,
+#endif
   };
   return descriptor;
 }

@@ -26,6 +26,15 @@ PsnrParams make_params(const PictureFormat& format, bool reduced_hbd_peak, doubl
   return p;
 }
 
+std::vector<std::string> feature_names(const PsnrOptions& options) {
+  std::vector<std::string> names;
+  unsigned planes = options.enable_chroma ? 3 : 1;
+  for (unsigned p = 0; p < planes; ++p) names.push_back(std::string("psnr_") + kPlaneNames[p]);
+  if (options.enable_mse)
+    for (unsigned p = 0; p < planes; ++p) names.push_back(std::string("mse_") + kPlaneNames[p]);
+  return names;
+}
+
 double mse_from_sse(uint64_t sse, uint64_t pixels) { return double(sse) / double(pixels); }
 
 double psnr_from_sse(uint64_t sse, uint64_t pixels, uint32_t peak, double psnr_max) {

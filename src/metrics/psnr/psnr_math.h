@@ -2,10 +2,31 @@
 // The host-side arithmetic of libvmaf's integer psnr, shared by every backend: each backend only
 // has to produce the exact integer SSE of each plane.
 #include <cstdint>
+#include <string>
+#include <vector>
 
+#include "engine/options.h"
 #include "engine/picture.h"
 
 namespace vqx::psnr {
+
+// The options, as both backends read them.
+struct PsnrOptions {
+  bool enable_chroma, enable_mse, enable_apsnr, reduced_hbd_peak;
+  double min_sse;
+  explicit PsnrOptions(const OptionValues& o)
+      : enable_chroma(o.get_bool("enable_chroma")),
+        enable_mse(o.get_bool("enable_mse")),
+        enable_apsnr(o.get_bool("enable_apsnr")),
+        reduced_hbd_peak(o.get_bool("reduced_hbd_peak")),
+        min_sse(o.get_double("min_sse")) {}
+};
+
+inline constexpr const char* kPlaneNames[3] = {"y", "cb", "cr"};
+
+// psnr_y[, psnr_cb, psnr_cr][, mse_...]: chroma columns are declared even for 4:0:0 input, where
+// they are never written.
+std::vector<std::string> feature_names(const PsnrOptions& options);
 
 struct PsnrParams {
   uint32_t peak = 255;
