@@ -1,0 +1,131 @@
+// CUDA <-> CPU parity for every metric that has both backends, on every fixture pair, per frame,
+// under each metric's contract (shared/spec/README.md, "Numerical contracts").
+//
+// A new CUDA twin adds ONE row to kParityTable: its descriptor name, the option sets to run and
+// its tolerance (0 = bit-identical). EveryTwinHasARow fails until it does.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "gpu/gpu_support.h"
+#include "support/fixtures.h"
+
+namespace vqx::test {
+namespace {
+
+struct ParityRow {
+  std::string metric;
+  std::vector<std::string> configs;  // --feature texts, each compared on its own
+  double tolerance;                  // max |cuda - cpu| per value; 0 = same bits
+};
+
+const std::vector<ParityRow> kParityTable = {
+    {"psnr",
+     {"psnr", "psnr=enable_mse=true:enable_apsnr=true", "psnr=reduced_hbd_peak=true:min_sse=0.5"},
+     0.0},
+};
+
+struct ParityCase {
+  ParityRow row;
+  std::string config;
+  std::string pair;
+};
+
+std::vector<ParityCase> all_cases() {
+  std::vector<ParityCase> cases;
+  for (const auto& row : kParityTable)
+    for (const auto& config : row.configs)
+      for (const auto& pair : kAllPairs) cases.push_back({row, config, pair});
+  return cases;
+}
+
+// Compares every column and aggregate; prints one summary line per column for the run log.
+void expect_parity(const RunReport& cpu, const RunReport& gpu, double tolerance,
+                   const std::string& label) {
+  ASSERT_EQ(cpu.table.feature_names(), gpu.table.feature_names()) << label;
+  ASSERT_EQ(cpu.table.frame_count(), gpu.table.frame_count()) << label;
+  for (size_t c = 0; c < cpu.table.feature_names().size(); ++c) {
+    const std::string& name = cpu.table.feature_names()[c];
+    size_t identical = 0, compared = 0, failures = 0;
+    double max_diff = 0;
+    for (uint64_t f = 0; f < cpu.table.frame_count(); ++f) {
+      auto a = cpu.table.get(f, c), b = gpu.table.get(f, c);
+      ASSERT_EQ(a.has_value(), b.has_value()) << label << " " << name << " frame " << f;
+      if (!a) continue;
+      ++compared;
+      double diff = std::fabs(*a - *b);
+      bool ok;
+      if (same_bits(*a, *b)) {
+        ++identical;
+        ok = true;
+      } else {
+        max_diff = std::max(max_diff, std::isnan(diff) ? INFINITY : diff);
+        ok = tolerance > 0 && diff <= tolerance;
+      }
+      if (!ok && failures++ < 5)
+        ADD_FAILURE() << fmt::format("{} {} frame {}: cpu {:.17g}, cuda {:.17g}", label, name, f, *a, *b);
+    }
+    std::printf("parity %-50s %-8s %3zu/%3zu identical, max |diff| %.3g\n", label.c_str(),
+                name.c_str(), identical, compared, max_diff);
+  }
+  ASSERT_EQ(cpu.table.aggregates().size(), gpu.table.aggregates().size()) << label;
+  for (size_t i = 0; i < cpu.table.aggregates().size(); ++i) {
+    const auto& [name, a] = cpu.table.aggregates()[i];
+    const auto& [gname, b] = gpu.table.aggregates()[i];
+    EXPECT_EQ(name, gname) << label;
+    if (tolerance == 0) EXPECT_TRUE(same_bits(a, b)) << fmt::format("{} {}: cpu {:.17g}, cuda {:.17g}", label, name, a, b);
+    else EXPECT_LE(std::fabs(a - b), tolerance) << label << " " << name;
+  }
+}
+
+TEST(CudaParity, EveryTwinHasARow) {
+  for (const MetricDescriptor* d : metric_registry()) {
+    if (!d->make_cuda) continue;
+    bool found = std::any_of(kParityTable.begin(), kParityTable.end(),
+                             [&](const ParityRow& r) { return r.metric == d->name; });
+    EXPECT_TRUE(found) << d->name << " has a CUDA twin but no row in kParityTable";
+  }
+}
+
+class CudaParity : public ::testing::TestWithParam<ParityCase> {};
+
+TEST_P(CudaParity, EveryFrame) {
+  VQX_REQUIRE_CUDA();
+  const ParityCase& c = GetParam();
+  VQX_REQUIRE_FIXTURE(c.pair, dir);
+  auto cpu = run_on_pair(c.pair, {c.config}, cpu_settings());
+  auto gpu = run_on_pair(c.pair, {c.config}, cuda_settings());
+  EXPECT_EQ(gpu->backend, "cuda");
+  expect_parity(*cpu, *gpu, c.row.tolerance, c.pair + " " + c.config);
+}
+
+// --subsample, --frame_cnt and --frame_skip change which frames run where: still identical.
+TEST_P(CudaParity, SubsampledAndSkipped) {
+  VQX_REQUIRE_CUDA();
+  const ParityCase& c = GetParam();
+  if (c.pair != "n576") GTEST_SKIP() << "frame selection is checked on n576 only";
+  VQX_REQUIRE_FIXTURE(c.pair, dir);
+  RunSettings cpu_s = cpu_settings(), gpu_s = cuda_settings();
+  for (RunSettings* s : {&cpu_s, &gpu_s}) {
+    s->subsample = 3;
+    s->frame_cnt = 20;
+    s->skip_ref = 2;
+    s->skip_dist = 1;
+  }
+  auto cpu = run_on_pair(c.pair, {c.config}, cpu_s);
+  auto gpu = run_on_pair(c.pair, {c.config}, gpu_s);
+  expect_parity(*cpu, *gpu, c.row.tolerance, "subsampled " + c.pair + " " + c.config);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, CudaParity, ::testing::ValuesIn(all_cases()),
+                         [](const ::testing::TestParamInfo<ParityCase>& info) {
+                           std::string name = fmt::format("{}_{}_{}", info.param.row.metric,
+                                                          info.index, info.param.pair);
+                           for (char& ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace vqx::test
