@@ -166,8 +166,14 @@ std::unique_ptr<RunReport> run_cpu(FrameReader& reference, FrameReader& distorte
   try {
     while (!failed && (settings.frame_cnt == 0 || frame < settings.frame_cnt)) {
       FramePair* pair = buffers.take();
-      bool have_ref = reference.read(pair->ref);
-      bool have_dis = distorted.read(pair->dis);
+      bool have_ref = false, have_dis = false;
+      try {
+        have_ref = reference.read(pair->ref);
+        have_dis = distorted.read(pair->dis);
+      } catch (...) {
+        buffers.give(pair);
+        throw;
+      }
       if (!have_ref || !have_dis) {
         buffers.give(pair);
         if (have_ref != have_dis && settings.warn)
@@ -252,6 +258,13 @@ std::unique_ptr<RunReport> run_metrics(FrameReader& reference, FrameReader& dist
     backend = all_cuda ? Backend::kCuda : Backend::kCpu;
   }
   if (backend == Backend::kCuda) {
+#ifdef VQX_HAVE_CUDA
+    constexpr const char* kWhyNoCuda = "no usable CUDA device with that index, or no driver";
+#else
+    constexpr const char* kWhyNoCuda = "this vqx was built without CUDA (configure with VQX_CUDA=ON)";
+#endif
+    if (!cuda_device_available(settings.gpu))
+      throw RuntimeFailure(fmt::format("--backend cuda --gpu {}: {}", settings.gpu, kWhyNoCuda));
     for (const auto& r : requests)
       if (!r.metric->make_cuda)
         throw UsageError(fmt::format("feature '{}' has no CUDA implementation yet; use --backend cpu",

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -141,6 +142,76 @@ std::string temp_path(const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / fmt::format("vqx-test-{}", ::getpid());
   std::filesystem::create_directories(dir);
   return (dir / name).string();
+}
+
+}  // namespace vqx::test
+
+#include <random>
+
+namespace vqx::test {
+
+PictureFormat make_format(uint32_t w, uint32_t h, ChromaSubsampling s, uint8_t bit_depth) {
+  PictureFormat f;
+  f.width = w;
+  f.height = h;
+  f.subsampling = s;
+  f.bit_depth = bit_depth;
+  return f;
+}
+
+Picture make_picture(const PictureFormat& format, uint32_t seed, int noise) {
+  Picture p(format);
+  std::mt19937 rng(seed);
+  int64_t max_value = (int64_t{1} << format.bit_depth) - 1;
+  for (unsigned plane = 0; plane < format.plane_count(); ++plane) {
+    uint32_t w = format.plane_width(plane), h = format.plane_height(plane);
+    for (uint32_t y = 0; y < h; ++y)
+      for (uint32_t x = 0; x < w; ++x) {
+        int64_t v = max_value * (x + 2 * y + plane * 7) / (w + 2 * h + 14) +
+                    int64_t(rng() % uint32_t(2 * noise + 1)) - noise;
+        v = std::clamp<int64_t>(v, 0, max_value);
+        size_t i = size_t{y} * w + x;
+        if (format.bytes_per_sample() == 1) p.plane<uint8_t>(plane)[i] = uint8_t(v);
+        else p.plane<uint16_t>(plane)[i] = uint16_t(v);
+      }
+  }
+  return p;
+}
+
+std::vector<Picture> make_pictures(const PictureFormat& format, std::initializer_list<uint32_t> seeds) {
+  std::vector<Picture> out;
+  for (uint32_t s : seeds) out.push_back(make_picture(format, s));
+  return out;
+}
+
+namespace {
+
+std::string default_color_tag(const PictureFormat& f) {
+  std::string base = f.subsampling == ChromaSubsampling::k420   ? "420"
+                     : f.subsampling == ChromaSubsampling::k422 ? "422"
+                     : f.subsampling == ChromaSubsampling::k444 ? "444"
+                                                                : "mono";
+  if (f.bit_depth == 8) return base == "420" ? "420jpeg" : base;
+  return base + (base == "mono" ? "" : "p") + std::to_string(f.bit_depth);
+}
+
+}  // namespace
+
+void write_y4m(const std::string& path, const std::vector<Picture>& frames, const std::string& color_tag,
+               const std::string& extra_tags) {
+  const PictureFormat& f = frames.at(0).format();
+  std::ofstream out(path, std::ios::binary);
+  out << "YUV4MPEG2 W" << f.width << " H" << f.height << " F25:1 Ip A1:1 C"
+      << (color_tag.empty() ? default_color_tag(f) : color_tag) << extra_tags << "\n";
+  for (const auto& p : frames) {
+    out << "FRAME\n";
+    out.write(reinterpret_cast<const char*>(p.bytes()), std::streamsize(p.size_bytes()));
+  }
+}
+
+void write_raw(const std::string& path, const std::vector<Picture>& frames) {
+  std::ofstream out(path, std::ios::binary);
+  for (const auto& p : frames) out.write(reinterpret_cast<const char*>(p.bytes()), std::streamsize(p.size_bytes()));
 }
 
 }  // namespace vqx::test

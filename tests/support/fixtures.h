@@ -65,3 +65,17 @@ CliResult run_cli(const std::string& args);
 std::string temp_path(const std::string& name);
 
 }  // namespace vqx::test
+
+namespace vqx::test {
+
+// A synthetic picture: smooth ramp plus seeded noise, valid for the format's bit depth.
+Picture make_picture(const PictureFormat& format, uint32_t seed, int noise = 4);
+std::vector<Picture> make_pictures(const PictureFormat& format, std::initializer_list<uint32_t> seeds);
+// Writes a Y4M file; `color_tag` overrides the C tag (default derived from the format).
+void write_y4m(const std::string& path, const std::vector<Picture>& frames,
+               const std::string& color_tag = "", const std::string& extra_tags = "");
+void write_raw(const std::string& path, const std::vector<Picture>& frames);
+PictureFormat make_format(uint32_t w, uint32_t h, ChromaSubsampling s = ChromaSubsampling::k420,
+                          uint8_t bit_depth = 8);
+
+}  // namespace vqx::test

@@ -1,0 +1,139 @@
+#include "cli_options.h"
+
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstring>
+#include <iostream>
+#include <thread>
+
+#include "engine/error.h"
+
+namespace vqx::cli {
+namespace {
+
+// Flags of the lusoris fork that vqx deliberately does not implement.
+constexpr const char* kUnsupportedFlags[] = {"--tiny-model", "--dnn-ep", "--no-reference",
+                                             "--tiny-device", "--tiny-threads", "--tiny-fp16"};
+
+ChromaSubsampling parse_pixel_format(const std::string& p) {
+  if (p == "420") return ChromaSubsampling::k420;
+  if (p == "422") return ChromaSubsampling::k422;
+  if (p == "444") return ChromaSubsampling::k444;
+  throw UsageError(fmt::format("--pixel_format {}: expected 420, 422 or 444", p));
+}
+
+Backend parse_backend(const std::string& b) {
+  if (b == "cpu") return Backend::kCpu;
+  if (b == "cuda") return Backend::kCuda;
+  if (b == "auto") return Backend::kAuto;
+  if (b == "sycl" || b == "vulkan" || b == "hip" || b == "metal")
+    throw UsageError(fmt::format("--backend {}: not supported by vqx (use cpu, cuda or auto)", b));
+  throw UsageError(fmt::format("--backend {}: expected cpu, cuda or auto", b));
+}
+
+// Where several output-format flags are given, the last one wins (as in libvmaf).
+OutputFormat last_format_flag(int argc, char** argv) {
+  OutputFormat format = OutputFormat::kXml;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--xml") format = OutputFormat::kXml;
+    else if (a == "--json") format = OutputFormat::kJson;
+    else if (a == "--csv") format = OutputFormat::kCsv;
+    else if (a == "--sub") format = OutputFormat::kSub;
+  }
+  return format;
+}
+
+}  // namespace
+
+std::optional<CliOptions> parse_command_line(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    for (const char* flag : kUnsupportedFlags)
+      if (std::strncmp(argv[i], flag, std::strlen(flag)) == 0)
+        throw UsageError(fmt::format("{} is a lusoris-fork option for ONNX models, which vqx does not support", flag));
+
+  CliOptions o;
+  CLI::App app{"vqx: perceptual video quality (PSNR, SSIMULACRA2, MS-SSIM, CAMBI, VMAF), libvmaf-compatible", "vqx"};
+  app.set_help_flag("--help", "Print this help and exit");
+  app.get_formatter()->column_width(34);
+
+  unsigned width = 0, height = 0, bitdepth = 0;
+  std::string pixel_format, backend = "cpu", precision;
+  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  uint64_t subsample = 1, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
+  unsigned cpumask = 0, gpumask = 0;
+  int gpu = 0;
+  bool xml = false, json = false, csv = false, sub = false, profile = false, no_cuda = false;
+
+  app.add_option("-r,--reference", o.reference, "Reference video (.y4m, raw .yuv with -w/-h/-p/-b, or .png)");
+  app.add_option("-d,--distorted", o.distorted, "Distorted video, same format as the reference");
+  auto* w = app.add_option("-w,--width", width, "Raw YUV width");
+  auto* h = app.add_option("-h,--height", height, "Raw YUV height");
+  auto* p = app.add_option("-p,--pixel_format", pixel_format, "Raw YUV layout: 420, 422 or 444");
+  auto* b = app.add_option("-b,--bitdepth", bitdepth, "Raw YUV bit depth: 8, 10, 12 or 16");
+  app.add_option("-m,--model", o.models, "VMAF model: version=NAME|path=FILE[:name=LABEL:...] (repeatable)");
+  app.add_option("--feature", o.features, "Feature to compute: NAME[=key=val:key=val] (repeatable)");
+  app.add_option("-o,--output", o.output, "Output file ('-' for stdout); without it no file is written");
+  app.add_flag("--xml", xml, "XML output (default)");
+  app.add_flag("--json", json, "JSON output");
+  app.add_flag("--csv", csv, "CSV output");
+  app.add_flag("--sub", sub, "MicroDVD subtitle output");
+  app.add_option("--threads", threads, "CPU worker threads (default: all cores; 0 = the calling thread)");
+  app.add_option("--subsample", subsample, "Report only frames whose index is a multiple of N");
+  app.add_option("--frame_cnt", frame_cnt, "Score at most N frames (0 = all)");
+  app.add_option("--frame_skip_ref", skip_ref, "Skip the first N reference frames");
+  app.add_option("--frame_skip_dist", skip_dist, "Skip the first N distorted frames");
+  app.add_option("--cpumask", cpumask, "Accepted for libvmaf compatibility; vqx's SIMD paths are bit-identical to its scalar ones");
+  app.add_option("--gpumask", gpumask, "Non-zero disables the GPU (libvmaf compatibility)");
+  app.add_flag("-n,--no_prediction", o.no_prediction, "Compute features only, no VMAF model");
+  app.add_flag("-q,--quiet", o.quiet, "No progress line");
+  app.add_flag("-v,--version", o.show_version, "Print the version and exit");
+  app.add_option("--precision", precision, "Number format: N (%.Ng, 1-17), max/full (%.17g) or legacy (%.6f); default as libvmaf");
+  app.add_option("--backend", backend, "cpu (default), cuda or auto");
+  app.add_option("--gpu", gpu, "CUDA device index")->check(CLI::NonNegativeNumber);
+  app.add_flag("--no_cuda", no_cuda, "Never use CUDA (same as --backend cpu)");
+  app.add_flag("--profile", profile, "Print per-stage device timings and memory (CUDA backend)");
+  app.add_flag("--list-features", o.list_features, "List the available features and their options");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return std::nullopt;
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  if (o.show_version || o.list_features) return o;
+
+  if (o.reference.empty() || o.distorted.empty())
+    throw UsageError("both -r/--reference and -d/--distorted are required");
+  bool any_raw = w->count() || h->count() || p->count() || b->count();
+  if (any_raw) {
+    if (!(w->count() && h->count() && p->count() && b->count()))
+      throw UsageError("raw YUV input needs all of -w, -h, -p and -b");
+    if (bitdepth != 8 && bitdepth != 10 && bitdepth != 12 && bitdepth != 16)
+      throw UsageError(fmt::format("--bitdepth {}: expected 8, 10, 12 or 16", bitdepth));
+    if (width == 0 || height == 0)
+      throw UsageError(fmt::format("raw YUV size {}x{} is empty", width, height));
+    o.raw = RawYuvLayout{width, height, parse_pixel_format(pixel_format), uint8_t(bitdepth)};
+  }
+  if (xml || json || csv || sub) o.format = last_format_flag(argc, argv);
+  if (!precision.empty()) o.numbers = parse_precision(precision);
+  o.run.threads = threads;
+  o.run.subsample = subsample;
+  o.run.frame_cnt = frame_cnt;
+  o.run.skip_ref = skip_ref;
+  o.run.skip_dist = skip_dist;
+  o.run.backend = parse_backend(backend);
+  if (no_cuda || gpumask != 0) {
+    if (o.run.backend == Backend::kCuda)
+      throw UsageError("--backend cuda contradicts --no_cuda/--gpumask");
+    o.run.backend = Backend::kCpu;
+  }
+  o.run.gpu = gpu;
+  o.run.profile = profile;
+  return o;
+}
+
+}  // namespace vqx::cli

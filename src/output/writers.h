@@ -1,0 +1,25 @@
+#pragma once
+// libvmaf's output layouts, byte for byte (shared/spec/cli-and-output.md 4-7), with vqx's
+// documented deviations: JSON is always valid and CSV keeps empty fields for missing values.
+#include <ostream>
+#include <string>
+
+#include "engine/result_table.h"
+#include "output/number_format.h"
+
+namespace vqx {
+
+enum class OutputFormat { kXml, kJson, kCsv, kSub };
+
+struct OutputInfo {
+  std::string version;   // e.g. "vqx-0.1.0"
+  double fps = 0;        // wall-clock frames per second
+  uint32_t width = 0;    // XML qualityWidth
+  uint32_t height = 0;   // XML qualityHeight
+  NumberFormat numbers;
+};
+
+void write_results(std::ostream& out, OutputFormat format, const ResultTable& table,
+                   const OutputInfo& info);
+
+}  // namespace vqx

@@ -1,0 +1,33 @@
+#pragma once
+// The vqx command line: libvmaf's `vmaf` flags plus the fork's --precision/--backend and vqx's
+// --gpu/--profile. Parsing is separate from running so every rule can be tested.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "io/frame_reader.h"
+#include "output/number_format.h"
+#include "output/writers.h"
+
+namespace vqx::cli {
+
+struct CliOptions {
+  std::string reference, distorted;
+  std::optional<RawYuvLayout> raw;  // set when -w/-h/-p/-b select raw YUV
+  std::vector<std::string> features;
+  std::vector<std::string> models;
+  bool no_prediction = false;
+  std::string output;  // "" = no file, "-" = stdout
+  OutputFormat format = OutputFormat::kXml;
+  NumberFormat numbers = NumberFormat::Adaptive();
+  RunSettings run;
+  bool quiet = false;
+  bool show_version = false;
+  bool list_features = false;
+};
+
+// Returns nullopt when help was printed. Throws UsageError for anything malformed.
+std::optional<CliOptions> parse_command_line(int argc, char** argv);
+
+}  // namespace vqx::cli
