@@ -128,6 +128,8 @@ OptionValues parse_options(const std::vector<OptionSpec>& specs, std::string_vie
     values.set(*spec, parse_option_value(*spec, value, metric), std::string(value));
     pos = next + 1;
   }
+  if (!text.empty() && text.back() == ':')
+    throw UsageError(fmt::format("Problem parsing feature \"{}\", bad option string \"\" (trailing ':')", metric));
   return values;
 }
 

@@ -1,0 +1,82 @@
+// The engine's frame selection, ordering and thread-count invariance.
+#include "engine/engine.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "engine/error.h"
+#include "support/fixtures.h"
+
+namespace vqx::test {
+namespace {
+
+std::vector<Picture> clip(const PictureFormat& f, uint32_t seed, int frames) {
+  std::vector<Picture> out;
+  for (int i = 0; i < frames; ++i) out.push_back(make_picture(f, seed + uint32_t(i) * 2, 6));
+  return out;
+}
+
+TEST(Engine, ResultsDoNotDependOnThreadCount) {
+  PictureFormat f = make_format(67, 41, ChromaSubsampling::k420, 10);
+  auto ref = clip(f, 1, 9), dis = clip(f, 2, 9);
+  std::vector<std::vector<double>> baseline;
+  for (unsigned threads : {0u, 1u, 2u, 5u}) {
+    RunSettings s;
+    s.threads = threads;
+    auto report = run_on_pictures(ref, dis, {"psnr=enable_mse=true"}, s);
+    std::vector<std::vector<double>> columns;
+    for (const auto& name : report->table.feature_names()) columns.push_back(column(*report, name));
+    if (baseline.empty()) baseline = columns;
+    ASSERT_EQ(columns.size(), baseline.size());
+    for (size_t c = 0; c < columns.size(); ++c) expect_bit_exact(columns[c], baseline[c], "threads");
+  }
+}
+
+TEST(Engine, SubsampleReportsEveryNthFrame) {
+  PictureFormat f = make_format(16, 16);
+  auto ref = clip(f, 1, 7), dis = clip(f, 2, 7);
+  RunSettings s;
+  s.subsample = 3;
+  auto report = run_on_pictures(ref, dis, {"psnr"}, s);
+  EXPECT_EQ(report->table.frame_count(), 7u);
+  for (uint64_t i = 0; i < 7; ++i) EXPECT_EQ(report->table.get(i, 0).has_value(), i % 3 == 0) << i;
+}
+
+TEST(Engine, FrameCountAndSkips) {
+  PictureFormat f = make_format(16, 16);
+  auto ref = clip(f, 1, 6), dis = clip(f, 2, 6);
+  RunSettings all;
+  auto full = run_on_pictures(ref, dis, {"psnr"}, all);
+  RunSettings s;
+  s.frame_cnt = 2;
+  s.skip_ref = 1;
+  s.skip_dist = 1;
+  auto part = run_on_pictures(ref, dis, {"psnr"}, s);
+  EXPECT_EQ(part->table.frame_count(), 2u);
+  // Skipping both by one pairs ref[1] with dis[1]: frame 0 then equals the full run's frame 1.
+  EXPECT_EQ(*part->table.get(0, 0), *full->table.get(1, 0));
+  EXPECT_EQ(*part->table.get(1, 0), *full->table.get(2, 0));
+}
+
+TEST(Engine, ShorterInputStopsWithWarning) {
+  PictureFormat f = make_format(16, 16);
+  auto ref = clip(f, 1, 5), dis = clip(f, 2, 3);
+  std::string warning;
+  RunSettings s;
+  s.warn = [&](const std::string& w) { warning = w; };
+  auto report = run_on_pictures(ref, dis, {"psnr"}, s);
+  EXPECT_EQ(report->table.frame_count(), 3u);
+  EXPECT_NE(warning.find("ended before"), std::string::npos);
+}
+
+TEST(Engine, SkipBeyondEndIsAnError) {
+  PictureFormat f = make_format(16, 16);
+  auto ref = clip(f, 1, 2), dis = clip(f, 2, 2);
+  RunSettings s;
+  s.skip_ref = 3;
+  EXPECT_THROW(run_on_pictures(ref, dis, {"psnr"}, s), InputError);
+}
+
+}  // namespace
+}  // namespace vqx::test
