@@ -2,7 +2,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <thread>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -10,6 +13,7 @@
 
 #include "cli_options.h"
 #include "engine/error.h"
+#include "io/y4m_parallel.h"
 
 namespace vqx::cli {
 namespace {
@@ -32,7 +36,9 @@ std::unique_ptr<FrameReader> open_input(const CliOptions& o, const std::string& 
   if (has_extension(path, ".png")) return open_png(path, name);
   if (has_extension(path, ".yuv"))
     throw UsageError(fmt::format("{} '{}' looks like raw YUV: give -w, -h, -p and -b", name, path));
-  return open_y4m(path, name);
+  // Several concurrent reads per frame keep file reading off the critical path (issue 6).
+  unsigned read_threads = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
+  return open_y4m_parallel(path, name, read_threads);
 }
 
 void list_features() {
