@@ -1,0 +1,262 @@
+// CAMBI c-values (shared/spec/cambi.md 6.3): a sliding-histogram version and its plain twin.
+//
+// The fast version keeps upstream's data structure: for every column j a histogram over the
+// level band, hist[level][j] = number of masked in-band pixels of that level in the window
+// centred on column j of the current row. Moving down one row removes the row leaving the window
+// and adds the row entering it. Two refinements keep the work proportional to what changes:
+//   - a column whose leaving and entering pixel agree (level and mask) changes nothing;
+//   - consecutive changed columns with the same level form a run, and a run [a, b] adds the
+//     trapezoid |[a, b] n [j - pad, j + pad]| to hist[level][j] in one sweep over j, instead of
+//     one (2 pad + 1)-wide update per pixel.
+// Counts are exact integers (uint16, wrap-free since no count exceeds 4225), so neither the
+// update order nor the split of rows into independently started chunks can change a value.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <mutex>
+
+#include "engine/thread_pool.h"
+#include "metrics/cambi/cambi_stages.h"
+
+namespace vqx::cambi {
+namespace {
+
+constexpr uint16_t kNotCounted = 0xFFFF;  // masked out or outside the band
+
+// Level (code - base) of every pixel the histograms count, kNotCounted for the others.
+void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, const LevelParams& p,
+                    uint16_t* levels) {
+  for (size_t i = 0; i < n; ++i) {
+    unsigned l = unsigned(image[i]) - unsigned(p.base);  // wraps for code < base
+    levels[i] = (mask[i] && l < unsigned(p.band)) ? uint16_t(l) : kNotCounted;
+  }
+}
+
+// Adds (Sign = +1) or removes (-1) the run [a, b] of one level: hist[j] += overlap of [a, b] with
+// [j - pad, j + pad], for the j in [0, w) where that is non-zero. The overlap is a trapezoid:
+// rising 1..m-1, a plateau of m = min(run, window), falling m-1..1.
+template <int Sign>
+void apply_run(uint16_t* hist, int w, int pad, int a, int b) {
+  const int window = 2 * pad + 1;
+  const int m = std::min(b - a + 1, window);
+  const int j0 = a - pad, j1 = b + pad;
+  const int rise_end = j0 + m - 1;  // first plateau column
+  const int fall_begin = j1 - m + 2;  // first column after the plateau
+  {
+    int lo = std::max(j0, 0), hi = std::min(rise_end, w);
+    for (int j = lo; j < hi; ++j) hist[j] = uint16_t(hist[j] + Sign * (j - j0 + 1));
+  }
+  {
+    int lo = std::max(rise_end, 0), hi = std::min(fall_begin, w);
+    const uint16_t delta = uint16_t(Sign * m);
+    for (int j = lo; j < hi; ++j) hist[j] = uint16_t(hist[j] + delta);
+  }
+  {
+    int lo = std::max(fall_begin, 0), hi = std::min(j1 + 1, w);
+    for (int j = lo; j < hi; ++j) hist[j] = uint16_t(hist[j] + Sign * (j1 - j + 1));
+  }
+}
+
+// Calls apply(level, a, b) for every maximal run [a, b] of equal counted levels of key(c).
+template <typename Key, typename Apply>
+void for_each_run(int w, Key key, Apply apply) {
+  int c = 0;
+  while (c < w) {
+    const uint16_t l = key(c);
+    const int start = c;
+    while (++c < w && key(c) == l) {
+    }
+    if (l != kNotCounted) apply(l, start, c - 1);
+  }
+}
+
+class SlidingHistogram {
+ public:
+  SlidingHistogram(uint16_t* cells, int w, int band, int pad) : cells_(cells), w_(w), pad_(pad) {
+    std::memset(cells_, 0, size_t(w) * size_t(band) * sizeof(uint16_t));
+  }
+  const uint16_t* level(int l) const { return cells_ + size_t(l) * size_t(w_); }
+
+  // Adds (+1) or removes (-1) a whole row of levels.
+  template <int Sign>
+  void apply_row(const uint16_t* row) {
+    for_each_run(w_, [&](int c) { return row[c]; },
+                 [&](uint16_t l, int a, int b) { apply_run<Sign>(level_mut(l), w_, pad_, a, b); });
+  }
+
+  // Replaces row `out` by row `in` in the window; columns where they agree change nothing.
+  void replace_row(const uint16_t* out, const uint16_t* in) {
+    for_each_run(w_, [&](int c) { return out[c] != in[c] ? out[c] : kNotCounted; },
+                 [&](uint16_t l, int a, int b) { apply_run<-1>(level_mut(l), w_, pad_, a, b); });
+    for_each_run(w_, [&](int c) { return out[c] != in[c] ? in[c] : kNotCounted; },
+                 [&](uint16_t l, int a, int b) { apply_run<+1>(level_mut(l), w_, pad_, a, b); });
+  }
+
+ private:
+  uint16_t* level_mut(int l) { return cells_ + size_t(l) * size_t(w_); }
+  uint16_t* cells_;
+  int w_, pad_;
+};
+
+// Per level: the d that pass spec 6.3's two conditions, which depend on the level only.
+struct LevelTable {
+  std::vector<uint32_t> diffs;  // bit d set: d takes part at this level
+  explicit LevelTable(const LevelParams& p) : diffs(size_t(p.band), 0) {
+    for (int l = 0; l < p.band; ++l) {
+      const int v = l + p.base;
+      for (int d = 0; d < p.num_diffs; ++d)
+        // Adjusted v against the adjusted tvi, and against the raw vlt_luma (quirk 2).
+        if (v + p.num_diffs <= p.tvi[d] && v + p.num_diffs + d + 1 > p.vlt_luma)
+          diffs[size_t(l)] |= 1u << d;
+    }
+  }
+};
+
+// c = max over d of f32(w_d * p0 * pm) * R[p0 + pm] (spec 6.3 step 3): int product, one
+// round-to-nearest int->f32 conversion, one f32 multiply.
+inline float c_value(int l, uint32_t diffs, const LevelParams& p, const float* lut,
+                     const auto& count) {
+  const int p0 = count(l);
+  float c = 0.0f;
+  while (diffs) {
+    const int d = std::countr_zero(diffs);
+    diffs &= diffs - 1;
+    const int up = l + d + 1, down = l - d - 1;
+    const int p1 = up < p.band ? count(up) : 0;
+    const int p2 = down >= 0 ? count(down) : 0;
+    const int pm = p1 > p2 ? p1 : p2;
+    const float val = float(p.diff_weights[d] * p0 * pm) * lut[p0 + pm];
+    if (val > c) c = val;
+  }
+  return c;
+}
+
+void evaluate_row(const uint16_t* levels, int w, const SlidingHistogram& hist,
+                  const LevelTable& table, const LevelParams& p, const float* lut, float* out) {
+  for (int j = 0; j < w; ++j) {
+    const uint16_t l = levels[j];
+    uint32_t diffs = l == kNotCounted ? 0 : table.diffs[l];
+    if (!diffs) {
+      out[j] = 0.0f;
+      continue;
+    }
+    out[j] = c_value(l, diffs, p, lut, [&](int level) { return int(hist.level(level)[j]); });
+  }
+}
+
+// Rows [r0, r1) of the c-value plane, starting from an empty histogram.
+void c_value_rows(const uint16_t* levels, int w, int h, int pad, const LevelParams& p,
+                  const LevelTable& table, int r0, int r1, uint16_t* cells, float* out) {
+  const float* lut = reciprocal_lut().data();
+  SlidingHistogram hist(cells, w, p.band, pad);
+  for (int r = std::max(0, r0 - pad); r <= std::min(h - 1, r0 + pad); ++r)
+    hist.apply_row<+1>(levels + size_t(r) * w);
+  evaluate_row(levels + size_t(r0) * w, w, hist, table, p, lut, out + size_t(r0) * w);
+  for (int i = r0 + 1; i < r1; ++i) {
+    const int leaving = i - pad - 1, entering = i + pad;
+    if (leaving >= 0 && entering < h)
+      hist.replace_row(levels + size_t(leaving) * w, levels + size_t(entering) * w);
+    else if (leaving >= 0)
+      hist.apply_row<-1>(levels + size_t(leaving) * w);
+    else if (entering < h)
+      hist.apply_row<+1>(levels + size_t(entering) * w);
+    evaluate_row(levels + size_t(i) * w, w, hist, table, p, lut, out + size_t(i) * w);
+  }
+}
+
+// Histogram storage reused across chunks and frames (a few MB each; fresh pages are slow).
+class CellPool {
+ public:
+  std::vector<uint16_t> take(size_t n) {
+    std::vector<uint16_t> v;
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        v = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (v.size() < n) v.resize(n);
+    return v;
+  }
+  void give(std::vector<uint16_t> v) {
+    std::lock_guard lock(mutex_);
+    if (free_.size() < 16) free_.push_back(std::move(v));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::vector<uint16_t>> free_;
+};
+
+CellPool& cell_pool() {
+  static CellPool pool;
+  return pool;
+}
+
+}  // namespace
+
+void c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h, unsigned window,
+              const LevelParams& params, float* out, ThreadPool* pool) {
+  const int iw = int(w), ih = int(h), pad = int(window >> 1);
+  std::vector<uint16_t> levels(size_t{w} * h);
+  counted_levels(image, mask, levels.size(), params, levels.data());
+  const LevelTable table(params);
+  // Each chunk restarts its histogram from the window of its first row; a fixed chunk height
+  // (from the window only) keeps the split independent of the thread count. The restart costs
+  // about one window of rows, so chunks are several windows tall.
+  const int chunk = std::max(64, 8 * int(window));
+  const size_t chunks = size_t((ih + chunk - 1) / chunk);
+  const size_t cells = size_t{w} * size_t(params.band);
+  auto body = [&](size_t begin, size_t end) {
+    std::vector<uint16_t> storage = cell_pool().take(cells);
+    for (size_t c = begin; c < end; ++c) {
+      int r0 = int(c) * chunk, r1 = std::min(ih, r0 + chunk);
+      c_value_rows(levels.data(), iw, ih, pad, params, table, r0, r1, storage.data(), out);
+    }
+    cell_pool().give(std::move(storage));
+  };
+  if (pool && chunks > 1)
+    pool->parallel_for(chunks, 1, body);
+  else
+    body(0, chunks);
+}
+
+void c_values_plain(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h,
+                    unsigned window, const LevelParams& p, float* out) {
+  // Spec 6.3 read literally: N(u) by scanning the clipped window for every level needed.
+  const int iw = int(w), ih = int(h), pad = int(window >> 1);
+  const float* lut = reciprocal_lut().data();
+  for (int i = 0; i < ih; ++i) {
+    for (int j = 0; j < iw; ++j) {
+      const size_t at = size_t(i) * w + size_t(j);
+      const int v = image[at];
+      float c = 0.0f;
+      if (mask[at] && v >= p.base && v < p.base + p.band) {
+        auto count = [&](int u) {
+          if (u < p.base || u >= p.base + p.band) return 0;
+          int n = 0;
+          for (int r = std::max(0, i - pad); r <= std::min(ih - 1, i + pad); ++r)
+            for (int q = std::max(0, j - pad); q <= std::min(iw - 1, j + pad); ++q) {
+              const size_t k = size_t(r) * w + size_t(q);
+              n += (mask[k] && image[k] == u) ? 1 : 0;
+            }
+          return n;
+        };
+        const int p0 = count(v);
+        for (int d = 0; d < p.num_diffs; ++d) {
+          if (v + p.num_diffs <= p.tvi[d] && v + p.num_diffs + d + 1 > p.vlt_luma) {
+            const int p1 = count(v + d + 1);
+            const int p2 = (v - d - 1 >= p.base) ? count(v - d - 1) : 0;
+            const int pm = (p1 > p2) ? p1 : p2;
+            const float val = float(p.diff_weights[d] * p0 * pm) * lut[p0 + pm];
+            if (val > c) c = val;
+          }
+        }
+      }
+      out[at] = c;
+    }
+  }
+}
+
+}  // namespace vqx::cambi
