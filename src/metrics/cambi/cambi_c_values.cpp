@@ -70,6 +70,18 @@ void for_each_run(int w, Key key, Apply apply) {
   }
 }
 
+// First column >= c where the rows differ, or w; compares four columns at a time.
+inline int first_difference(const uint16_t* a, const uint16_t* b, int c, int w) {
+  for (; c + 4 <= w; c += 4) {
+    uint64_t x, y;
+    std::memcpy(&x, a + c, sizeof x);
+    std::memcpy(&y, b + c, sizeof y);
+    if (x != y) break;
+  }
+  while (c < w && a[c] == b[c]) ++c;
+  return c;
+}
+
 class SlidingHistogram {
  public:
   SlidingHistogram(uint16_t* cells, int w, int band, int pad) : cells_(cells), w_(w), pad_(pad) {
@@ -86,10 +98,22 @@ class SlidingHistogram {
 
   // Replaces row `out` by row `in` in the window; columns where they agree change nothing.
   void replace_row(const uint16_t* out, const uint16_t* in) {
-    for_each_run(w_, [&](int c) { return out[c] != in[c] ? out[c] : kNotCounted; },
-                 [&](uint16_t l, int a, int b) { apply_run<-1>(level_mut(l), w_, pad_, a, b); });
-    for_each_run(w_, [&](int c) { return out[c] != in[c] ? in[c] : kNotCounted; },
-                 [&](uint16_t l, int a, int b) { apply_run<+1>(level_mut(l), w_, pad_, a, b); });
+    int c = 0;
+    while (c < w_) {
+      c = first_difference(out, in, c, w_);
+      if (c == w_) break;
+      int end = c + 1;
+      while (end < w_ && out[end] != in[end]) ++end;
+      // [c, end) is a maximal stretch of changed columns: its leaving levels are removed and
+      // its entering levels added, each as runs of equal levels.
+      for_each_run(end - c, [&](int k) { return out[c + k]; }, [&](uint16_t l, int a, int b) {
+        apply_run<-1>(level_mut(l), w_, pad_, c + a, c + b);
+      });
+      for_each_run(end - c, [&](int k) { return in[c + k]; }, [&](uint16_t l, int a, int b) {
+        apply_run<+1>(level_mut(l), w_, pad_, c + a, c + b);
+      });
+      c = end;
+    }
   }
 
  private:

@@ -62,7 +62,29 @@ double top_k_mean_quickselect(std::span<float> a, size_t k_count) {
   return sum / double(k);
 }
 
+namespace {
+
+// Sum of the values in f64 with four interleaved accumulators: only a bound (relative error
+// below n * 2^-53 <= 2^-27 for the sizes CAMBI sees), used to skip the exact count when the
+// top-K sum is certainly above 2^29 and the quick-select must run anyway.
+double approximate_total(std::span<const float> values) {
+  double acc[4] = {0, 0, 0, 0};
+  size_t i = 0;
+  for (; i + 4 <= values.size(); i += 4)
+    for (int l = 0; l < 4; ++l) acc[l] += double(values[i + size_t(l)]);
+  for (; i < values.size(); ++i) acc[0] += double(values[i]);
+  return (acc[0] + acc[1]) + (acc[2] + acc[3]);
+}
+
+}  // namespace
+
 double top_k_mean(std::span<float> values, size_t k) {
+  // The top-K mean is at least the mean of all values: when even that puts the top-K sum above
+  // 2^29 (with a margin far above the bound's error), upstream's order matters; replay it.
+  const double limit = std::ldexp(1.0, 29);
+  const double total = approximate_total(values);
+  if (total / double(values.size()) * double(k) >= limit * (1.0 + std::ldexp(1.0, -20)))
+    return top_k_mean_quickselect(values, k);
   // Pass 1: counts of the upper 16 bits (non-negative floats order like their bit patterns).
   std::vector<uint32_t> upper(65536, 0);
   for (float v : values) ++upper[std::bit_cast<uint32_t>(v) >> 16];
