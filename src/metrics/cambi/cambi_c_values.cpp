@@ -84,10 +84,14 @@ inline int first_difference(const uint16_t* a, const uint16_t* b, int c, int w) 
 
 class SlidingHistogram {
  public:
-  SlidingHistogram(uint16_t* cells, int w, int band, int pad) : cells_(cells), w_(w), pad_(pad) {
-    std::memset(cells_, 0, size_t(w) * size_t(band) * sizeof(uint16_t));
+  // `cells` holds band + 1 rows of w counts; row `band` stays zero (the count of any level
+  // outside the band).
+  SlidingHistogram(uint16_t* cells, int w, int band, int pad)
+      : cells_(cells), w_(w), band_(band), pad_(pad) {
+    std::memset(cells_, 0, size_t(w) * size_t(band + 1) * sizeof(uint16_t));
   }
   const uint16_t* level(int l) const { return cells_ + size_t(l) * size_t(w_); }
+  const uint16_t* level_or_zero(int l) const { return level(l >= 0 && l < band_ ? l : band_); }
 
   // Adds (+1) or removes (-1) a whole row of levels.
   template <int Sign>
@@ -119,7 +123,7 @@ class SlidingHistogram {
  private:
   uint16_t* level_mut(int l) { return cells_ + size_t(l) * size_t(w_); }
   uint16_t* cells_;
-  int w_, pad_;
+  int w_, band_, pad_;
 };
 
 // Per level: the d that pass spec 6.3's two conditions, which depend on the level only.
@@ -137,34 +141,41 @@ struct LevelTable {
 };
 
 // c = max over d of f32(w_d * p0 * pm) * R[p0 + pm] (spec 6.3 step 3): int product, one
-// round-to-nearest int->f32 conversion, one f32 multiply.
-inline float c_value(int l, uint32_t diffs, const LevelParams& p, const float* lut,
-                     const auto& count) {
-  const int p0 = count(l);
-  float c = 0.0f;
+// round-to-nearest int->f32 conversion, one f32 multiply. c is a max of non-negative values, so
+// the order of the d does not matter. Evaluated for a run [a, b) of pixels with the same level,
+// one d at a time, so that every count is a contiguous read of one histogram row.
+void evaluate_run(int l, uint32_t diffs, const SlidingHistogram& hist, const LevelParams& p,
+                  const float* lut, int a, int b, float* out) {
+  const uint16_t* p0s = hist.level(l);
+  for (int j = a; j < b; ++j) out[j] = 0.0f;
   while (diffs) {
     const int d = std::countr_zero(diffs);
     diffs &= diffs - 1;
-    const int up = l + d + 1, down = l - d - 1;
-    const int p1 = up < p.band ? count(up) : 0;
-    const int p2 = down >= 0 ? count(down) : 0;
-    const int pm = p1 > p2 ? p1 : p2;
-    const float val = float(p.diff_weights[d] * p0 * pm) * lut[p0 + pm];
-    if (val > c) c = val;
+    const uint16_t* ups = hist.level_or_zero(l + d + 1);
+    const uint16_t* downs = hist.level_or_zero(l - d - 1);
+    const int weight = p.diff_weights[d];
+    for (int j = a; j < b; ++j) {
+      const int p0 = p0s[j];
+      const int pm = std::max(ups[j], downs[j]);
+      const float val = float(weight * p0 * pm) * lut[p0 + pm];
+      out[j] = std::max(out[j], val);
+    }
   }
-  return c;
 }
 
 void evaluate_row(const uint16_t* levels, int w, const SlidingHistogram& hist,
                   const LevelTable& table, const LevelParams& p, const float* lut, float* out) {
-  for (int j = 0; j < w; ++j) {
+  int j = 0;
+  while (j < w) {
     const uint16_t l = levels[j];
-    uint32_t diffs = l == kNotCounted ? 0 : table.diffs[l];
-    if (!diffs) {
-      out[j] = 0.0f;
-      continue;
+    const int start = j;
+    while (++j < w && levels[j] == l) {
     }
-    out[j] = c_value(l, diffs, p, lut, [&](int level) { return int(hist.level(level)[j]); });
+    const uint32_t diffs = l == kNotCounted ? 0 : table.diffs[l];
+    if (diffs)
+      evaluate_run(l, diffs, hist, p, lut, start, j, out);
+    else
+      for (int k = start; k < j; ++k) out[k] = 0.0f;
   }
 }
 
@@ -223,20 +234,24 @@ CellPool& cell_pool() {
 void c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h, unsigned window,
               const LevelParams& params, float* out, ThreadPool* pool) {
   const int iw = int(w), ih = int(h), pad = int(window >> 1);
-  std::vector<uint16_t> levels(size_t{w} * h);
-  counted_levels(image, mask, levels.size(), params, levels.data());
+  // Per-thread storage, reused across calls (fresh pages of a 4K plane cost more than the pass).
+  // The chunks below run on other threads: they must see this thread's buffer, through a pointer.
+  thread_local std::vector<uint16_t> level_storage;
+  level_storage.resize(size_t{w} * h);
+  const uint16_t* levels = level_storage.data();
+  counted_levels(image, mask, level_storage.size(), params, level_storage.data());
   const LevelTable table(params);
   // Each chunk restarts its histogram from the window of its first row; a fixed chunk height
   // (from the window only) keeps the split independent of the thread count. The restart costs
   // about one window of rows, so chunks are several windows tall.
   const int chunk = std::max(64, 8 * int(window));
   const size_t chunks = size_t((ih + chunk - 1) / chunk);
-  const size_t cells = size_t{w} * size_t(params.band);
+  const size_t cells = size_t{w} * size_t(params.band + 1);
   auto body = [&](size_t begin, size_t end) {
     std::vector<uint16_t> storage = cell_pool().take(cells);
     for (size_t c = begin; c < end; ++c) {
       int r0 = int(c) * chunk, r1 = std::min(ih, r0 + chunk);
-      c_value_rows(levels.data(), iw, ih, pad, params, table, r0, r1, storage.data(), out);
+      c_value_rows(levels, iw, ih, pad, params, table, r0, r1, storage.data(), out);
     }
     cell_pool().give(std::move(storage));
   };

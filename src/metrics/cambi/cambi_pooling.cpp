@@ -86,7 +86,8 @@ double top_k_mean(std::span<float> values, size_t k) {
   if (total / double(values.size()) * double(k) >= limit * (1.0 + std::ldexp(1.0, -20)))
     return top_k_mean_quickselect(values, k);
   // Pass 1: counts of the upper 16 bits (non-negative floats order like their bit patterns).
-  std::vector<uint32_t> upper(65536, 0);
+  thread_local std::vector<uint32_t> upper, lower;  // reused: fresh pages cost more than a fill
+  upper.assign(65536, 0);
   for (float v : values) ++upper[std::bit_cast<uint32_t>(v) >> 16];
   size_t above = 0;
   uint32_t bin = 65535;
@@ -95,7 +96,7 @@ double top_k_mean(std::span<float> values, size_t k) {
     above += upper[bin];
   }
   // Pass 2: exact sum of everything in higher bins, counts of the lower 16 bits inside the bin.
-  std::vector<uint32_t> lower(65536, 0);
+  lower.assign(65536, 0);
   uint64_t sum = 0;
   bool exact = true;
   for (float v : values) {

@@ -207,25 +207,31 @@ void anti_dither(const uint16_t* in, unsigned w, unsigned h, uint16_t* out) {
 
 void spatial_mask(const uint16_t* image, unsigned w, unsigned h, int mask_index, uint8_t* mask) {
   // z(r, c): zero derivative to the right and below (outside counts as equal). Column sums of z
-  // over rows r-3..r+3 are kept in `vsum` and updated row by row; the 7-wide horizontal sum of
-  // those is the exact 7x7 count (pixels outside the image contribute 0).
-  std::vector<uint8_t> z(size_t{w} * h);
-  for (unsigned r = 0; r < h; ++r) {
+  // over rows r-3..r+3 are kept in `vsum` and updated row by row from a ring of the last eight z
+  // rows; the 7-wide horizontal sum of those is the exact 7x7 count (outside contributes 0).
+  std::vector<uint8_t> ring(size_t{8} * w), vsum(w, 0);
+  auto z_row = [&](unsigned r) {
     const uint16_t* row = image + size_t{r} * w;
     const uint16_t* below = r + 1 < h ? row + w : row;
-    uint8_t* zr = z.data() + size_t{r} * w;
+    uint8_t* zr = ring.data() + size_t{r % 8} * w;
     for (unsigned c = 0; c + 1 < w; ++c)
       zr[c] = uint8_t((row[c] == row[c + 1]) & (row[c] == below[c]));
     zr[w - 1] = uint8_t(row[w - 1] == below[w - 1]);
+    return zr;
+  };
+  for (unsigned r = 0; r < 3 && r < h; ++r) {
+    const uint8_t* zr = z_row(r);
+    for (unsigned c = 0; c < w; ++c) vsum[c] = uint8_t(vsum[c] + zr[c]);
   }
-  std::vector<uint8_t> vsum(w, 0);
-  for (unsigned r = 0; r < 3 && r < h; ++r)
-    for (unsigned c = 0; c < w; ++c) vsum[c] = uint8_t(vsum[c] + z[size_t{r} * w + c]);
   for (unsigned r = 0; r < h; ++r) {
-    if (r + 3 < h)
-      for (unsigned c = 0; c < w; ++c) vsum[c] = uint8_t(vsum[c] + z[size_t{r + 3} * w + c]);
-    if (r >= 4)
-      for (unsigned c = 0; c < w; ++c) vsum[c] = uint8_t(vsum[c] - z[size_t{r - 4} * w + c]);
+    if (r >= 4) {  // row r + 3 takes the slot of row r - 5, which left the sum one row ago
+      const uint8_t* zr = ring.data() + size_t{(r - 4) % 8} * w;
+      for (unsigned c = 0; c < w; ++c) vsum[c] = uint8_t(vsum[c] - zr[c]);
+    }
+    if (r + 3 < h) {
+      const uint8_t* zr = z_row(r + 3);
+      for (unsigned c = 0; c < w; ++c) vsum[c] = uint8_t(vsum[c] + zr[c]);
+    }
     uint8_t* m = mask + size_t{r} * w;
     int count = 0;
     for (unsigned c = 0; c < 3 && c < w; ++c) count += vsum[c];
