@@ -1,5 +1,6 @@
 // The list of metrics. Adding a metric: its folder under metrics/, and one line here.
 #include "engine/metric.h"
+#include "metrics/cambi/cambi.h"
 #include "metrics/psnr/psnr.h"
 
 namespace vqx {
@@ -7,6 +8,7 @@ namespace vqx {
 const std::vector<const MetricDescriptor*>& metric_registry() {
   static const std::vector<const MetricDescriptor*> registry = {
       &psnr_descriptor(),
+      &cambi_descriptor(),
   };
   return registry;
 }

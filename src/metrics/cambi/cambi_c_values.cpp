@@ -1,0 +1,301 @@
+// CAMBI c-values (shared/spec/cambi.md 6.3): a sliding-histogram version and its plain twin.
+//
+// The fast version keeps upstream's data structure: for every column j a histogram over the
+// level band, hist[level][j] = number of masked in-band pixels of that level in the window
+// centred on column j of the current row. Moving down one row removes the row leaving the window
+// and adds the row entering it. Two refinements keep the work proportional to what changes:
+//   - a column whose leaving and entering pixel agree (level and mask) changes nothing;
+//   - consecutive changed columns with the same level form a run, and a run [a, b] adds the
+//     trapezoid |[a, b] n [j - pad, j + pad]| to hist[level][j] in one sweep over j, instead of
+//     one (2 pad + 1)-wide update per pixel.
+// Counts are exact integers (uint16, wrap-free since no count exceeds 4225), so neither the
+// update order nor the split of rows into independently started chunks can change a value.
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <mutex>
+
+#include "engine/thread_pool.h"
+#include "metrics/cambi/cambi_stages.h"
+
+namespace vqx::cambi {
+namespace {
+
+constexpr uint16_t kNotCounted = 0xFFFF;  // masked out or outside the band
+
+// Level (code - base) of every pixel the histograms count, kNotCounted for the others.
+void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, const LevelParams& p,
+                    uint16_t* levels) {
+  for (size_t i = 0; i < n; ++i) {
+    unsigned l = unsigned(image[i]) - unsigned(p.base);  // wraps for code < base
+    levels[i] = (mask[i] && l < unsigned(p.band)) ? uint16_t(l) : kNotCounted;
+  }
+}
+
+// Adds (Sign = +1) or removes (-1) the run [a, b] of one level: hist[j] += overlap of [a, b] with
+// [j - pad, j + pad], for the j in [0, w) where that is non-zero. The overlap is a trapezoid:
+// rising 1..m-1, a plateau of m = min(run, window), falling m-1..1.
+template <int Sign>
+void apply_run(uint16_t* hist, int w, int pad, int a, int b) {
+  const int window = 2 * pad + 1;
+  const int m = std::min(b - a + 1, window);
+  const int j0 = a - pad, j1 = b + pad;
+  const int rise_end = j0 + m - 1;  // first plateau column
+  const int fall_begin = j1 - m + 2;  // first column after the plateau
+  {
+    int lo = std::max(j0, 0), hi = std::min(rise_end, w);
+    for (int j = lo; j < hi; ++j) hist[j] = uint16_t(hist[j] + Sign * (j - j0 + 1));
+  }
+  {
+    int lo = std::max(rise_end, 0), hi = std::min(fall_begin, w);
+    const uint16_t delta = uint16_t(Sign * m);
+    for (int j = lo; j < hi; ++j) hist[j] = uint16_t(hist[j] + delta);
+  }
+  {
+    int lo = std::max(fall_begin, 0), hi = std::min(j1 + 1, w);
+    for (int j = lo; j < hi; ++j) hist[j] = uint16_t(hist[j] + Sign * (j1 - j + 1));
+  }
+}
+
+// Calls apply(level, a, b) for every maximal run [a, b] of equal counted levels of key(c).
+template <typename Key, typename Apply>
+void for_each_run(int w, Key key, Apply apply) {
+  int c = 0;
+  while (c < w) {
+    const uint16_t l = key(c);
+    const int start = c;
+    while (++c < w && key(c) == l) {
+    }
+    if (l != kNotCounted) apply(l, start, c - 1);
+  }
+}
+
+// First column >= c where the rows differ, or w; compares four columns at a time.
+inline int first_difference(const uint16_t* a, const uint16_t* b, int c, int w) {
+  for (; c + 4 <= w; c += 4) {
+    uint64_t x, y;
+    std::memcpy(&x, a + c, sizeof x);
+    std::memcpy(&y, b + c, sizeof y);
+    if (x != y) break;
+  }
+  while (c < w && a[c] == b[c]) ++c;
+  return c;
+}
+
+class SlidingHistogram {
+ public:
+  // `cells` holds band + 1 rows of w counts; row `band` stays zero (the count of any level
+  // outside the band).
+  SlidingHistogram(uint16_t* cells, int w, int band, int pad)
+      : cells_(cells), w_(w), band_(band), pad_(pad) {
+    std::memset(cells_, 0, size_t(w) * size_t(band + 1) * sizeof(uint16_t));
+  }
+  const uint16_t* level(int l) const { return cells_ + size_t(l) * size_t(w_); }
+  const uint16_t* level_or_zero(int l) const { return level(l >= 0 && l < band_ ? l : band_); }
+
+  // Adds (+1) or removes (-1) a whole row of levels.
+  template <int Sign>
+  void apply_row(const uint16_t* row) {
+    for_each_run(w_, [&](int c) { return row[c]; },
+                 [&](uint16_t l, int a, int b) { apply_run<Sign>(level_mut(l), w_, pad_, a, b); });
+  }
+
+  // Replaces row `out` by row `in` in the window; columns where they agree change nothing.
+  void replace_row(const uint16_t* out, const uint16_t* in) {
+    int c = 0;
+    while (c < w_) {
+      c = first_difference(out, in, c, w_);
+      if (c == w_) break;
+      int end = c + 1;
+      while (end < w_ && out[end] != in[end]) ++end;
+      // [c, end) is a maximal stretch of changed columns: its leaving levels are removed and
+      // its entering levels added, each as runs of equal levels.
+      for_each_run(end - c, [&](int k) { return out[c + k]; }, [&](uint16_t l, int a, int b) {
+        apply_run<-1>(level_mut(l), w_, pad_, c + a, c + b);
+      });
+      for_each_run(end - c, [&](int k) { return in[c + k]; }, [&](uint16_t l, int a, int b) {
+        apply_run<+1>(level_mut(l), w_, pad_, c + a, c + b);
+      });
+      c = end;
+    }
+  }
+
+ private:
+  uint16_t* level_mut(int l) { return cells_ + size_t(l) * size_t(w_); }
+  uint16_t* cells_;
+  int w_, band_, pad_;
+};
+
+// Per level: the d that pass spec 6.3's two conditions, which depend on the level only.
+struct LevelTable {
+  std::vector<uint32_t> diffs;  // bit d set: d takes part at this level
+  explicit LevelTable(const LevelParams& p) : diffs(size_t(p.band), 0) {
+    for (int l = 0; l < p.band; ++l) {
+      const int v = l + p.base;
+      for (int d = 0; d < p.num_diffs; ++d)
+        // Adjusted v against the adjusted tvi, and against the raw vlt_luma (quirk 2).
+        if (v + p.num_diffs <= p.tvi[d] && v + p.num_diffs + d + 1 > p.vlt_luma)
+          diffs[size_t(l)] |= 1u << d;
+    }
+  }
+};
+
+// c = max over d of f32(w_d * p0 * pm) * R[p0 + pm] (spec 6.3 step 3): int product, one
+// round-to-nearest int->f32 conversion, one f32 multiply. c is a max of non-negative values, so
+// the order of the d does not matter. Evaluated for a run [a, b) of pixels with the same level,
+// one d at a time, so that every count is a contiguous read of one histogram row.
+void evaluate_run(int l, uint32_t diffs, const SlidingHistogram& hist, const LevelParams& p,
+                  const float* lut, int a, int b, float* out) {
+  const uint16_t* p0s = hist.level(l);
+  for (int j = a; j < b; ++j) out[j] = 0.0f;
+  while (diffs) {
+    const int d = std::countr_zero(diffs);
+    diffs &= diffs - 1;
+    const uint16_t* ups = hist.level_or_zero(l + d + 1);
+    const uint16_t* downs = hist.level_or_zero(l - d - 1);
+    const int weight = p.diff_weights[d];
+    for (int j = a; j < b; ++j) {
+      const int p0 = p0s[j];
+      const int pm = std::max(ups[j], downs[j]);
+      const float val = float(weight * p0 * pm) * lut[p0 + pm];
+      out[j] = std::max(out[j], val);
+    }
+  }
+}
+
+void evaluate_row(const uint16_t* levels, int w, const SlidingHistogram& hist,
+                  const LevelTable& table, const LevelParams& p, const float* lut, float* out) {
+  int j = 0;
+  while (j < w) {
+    const uint16_t l = levels[j];
+    const int start = j;
+    while (++j < w && levels[j] == l) {
+    }
+    const uint32_t diffs = l == kNotCounted ? 0 : table.diffs[l];
+    if (diffs)
+      evaluate_run(l, diffs, hist, p, lut, start, j, out);
+    else
+      for (int k = start; k < j; ++k) out[k] = 0.0f;
+  }
+}
+
+// Rows [r0, r1) of the c-value plane, starting from an empty histogram.
+void c_value_rows(const uint16_t* levels, int w, int h, int pad, const LevelParams& p,
+                  const LevelTable& table, int r0, int r1, uint16_t* cells, float* out) {
+  const float* lut = reciprocal_lut().data();
+  SlidingHistogram hist(cells, w, p.band, pad);
+  for (int r = std::max(0, r0 - pad); r <= std::min(h - 1, r0 + pad); ++r)
+    hist.apply_row<+1>(levels + size_t(r) * w);
+  evaluate_row(levels + size_t(r0) * w, w, hist, table, p, lut, out + size_t(r0) * w);
+  for (int i = r0 + 1; i < r1; ++i) {
+    const int leaving = i - pad - 1, entering = i + pad;
+    if (leaving >= 0 && entering < h)
+      hist.replace_row(levels + size_t(leaving) * w, levels + size_t(entering) * w);
+    else if (leaving >= 0)
+      hist.apply_row<-1>(levels + size_t(leaving) * w);
+    else if (entering < h)
+      hist.apply_row<+1>(levels + size_t(entering) * w);
+    evaluate_row(levels + size_t(i) * w, w, hist, table, p, lut, out + size_t(i) * w);
+  }
+}
+
+// Histogram storage reused across chunks and frames (a few MB each; fresh pages are slow).
+class CellPool {
+ public:
+  std::vector<uint16_t> take(size_t n) {
+    std::vector<uint16_t> v;
+    {
+      std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        v = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (v.size() < n) v.resize(n);
+    return v;
+  }
+  void give(std::vector<uint16_t> v) {
+    std::lock_guard lock(mutex_);
+    if (free_.size() < 16) free_.push_back(std::move(v));
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::vector<uint16_t>> free_;
+};
+
+CellPool& cell_pool() {
+  static CellPool pool;
+  return pool;
+}
+
+}  // namespace
+
+void c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h, unsigned window,
+              const LevelParams& params, float* out, ThreadPool* pool) {
+  const int iw = int(w), ih = int(h), pad = int(window >> 1);
+  // Per-thread storage, reused across calls (fresh pages of a 4K plane cost more than the pass).
+  // The chunks below run on other threads: they must see this thread's buffer, through a pointer.
+  thread_local std::vector<uint16_t> level_storage;
+  level_storage.resize(size_t{w} * h);
+  const uint16_t* levels = level_storage.data();
+  counted_levels(image, mask, level_storage.size(), params, level_storage.data());
+  const LevelTable table(params);
+  // Each chunk restarts its histogram from the window of its first row; a fixed chunk height
+  // (from the window only) keeps the split independent of the thread count. The restart costs
+  // about one window of rows, so chunks are several windows tall.
+  const int chunk = std::max(64, 8 * int(window));
+  const size_t chunks = size_t((ih + chunk - 1) / chunk);
+  const size_t cells = size_t{w} * size_t(params.band + 1);
+  auto body = [&](size_t begin, size_t end) {
+    std::vector<uint16_t> storage = cell_pool().take(cells);
+    for (size_t c = begin; c < end; ++c) {
+      int r0 = int(c) * chunk, r1 = std::min(ih, r0 + chunk);
+      c_value_rows(levels, iw, ih, pad, params, table, r0, r1, storage.data(), out);
+    }
+    cell_pool().give(std::move(storage));
+  };
+  if (pool && chunks > 1)
+    pool->parallel_for(chunks, 1, body);
+  else
+    body(0, chunks);
+}
+
+void c_values_plain(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h,
+                    unsigned window, const LevelParams& p, float* out) {
+  // Spec 6.3 read literally: N(u) by scanning the clipped window for every level needed.
+  const int iw = int(w), ih = int(h), pad = int(window >> 1);
+  const float* lut = reciprocal_lut().data();
+  for (int i = 0; i < ih; ++i) {
+    for (int j = 0; j < iw; ++j) {
+      const size_t at = size_t(i) * w + size_t(j);
+      const int v = image[at];
+      float c = 0.0f;
+      if (mask[at] && v >= p.base && v < p.base + p.band) {
+        auto count = [&](int u) {
+          if (u < p.base || u >= p.base + p.band) return 0;
+          int n = 0;
+          for (int r = std::max(0, i - pad); r <= std::min(ih - 1, i + pad); ++r)
+            for (int q = std::max(0, j - pad); q <= std::min(iw - 1, j + pad); ++q) {
+              const size_t k = size_t(r) * w + size_t(q);
+              n += (mask[k] && image[k] == u) ? 1 : 0;
+            }
+          return n;
+        };
+        const int p0 = count(v);
+        for (int d = 0; d < p.num_diffs; ++d) {
+          if (v + p.num_diffs <= p.tvi[d] && v + p.num_diffs + d + 1 > p.vlt_luma) {
+            const int p1 = count(v + d + 1);
+            const int p2 = (v - d - 1 >= p.base) ? count(v - d - 1) : 0;
+            const int pm = (p1 > p2) ? p1 : p2;
+            const float val = float(p.diff_weights[d] * p0 * pm) * lut[p0 + pm];
+            if (val > c) c = val;
+          }
+        }
+      }
+      out[at] = c;
+    }
+  }
+}
+
+}  // namespace vqx::cambi
