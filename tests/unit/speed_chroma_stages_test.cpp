@@ -176,6 +176,7 @@ TEST(SpeedChromaTwins, FusedPreprocessingEqualsStagedPath) {
       {format(576, 324, ChromaSubsampling::k420, 8), 1.0, PrescaleMethod::kNearest, 1.0f},
       {format(1920, 1080, ChromaSubsampling::k420, 8), 0.6, PrescaleMethod::kBilinear, 1.0f},
       {format(1920, 1080, ChromaSubsampling::k420, 10), 0.5, PrescaleMethod::kBilinear, 1.0f},
+      {format(1920, 1080, ChromaSubsampling::k420, 10), 0.5, PrescaleMethod::kNearest, 1.0f},
       {format(853, 481, ChromaSubsampling::k444, 8), 0.5, PrescaleMethod::kBilinear, 1.0f},
       {format(853, 481, ChromaSubsampling::k444, 12), 0.6, PrescaleMethod::kNearest, 1.0f},
       {format(641, 483, ChromaSubsampling::k422, 16), 0.75, PrescaleMethod::kBilinear, 1.0f},
@@ -184,6 +185,7 @@ TEST(SpeedChromaTwins, FusedPreprocessingEqualsStagedPath) {
       {format(513, 255, ChromaSubsampling::k444, 10), 1.0, PrescaleMethod::kNearest, 0.5f},
       {format(960, 640, ChromaSubsampling::k420, 8), 1.0, PrescaleMethod::kNearest, 4.0f / 3.0f},
   };
+  PreprocessScratch scratch;  // reused across sizes and methods, as a worker thread does
   for (const Case& c : cases) {
     const Picture pic = random_picture(c.f, 7);
     uint32_t w = c.f.width, h = c.f.height;
@@ -191,7 +193,6 @@ TEST(SpeedChromaTwins, FusedPreprocessingEqualsStagedPath) {
     if (c.f.subsampling == ChromaSubsampling::k422) w /= 2;
     const Geometry g = make_geometry(w, h, c.ps);
     const SpeedFilters filters = make_filters(c.ks);
-    PreprocessScratch scratch;
     for (unsigned plane : {1u, 2u}) {
       Image staged, fused;
       preprocess_plane_staged(pic, plane, g, c.m, filters, staged);
@@ -257,6 +258,20 @@ TEST(SpeedChromaTwins, CovarianceGroupingIsTheAvx2One) {
       tail;
   EXPECT_EQ(bits(k[q * 25 + p]), bits(float(sum / 143.0)));
   EXPECT_EQ(bits(k[p * 25 + q]), bits(k[q * 25 + p]));
+}
+
+TEST(SpeedChromaTwins, InterleavedMeansEqualOneFoldAtATime) {
+  for (uint32_t tw : {5u, 13u, 60u}) {
+    const Image e = random_image(tw + 2, 24, tw + 100);
+    Geometry g = make_geometry((tw + 2) * 16, 24 * 16, 1.0);
+    const auto mu = offset_means(e, g);
+    for (uint32_t q = 0; q < 25; ++q) {
+      float acc = 0.0f;  // speed.md 8.2 literally
+      for (uint32_t i = 0; i < g.mh; ++i)
+        for (uint32_t j = 0; j < g.mw; ++j) acc = acc + e.at(q / 5 + i, q % 5 + j);
+      EXPECT_EQ(bits(mu[q]), bits(acc / float(g.n))) << tw << " " << q;
+    }
+  }
 }
 
 TEST(SpeedChromaTwins, EstimateParamsIsKernelIndependent) {

@@ -37,7 +37,9 @@ void convert_row(const Picture& picture, unsigned plane, uint32_t y, uint32_t w,
 }
 
 void convert_plane(const Picture& picture, unsigned plane, uint32_t w, uint32_t h, Image& out) {
-  out.resize(w, h);
+  out.w = w;
+  out.h = h;
+  out.px.resize(size_t(w) * h);  // every sample is written below
   for (uint32_t y = 0; y < h; ++y) convert_row(picture, plane, y, w, out.row(y));
 }
 
@@ -211,8 +213,14 @@ void preprocess_plane(const Picture& picture, unsigned plane, const Geometry& g,
                       Image& e) {
   const bool identity = !g.prescale_active || (g.sw == g.w && g.sh == g.h);
   if (!identity) {
-    convert_plane(picture, plane, g.w, g.h, s.source);
-    if (s.cached_w != g.w || s.cached_h != g.h || s.cached_sw != g.sw || s.cached_sh != g.sh) {
+    // Source rows are converted on first use: the kept rows of the scaled image read only about
+    // half of them.
+    s.source.w = g.w;
+    s.source.h = g.h;
+    s.source.px.resize(size_t(g.w) * g.h);
+    s.converted.assign(g.h, 0);
+    if (s.cached_w != g.w || s.cached_h != g.h || s.cached_sw != g.sw || s.cached_sh != g.sh ||
+        s.cached_method != method) {
       if (method == PrescaleMethod::kBilinear) {
         s.bx = make_bilinear_axis(g.w, g.sw);
         s.by = make_bilinear_axis(g.h, g.sh);
@@ -223,16 +231,25 @@ void preprocess_plane(const Picture& picture, unsigned plane, const Geometry& g,
         throw std::logic_error("speed_chroma: prescale method not implemented");
       }
       s.cached_w = g.w, s.cached_h = g.h, s.cached_sw = g.sw, s.cached_sh = g.sh;
+      s.cached_method = method;
     }
   }
+  auto source_row = [&](uint32_t y) -> const float* {
+    float* row = s.source.row(y);
+    if (!s.converted[y]) {
+      convert_row(picture, plane, y, g.w, row);
+      s.converted[y] = 1;
+    }
+    return row;
+  };
   // Row y of the (possibly scaled) image, computed exactly as prescale() computes it.
   auto scaled_row = [&](uint32_t y, float* out) {
     if (identity) {
       convert_row(picture, plane, y, g.sw, out);
     } else if (method == PrescaleMethod::kBilinear) {
-      bilinear_row(s.source.row(s.by.i1[y]), s.source.row(s.by.i2[y]), s.by.frac[y], s.bx, out);
+      bilinear_row(source_row(s.by.i1[y]), source_row(s.by.i2[y]), s.by.frac[y], s.bx, out);
     } else {
-      const float* src = s.source.row(s.ny[y]);
+      const float* src = source_row(s.ny[y]);
       for (uint32_t x = 0; x < g.sw; ++x) out[x] = src[s.nx[x]];
     }
   };
@@ -240,20 +257,28 @@ void preprocess_plane(const Picture& picture, unsigned plane, const Geometry& g,
   const std::vector<float>& taps = filters.antialias;
   const size_t taps_n = taps.size();
   const int64_t r = int64_t(taps_n - 1) / 2;
-  s.rows.resize(taps_n * g.sw);
+  s.rows.resize(g.sw);
   s.vertical.resize(g.sw);
   s.decimated.resize(g.ow, g.oh);
+  const PictureFormat& pf = picture.format();
+  const size_t stride = pf.plane_width(plane);
   for (uint32_t i = 0; i < g.oh; ++i) {
     const int64_t y0 = int64_t(i) * kDecimation;
-    for (size_t k = 0; k < taps_n; ++k)
-      scaled_row(uint32_t(mirror_index(y0 - r + int64_t(k), g.sh)), s.rows.data() + k * g.sw);
     // Vertical pass of convolve() at row 16 i: the same fold from +0 over k for each column.
     float* v = s.vertical.data();
     std::fill(v, v + g.sw, 0.0f);
     for (size_t k = 0; k < taps_n; ++k) {
-      const float* src = s.rows.data() + k * g.sw;
+      const uint32_t y = uint32_t(mirror_index(y0 - r + int64_t(k), g.sh));
       const float f = taps[k];
-      for (uint32_t j = 0; j < g.sw; ++j) v[j] = v[j] + f * src[j];
+      if (identity && pf.bit_depth == 8) {
+        // Conversion fused into the pass: the sample value is the one convert_row() gives.
+        const uint8_t* src = picture.plane<uint8_t>(plane) + size_t(y) * stride;
+        for (uint32_t j = 0; j < g.sw; ++j) v[j] = v[j] + f * (float(src[j]) + -128.0f);
+      } else {
+        float* row = s.rows.data();
+        scaled_row(y, row);
+        for (uint32_t j = 0; j < g.sw; ++j) v[j] = v[j] + f * row[j];
+      }
     }
     // Horizontal pass of convolve() at the columns 16 j only.
     float* d = s.decimated.row(i);

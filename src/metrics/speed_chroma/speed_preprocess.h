@@ -92,12 +92,14 @@ void preprocess_plane_staged(const Picture& picture, unsigned plane, const Geome
 // Scratch for preprocess_plane (reused across calls by one thread).
 struct PreprocessScratch {
   Image source;                     // converted plane, only when the prescale is active
-  std::vector<float> rows;          // L1 rows of the scaled image for one decimated row
+  std::vector<uint8_t> converted;   // which rows of `source` hold this call's samples
+  std::vector<float> rows;          // one row of the scaled image
   std::vector<float> vertical;      // vertical pass of one decimated row, sw samples
   Image decimated;
   BilinearAxis bx, by;              // cached bilinear tables
   std::vector<uint32_t> nx, ny;     // cached nearest tables
   uint32_t cached_w = 0, cached_h = 0, cached_sw = 0, cached_sh = 0;
+  PrescaleMethod cached_method = PrescaleMethod::kNearest;
 };
 
 // Production path, bit-identical to preprocess_plane_staged: the vertical pass runs only on the
