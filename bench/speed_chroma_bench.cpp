@@ -46,7 +46,8 @@ void BM_SpeedChromaExtract(benchmark::State& state, const char* pair, PictureFor
   metric->init(MetricContext{frames.ref[0].format(), &pool});
   NullWriter out;
   for (auto _ : state)
-    for (size_t i = 0; i < frames.ref.size(); ++i) metric->extract(frames.ref[i], frames.dis[i], i, out);
+    for (size_t i = 0; i < frames.ref.size(); ++i)
+      metric->extract(frames.ref[i], frames.dis[i], i, out);
   report_frames(state, frames);
 }
 

@@ -27,8 +27,7 @@ const Config kConfigs[] = {
      "_mxv_45_nnf_0.1_ps_0.5_psm_bilinear_snn_0.19_wvm_5"},
 };
 
-class SpeedChromaGolden
-    : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
+class SpeedChromaGolden : public ::testing::TestWithParam<std::tuple<std::string, int>> {};
 
 TEST_P(SpeedChromaGolden, EveryFrameBitExact) {
   const auto& [pair, index] = GetParam();

@@ -49,7 +49,8 @@ TEST(SpeedChromaNames, NumbersGoThroughTheF32RoundTrip) {
             "speed_chroma_u");
   EXPECT_EQ(names_for("speed_chroma=speed_weight_var_mode=3")[0], "speed_chroma_u_wvm_3");
   // The method is named even when the prescale is off (upstream does the same).
-  EXPECT_EQ(names_for("speed_chroma=speed_prescale_method=bicubic")[0], "speed_chroma_u_psm_bicubic");
+  EXPECT_EQ(names_for("speed_chroma=speed_prescale_method=bicubic")[0],
+            "speed_chroma_u_psm_bicubic");
 }
 
 TEST(SpeedChromaOptions, ResolvedValuesAreNarrowedAsUpstream) {
@@ -108,7 +109,8 @@ void set_sample(Picture& p, unsigned plane, uint32_t x, uint32_t y, uint32_t v) 
 int base(int x, int y) { return ((3 * x + 2 * y) + ((x ^ y) & 15)) % 200 + 24; }
 
 // Chroma of the vmaf.md 12.2 vectors ('tex' for D, 'flat' for E); luma does not matter here.
-void vector_frames(bool textured, int frames, std::vector<Picture>& ref, std::vector<Picture>& dis) {
+void vector_frames(bool textured, int frames, std::vector<Picture>& ref,
+                   std::vector<Picture>& dis) {
   const PictureFormat f = format(640, 480, ChromaSubsampling::k420, 8);
   for (int t = 0; t < frames; ++t) {
     Picture r(f), d(f);
@@ -132,7 +134,6 @@ void vector_frames(bool textured, int frames, std::vector<Picture>& ref, std::ve
   }
 }
 
-
 TEST(SpeedChromaVectors, VectorDMatchesLibvmaf) {
   std::vector<Picture> ref, dis;
   vector_frames(true, 4, ref, dis);
@@ -155,9 +156,9 @@ TEST(SpeedChromaVectors, VectorDMatchesLibvmaf) {
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("covariance matrix is singular"), std::string::npos) << err;
   for (const char* p : {"u", "v", "uv"})
-    expect_bit_exact(
-        column(*ps, std::string("speed_chroma_") + p + "_mxv_45_nnf_0.1_ps_0.5_psm_bilinear_snn_0.19_wvm_5"),
-        {0, 0, 0, 0}, std::string("D ps0.5 ") + p);
+    expect_bit_exact(column(*ps, std::string("speed_chroma_") + p +
+                                     "_mxv_45_nnf_0.1_ps_0.5_psm_bilinear_snn_0.19_wvm_5"),
+                     {0, 0, 0, 0}, std::string("D ps0.5 ") + p);
 }
 
 TEST(SpeedChromaVectors, FlatChromaIsSingularAndScoresZero) {
@@ -215,11 +216,11 @@ TEST(SpeedChromaInputs, UnscorableInputsAreRefused) {
                    std::string(kV1) + ":speed_prescale=0.5:speed_prescale_method=bilinear"),
                InputError);
   // A prescale within 1e-3 of 1 that changes the size (speed.md 5.1): 1000 -> 1001.
-  EXPECT_THROW(run(format(2000, 320, ChromaSubsampling::k420, 8),
-                   "speed_chroma=speed_prescale=1.0005"),
-               InputError);
-  EXPECT_NO_THROW(run(format(320, 320, ChromaSubsampling::k420, 8),
-                      "speed_chroma=speed_prescale=1.0005"));
+  EXPECT_THROW(
+      run(format(2000, 320, ChromaSubsampling::k420, 8), "speed_chroma=speed_prescale=1.0005"),
+      InputError);
+  EXPECT_NO_THROW(
+      run(format(320, 320, ChromaSubsampling::k420, 8), "speed_chroma=speed_prescale=1.0005"));
 }
 
 // Seeded noise plus a gradient in the chroma planes.
@@ -251,8 +252,8 @@ void noise_frames(const PictureFormat& f, int frames, unsigned shift, std::vecto
 
 TEST(SpeedChromaInputs, DeeperSamplesScaleToTheSameScores) {
   // speed.md 3: p / 2^(bpc-8) - 128 is exact, so shifted 8-bit content gives the same bits.
-  for (ChromaSubsampling sub : {ChromaSubsampling::k420, ChromaSubsampling::k422,
-                                ChromaSubsampling::k444}) {
+  for (ChromaSubsampling sub :
+       {ChromaSubsampling::k420, ChromaSubsampling::k422, ChromaSubsampling::k444}) {
     std::vector<double> first;
     for (uint8_t bpc : {8, 10, 12, 16}) {
       std::vector<Picture> ref, dis;

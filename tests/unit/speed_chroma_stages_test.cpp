@@ -357,7 +357,8 @@ TEST(SpeedChromaSolver, EigenvaluesAgreeWithF64Jacobi) {
     std::vector<double> got(ev.lambda.begin(), ev.lambda.end());
     std::sort(got.begin(), got.end());
     const std::vector<double> want = jacobi_eigenvalues(k);
-    for (size_t i = 0; i < 25; ++i) EXPECT_NEAR(got[i], want[i], 1e-5 * want[24]) << seed << " " << i;
+    for (size_t i = 0; i < 25; ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-5 * want[24]) << seed << " " << i;
     EXPECT_FALSE(is_singular(ev));
   }
 }
@@ -434,7 +435,8 @@ TEST(SpeedChromaEntropy, FailedImageEntropyAndClampedEigenvalues) {
 TEST(SpeedChromaEntropy, VariancesDivideEachTermFirst) {
   const size_t nb = 2;
   std::vector<float> x(25 * nb), y(25 * nb), var;
-  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.1f * float(i % 7 + 1), y[i] = 0.3f * float(i % 5 + 1);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = 0.1f * float(i % 7 + 1), y[i] = 0.3f * float(i % 5 + 1);
   block_variances(x, y, nb, var);
   for (size_t b = 0; b < nb; ++b) {
     float s = (x[b] * y[b]) / 25.0f;
@@ -451,7 +453,8 @@ TEST(SpeedChromaEntropy, ModeFiveWeighsTheDistortedSideInF64) {
   dis.var = {1.7f, 9.0f};
   const float b0 = entropy_threshold(float(0.19), float(0.1));
   const float r = float(double(50.0f) * std::log2(double(1.0f + 3.3f)));
-  const float d = float(double(47.0f) * std::log2(1.0 + (0.75 * double(3.3f) + 0.25 * double(1.7f))));
+  const float d =
+      float(double(47.0f) * std::log2(1.0 + (0.75 * double(3.3f) + 0.25 * double(1.7f))));
   const float want = (0.0f + std::fabs(r - d)) / 2.0f;
   EXPECT_EQ(bits(plane_score(ref, dis, b0, 5)), bits(want));
   // Mode 0 uses 1 + V on each side, in f32.

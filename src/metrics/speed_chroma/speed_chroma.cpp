@@ -164,7 +164,8 @@ class SpeedChromaCpu final : public CpuMetric {
     threshold_ = entropy_threshold(params_.sigma_nn, params_.nn_floor);
   }
 
-  void extract(const Picture& ref, const Picture& dis, uint64_t frame, FeatureWriter& out) override {
+  void extract(const Picture& ref, const Picture& dis, uint64_t frame,
+               FeatureWriter& out) override {
     // The four images (U ref, U dis, V ref, V dis) are independent: computing them on several
     // threads cannot change any bit.
     std::array<ImageEstimate, 4> est;

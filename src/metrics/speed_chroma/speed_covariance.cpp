@@ -64,10 +64,9 @@ void covariance_plain(const std::vector<double>& dev, const Geometry& g, Matrix2
         }
         for (; j < g.mw; ++j) tail = tail + a[j] * b[j];  // unfused (speed.md 8.3)
       }
-      const double sum =
-          ((((lane[0] + lane[4]) + (lane[1] + lane[5])) + (lane[2] + lane[6])) +
-           (lane[3] + lane[7])) +
-          tail;
+      const double sum = ((((lane[0] + lane[4]) + (lane[1] + lane[5])) + (lane[2] + lane[6])) +
+                          (lane[3] + lane[7])) +
+                         tail;
       const float v = float(sum / n);
       k[size_t(q) * kDim + size_t(p)] = v;
       k[size_t(p) * kDim + size_t(q)] = v;

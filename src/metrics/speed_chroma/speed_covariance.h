@@ -10,7 +10,7 @@
 
 namespace vqx::speed {
 
-inline constexpr int kDim = 25;  // 5x5 neighbourhood -> 25 dimensions
+inline constexpr int kDim = 25;                   // 5x5 neighbourhood -> 25 dimensions
 using Matrix25 = std::array<float, kDim * kDim>;  // row-major f32
 
 // mu_q: f32 fold from +0 of the offset-q sub-window in raster order, divided by (f32)N (8.2).

@@ -50,7 +50,7 @@ __attribute__((target("avx2,fma"))) inline void entries(const double* dx, const 
 }  // namespace
 
 __attribute__((target("avx2,fma"))) void covariance_avx2(const std::vector<double>& dev,
-                                                          const Geometry& g, Matrix25& k) {
+                                                         const Geometry& g, Matrix25& k) {
   for (int q = 0; q < kDim; ++q) {
     const double* dx = dev.data() + size_t(q) * g.n;
     int p = 0;

@@ -58,15 +58,30 @@ float plane_score(const ImageStats& ref, const ImageStats& dis, float threshold,
     const float vr = ref.var[b], vd = dis.var[b];
     double wr, wd;
     switch (wvm) {
-      case 0: wr = one_plus(vr), wd = one_plus(vd); break;
-      case 1: wr = one_plus(vr), wd = one_plus(vr); break;
-      case 2: wr = one_plus(vd), wd = one_plus(vd); break;
-      case 3: wr = wd = 1.0 + double(vr + vd) / 2.0; break;
-      case 4: wr = one_plus(vr), wd = 1.0 + double(vr + vd) / 2.0; break;
+      case 0:
+        wr = one_plus(vr), wd = one_plus(vd);
+        break;
+      case 1:
+        wr = one_plus(vr), wd = one_plus(vr);
+        break;
+      case 2:
+        wr = one_plus(vd), wd = one_plus(vd);
+        break;
+      case 3:
+        wr = wd = 1.0 + double(vr + vd) / 2.0;
+        break;
+      case 4:
+        wr = one_plus(vr), wd = 1.0 + double(vr + vd) / 2.0;
+        break;
       // Mode 5/6 (v1 uses 5): the ref argument is an f32 sum, the dis one entirely f64.
-      case 5: wr = one_plus(vr), wd = 1.0 + ((0.75 * double(vr)) + (0.25 * double(vd))); break;
-      case 6: wr = one_plus(vr), wd = 1.0 + ((0.25 * double(vr)) + (0.75 * double(vd))); break;
-      default: throw std::logic_error("speed_chroma: weight_var_mode out of range");
+      case 5:
+        wr = one_plus(vr), wd = 1.0 + ((0.75 * double(vr)) + (0.25 * double(vd)));
+        break;
+      case 6:
+        wr = one_plus(vr), wd = 1.0 + ((0.25 * double(vr)) + (0.75 * double(vd)));
+        break;
+      default:
+        throw std::logic_error("speed_chroma: weight_var_mode out of range");
     }
     const float r = float(double(er) * std::log2(wr));
     const float d = float(double(ed) * std::log2(wd));

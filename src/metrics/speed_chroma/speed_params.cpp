@@ -11,10 +11,10 @@ namespace vqx::speed {
 bool is_valid_kernel_scale(float ks32) {
   // speed.md 6.1: each constant is an f32 expression; the test |ks32 - k| < 1e-3 subtracts in
   // f32 and compares against the f64 literal.
-  const float scales[] = {1.0f,        1.0f / 2.0f, 3.0f / 2.0f, 2.0f,      2.0f / 3.0f,
-                          24.0f / 10.0f, 360.0f / 97.0f, 4.0f / 3.0f, 3.5f / 3.0f, 3.75f / 3.0f,
-                          4.25f / 3.0f, 5.0f / 3.0f, 3.0f,        1.0f / 2.25f, 1.4746f,
-                          1.54f,       1.6f,        1.06667f,    0.711111f, 0.740740f,
+  const float scales[] = {1.0f,          1.0f / 2.0f,    3.0f / 2.0f, 2.0f,         2.0f / 3.0f,
+                          24.0f / 10.0f, 360.0f / 97.0f, 4.0f / 3.0f, 3.5f / 3.0f,  3.75f / 3.0f,
+                          4.25f / 3.0f,  5.0f / 3.0f,    3.0f,        1.0f / 2.25f, 1.4746f,
+                          1.54f,         1.6f,           1.06667f,    0.711111f,    0.740740f,
                           1.111111f};
   for (float k : scales)
     if (double(std::fabs(ks32 - k)) < 1e-3) return true;

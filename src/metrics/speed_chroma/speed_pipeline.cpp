@@ -33,9 +33,12 @@ ImageEstimate estimate_params(const Image& e, const Geometry& g, float sigma, St
 
 const char* describe(Failure f) {
   switch (f) {
-    case Failure::kNone: return "no failure";
-    case Failure::kSingular: return "covariance matrix is singular";
-    case Failure::kBackSubstitution: return "a pivot below 1e-6 in the QR back substitution";
+    case Failure::kNone:
+      return "no failure";
+    case Failure::kSingular:
+      return "covariance matrix is singular";
+    case Failure::kBackSubstitution:
+      return "a pivot below 1e-6 in the QR back substitution";
   }
   return "?";
 }

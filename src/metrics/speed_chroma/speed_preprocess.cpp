@@ -13,11 +13,16 @@ namespace {
 // 2^(bpc-8). The divisor is a power of two, so the quotient and the offset sum are exact.
 float sample_divisor(uint8_t bit_depth) {
   switch (bit_depth) {
-    case 8: return 1.0f;
-    case 10: return 4.0f;
-    case 12: return 16.0f;
-    case 16: return 256.0f;
-    default: throw std::logic_error("speed_chroma: unsupported bit depth reached conversion");
+    case 8:
+      return 1.0f;
+    case 10:
+      return 4.0f;
+    case 12:
+      return 16.0f;
+    case 16:
+      return 256.0f;
+    default:
+      throw std::logic_error("speed_chroma: unsupported bit depth reached conversion");
   }
 }
 
@@ -285,7 +290,8 @@ void preprocess_plane(const Picture& picture, unsigned plane, const Geometry& g,
     for (uint32_t j = 0; j < g.ow; ++j) {
       const int64_t x0 = int64_t(j) * kDecimation;
       float acc = 0.0f;
-      for (size_t k = 0; k < taps_n; ++k) acc = acc + taps[k] * v[mirror_index(x0 - r + int64_t(k), g.sw)];
+      for (size_t k = 0; k < taps_n; ++k)
+        acc = acc + taps[k] * v[mirror_index(x0 - r + int64_t(k), g.sw)];
       d[j] = acc;
     }
   }

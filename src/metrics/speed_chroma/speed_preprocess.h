@@ -91,13 +91,13 @@ void preprocess_plane_staged(const Picture& picture, unsigned plane, const Geome
 
 // Scratch for preprocess_plane (reused across calls by one thread).
 struct PreprocessScratch {
-  Image source;                     // converted plane, only when the prescale is active
-  std::vector<uint8_t> converted;   // which rows of `source` hold this call's samples
-  std::vector<float> rows;          // one row of the scaled image
-  std::vector<float> vertical;      // vertical pass of one decimated row, sw samples
+  Image source;                    // converted plane, only when the prescale is active
+  std::vector<uint8_t> converted;  // which rows of `source` hold this call's samples
+  std::vector<float> rows;         // one row of the scaled image
+  std::vector<float> vertical;     // vertical pass of one decimated row, sw samples
   Image decimated;
-  BilinearAxis bx, by;              // cached bilinear tables
-  std::vector<uint32_t> nx, ny;     // cached nearest tables
+  BilinearAxis bx, by;           // cached bilinear tables
+  std::vector<uint32_t> nx, ny;  // cached nearest tables
   uint32_t cached_w = 0, cached_h = 0, cached_sw = 0, cached_sh = 0;
   PrescaleMethod cached_method = PrescaleMethod::kNearest;
 };
@@ -107,7 +107,7 @@ struct PreprocessScratch {
 // scaled image is produced only for the rows those need. Each kept sample is computed with the
 // same operations in the same order as in the staged path.
 void preprocess_plane(const Picture& picture, unsigned plane, const Geometry& g,
-                      PrescaleMethod method, const SpeedFilters& filters, PreprocessScratch& scratch,
-                      Image& e);
+                      PrescaleMethod method, const SpeedFilters& filters,
+                      PreprocessScratch& scratch, Image& e);
 
 }  // namespace vqx::speed

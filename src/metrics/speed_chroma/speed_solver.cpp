@@ -135,7 +135,8 @@ Tridiagonal tridiagonalise(const Matrix25& k) {
       for (int r = i + 1; r < n; ++r) p[size_t(r)] = p[size_t(r)] + alpha2 * v[size_t(r)];
       for (int r = i + 1; r < n; ++r)
         for (int c = i + 1; c < n; ++c)
-          at(a, r, c) = at(a, r, c) - ((p[size_t(r)] * v[size_t(c)]) + (v[size_t(r)] * p[size_t(c)]));
+          at(a, r, c) =
+              at(a, r, c) - ((p[size_t(r)] * v[size_t(c)]) + (v[size_t(r)] * p[size_t(c)]));
     }
   }
   Tridiagonal t;
