@@ -1,0 +1,35 @@
+#pragma once
+// SpEED-chroma for one frame: est_params on each preprocessed image (speed.md 8) and the plane
+// and frame combination (9, 10). The stages themselves live in speed_preprocess.h,
+// speed_covariance.h, speed_solver.h and speed_entropy.h.
+#include <string>
+
+#include "metrics/speed_chroma/speed_entropy.h"
+#include "metrics/speed_chroma/speed_params.h"
+#include "metrics/speed_chroma/speed_preprocess.h"
+
+namespace vqx::speed {
+
+// Why an image failed (8.9), for the warning.
+enum class Failure : uint8_t { kNone, kSingular, kBackSubstitution };
+
+struct StatsScratch {
+  std::vector<double> deviations;
+  std::vector<float> y, x;
+};
+
+struct ImageEstimate {
+  ImageStats stats;
+  Failure failure = Failure::kNone;
+  int qr_steps = 0;
+  bool step_limit_hit = false;  // upstream warns and keeps the current diagonal
+};
+
+// est_params (8) on the top-left tw x th of E. `use_plain_covariance` selects the plain twin of
+// the covariance kernel (tests only; both give identical bits).
+ImageEstimate estimate_params(const Image& e, const Geometry& g, float sigma, StatsScratch& scratch,
+                              bool use_plain_covariance = false);
+
+const char* describe(Failure f);
+
+}  // namespace vqx::speed
