@@ -1,5 +1,8 @@
 // The list of metrics. Adding a metric: its folder under metrics/, and one line here.
 #include "engine/metric.h"
+#include "metrics/integer_adm/integer_adm.h"
+#include "metrics/integer_motion/integer_motion.h"
+#include "metrics/integer_vif/integer_vif.h"
 #include "metrics/psnr/psnr.h"
 
 namespace vqx {
@@ -7,6 +10,9 @@ namespace vqx {
 const std::vector<const MetricDescriptor*>& metric_registry() {
   static const std::vector<const MetricDescriptor*> registry = {
       &psnr_descriptor(),
+      &integer_vif_descriptor(),
+      &integer_adm_descriptor(),
+      &integer_motion_descriptor(),
   };
   return registry;
 }
