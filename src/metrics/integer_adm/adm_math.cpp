@@ -11,6 +11,7 @@
 #include <span>
 
 #include "engine/error.h"
+#include "metrics/vmaf_common/simd.h"
 
 namespace vqx::integer_adm {
 
@@ -176,310 +177,65 @@ AdmWeights adm_weights(int csf_mode, double nvd, int rdh) {
   return weights;
 }
 
-// ---------------------------------------------------------------------------------------------
-// 3.3 DWT, scale 0.
+namespace {
+
+namespace base {
+#include "metrics/integer_adm/adm_kernels.inc"
+}  // namespace base
+
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+#include "metrics/integer_adm/adm_kernels.inc"
+}  // namespace avx2
+#pragma GCC pop_options
+
+}  // namespace
+
+// Dispatch: the AVX2 build where the CPU has it (same results, vmaf_common/simd.h).
+#define VQX_ADM_DISPATCH(fn, ...) \
+  (vmaf_common::use_avx2() ? avx2::fn(__VA_ARGS__) : base::fn(__VA_ARGS__))
+
 template <typename Sample>
 void adm_dwt0_rows(const Sample* luma, uint32_t width, uint32_t height, unsigned bpc,
                    bool lowpass_only, AdmBands<int16_t>& out, uint32_t row_begin,
                    uint32_t row_end) {
-  const uint32_t w = out.w;
-  const uint32_t rb = uint32_t{1} << (bpc - 1);
-  const uint32_t offset = 46342u * rb;  // recentres around 0
-  thread_local std::vector<int16_t> tl, th;
-  tl.resize(width + 3);
-  th.resize(width + 3);
-  for (uint32_t i = row_begin; i < row_end; ++i) {
-    const Sample* p[4];
-    for (int k = 0; k < 4; ++k) p[k] = luma + size_t(dwt_index(int64_t(2 * i) - 1 + k, height)) * width;
-    int16_t* __restrict tlp = tl.data() + 1;
-    int16_t* __restrict thp = th.data() + 1;
-    for (uint32_t j = 0; j < width; ++j) {
-      // int32 sums; uint32 arithmetic so that 16-bit input wraps like upstream without UB.
-      uint32_t s0 = p[0][j], s1 = p[1][j], s2 = p[2][j], s3 = p[3][j];
-      int32_t vl = int32_t(uint32_t(kLo[0]) * s0 + uint32_t(kLo[1]) * s1 + uint32_t(kLo[2]) * s2 +
-                           uint32_t(kLo[3]) * s3 - offset);
-      int32_t vh = int32_t(uint32_t(kHi[0]) * s0 + uint32_t(kHi[1]) * s1 + uint32_t(kHi[2]) * s2 +
-                           uint32_t(kHi[3]) * s3);
-      tlp[j] = int16_t((vl + int32_t(rb)) >> bpc);
-      thp[j] = int16_t((vh + int32_t(rb)) >> bpc);
-    }
-    dwt_pad(tl.data(), width);
-    dwt_pad(th.data(), width);
-    int16_t* a = out.a.data() + size_t(i) * w;
-    for (uint32_t j = 0; j < w; ++j) {
-      const int16_t* l = tl.data() + 2 * j;
-      a[j] = int16_t((kLo[0] * l[0] + kLo[1] * l[1] + kLo[2] * l[2] + kLo[3] * l[3] + 32768) >> 16);
-    }
-    if (lowpass_only) continue;
-    int16_t* v = out.detail[kV].data() + size_t(i) * w;
-    int16_t* hb = out.detail[kH].data() + size_t(i) * w;
-    int16_t* d = out.detail[kD].data() + size_t(i) * w;
-    for (uint32_t j = 0; j < w; ++j) {
-      const int16_t* l = tl.data() + 2 * j;
-      const int16_t* hh = th.data() + 2 * j;
-      v[j] = int16_t((kHi[0] * l[0] + kHi[1] * l[1] + kHi[2] * l[2] + kHi[3] * l[3] + 32768) >> 16);
-      hb[j] = int16_t((kLo[0] * hh[0] + kLo[1] * hh[1] + kLo[2] * hh[2] + kLo[3] * hh[3] + 32768) >> 16);
-      d[j] = int16_t((kHi[0] * hh[0] + kHi[1] * hh[1] + kHi[2] * hh[2] + kHi[3] * hh[3] + 32768) >> 16);
-    }
-  }
+  VQX_ADM_DISPATCH(dwt0_rows, luma, width, height, bpc, lowpass_only, out, row_begin, row_end);
 }
 
-// 3.4 DWT, scales 1-3 (int64 sums).
 template <typename In>
 void adm_dwt_rows(int scale, const In* in, uint32_t in_w, uint32_t in_h, AdmBands<int32_t>& out,
                   uint32_t row_begin, uint32_t row_end) {
-  static constexpr int64_t kVertRound[4] = {0, 0, 32768, 32768};
-  static constexpr int kVertShift[4] = {0, 0, 16, 16};
-  static constexpr int64_t kHorRound[4] = {0, 16384, 32768, 16384};
-  static constexpr int kHorShift[4] = {0, 15, 16, 15};
-  const int64_t cv = kVertRound[scale], ch = kHorRound[scale];
-  const int sv = kVertShift[scale], sh = kHorShift[scale];
-  const uint32_t w = out.w;
-  thread_local std::vector<int32_t> tl, th;
-  tl.resize(in_w + 3);
-  th.resize(in_w + 3);
-  for (uint32_t i = row_begin; i < row_end; ++i) {
-    const In* p[4];
-    for (int k = 0; k < 4; ++k) p[k] = in + size_t(dwt_index(int64_t(2 * i) - 1 + k, in_h)) * in_w;
-    for (uint32_t j = 0; j < in_w; ++j) {
-      int64_t s0 = p[0][j], s1 = p[1][j], s2 = p[2][j], s3 = p[3][j];
-      int64_t vl = kLo[0] * s0 + kLo[1] * s1 + kLo[2] * s2 + kLo[3] * s3;
-      int64_t vh = kHi[0] * s0 + kHi[1] * s1 + kHi[2] * s2 + kHi[3] * s3;
-      tl[1 + j] = int32_t((vl + cv) >> sv);
-      th[1 + j] = int32_t((vh + cv) >> sv);
-    }
-    dwt_pad(tl.data(), in_w);
-    dwt_pad(th.data(), in_w);
-    int32_t* a = out.a.data() + size_t(i) * w;
-    int32_t* v = out.detail[kV].data() + size_t(i) * w;
-    int32_t* hb = out.detail[kH].data() + size_t(i) * w;
-    int32_t* d = out.detail[kD].data() + size_t(i) * w;
-    for (uint32_t j = 0; j < w; ++j) {
-      const int32_t* l = tl.data() + 2 * j;
-      const int32_t* hh = th.data() + 2 * j;
-      int64_t l0 = l[0], l1 = l[1], l2 = l[2], l3 = l[3];
-      int64_t h0 = hh[0], h1 = hh[1], h2 = hh[2], h3 = hh[3];
-      a[j] = int32_t((kLo[0] * l0 + kLo[1] * l1 + kLo[2] * l2 + kLo[3] * l3 + ch) >> sh);
-      v[j] = int32_t((kHi[0] * l0 + kHi[1] * l1 + kHi[2] * l2 + kHi[3] * l3 + ch) >> sh);
-      hb[j] = int32_t((kLo[0] * h0 + kLo[1] * h1 + kLo[2] * h2 + kLo[3] * h3 + ch) >> sh);
-      d[j] = int32_t((kHi[0] * h0 + kHi[1] * h1 + kHi[2] * h2 + kHi[3] * h3 + ch) >> sh);
-    }
-  }
+  VQX_ADM_DISPATCH(dwt_rows, scale, in, in_w, in_h, out, row_begin, row_end);
 }
-
-// ---------------------------------------------------------------------------------------------
-// 3.5 decoupling.
-namespace {
-
-// The ratio k in Q15, clamped to [0, 32768].
-inline int64_t ratio_scale0(int32_t o, int32_t t) {
-  if (o == 0) return 32768;
-  int64_t k = (int64_t(div_lookup(o)) * t + 16384) >> 15;
-  return std::clamp<int64_t>(k, 0, 32768);
-}
-
-inline int64_t ratio_wide(int32_t o, int32_t t) {
-  if (o == 0) return 32768;
-  uint32_t abs_o = o < 0 ? uint32_t(0) - uint32_t(o) : uint32_t(o);
-  uint32_t m = abs_o;
-  int e = 0;
-  if (abs_o >= 32768) {
-    e = 17 - std::countl_zero(abs_o);
-    m = (abs_o + (uint32_t{1} << (e - 1))) >> e;  // may equal 32768
-  }
-  int64_t sign = o < 0 ? -1 : 1;
-  int64_t k = ((int64_t(div_lookup(int32_t(m))) * t) * sign + (int64_t{1} << (14 + e))) >> (15 + e);
-  return std::clamp<int64_t>(k, 0, 32768);
-}
-
-}  // namespace
 
 template <typename Coef>
 void adm_decouple_rows(int scale, const AdmBands<Coef>& ref, const AdmBands<Coef>& dis,
-                       double gain_limit, const AdmRect& ext, AdmDetail<Coef>& restored,
+                       double gain_limit, const AdmRect& extended, AdmDetail<Coef>& restored,
                        AdmDetail<Coef>& additive, int row_begin, int row_end) {
-  const size_t w = ref.w;
-  for (int i = row_begin; i < row_end; ++i) {
-    for (int j = ext.left; j < ext.right; ++j) {
-      const size_t at = size_t(i) * w + j;
-      const int64_t oh = ref.detail[kH][at], ov = ref.detail[kV][at];
-      const int64_t th = dis.detail[kH][at], tv = dis.detail[kV][at];
-      // Angle test (1 degree): int64 -> f32 first, then f64 arithmetic.
-      const int64_t dp = oh * th + ov * tv;
-      const int64_t om = oh * oh + ov * ov;
-      const int64_t tm = th * th + tv * tv;
-      const double x = double(float(dp)) / 4096.0;
-      const bool flag =
-          x >= 0 && x * x >= (kCos1Sq * (double(float(om)) / 4096.0)) * (double(float(tm)) / 4096.0);
-      for (int b = 0; b < 3; ++b) {
-        const int32_t o = ref.detail[b][at], t = dis.detail[b][at];
-        int64_t k = scale == 0 ? ratio_scale0(o, t) : ratio_wide(o, t);
-        Coef rb = Coef((k * o + 16384) >> 15);
-        if (flag && k > 0) {
-          double q = double(rb) * gain_limit;
-          if (o > 0) rb = Coef(int64_t(std::min(q, double(t))));  // trunc, then store
-          else if (o < 0) rb = Coef(int64_t(std::max(q, double(t))));
-        }
-        restored.band[b][at] = rb;
-        additive.band[b][at] = Coef(t - rb);
-      }
-    }
-  }
+  VQX_ADM_DISPATCH(decouple_rows, scale, ref, dis, gain_limit, extended, restored, additive,
+                   row_begin, row_end);
 }
 
-// ---------------------------------------------------------------------------------------------
-// 3.7 CSF.
 template <typename Coef>
 void adm_csf_rows(int scale, const AdmDetail<Coef>& in, const AdmScaleWeights& weights,
-                  const AdmRect& ext, AdmDetail<Coef>& c, AdmDetail<Coef>& m, int row_begin,
+                  const AdmRect& extended, AdmDetail<Coef>& c, AdmDetail<Coef>& m, int row_begin,
                   int row_end) {
-  const size_t w = in.w;
-  for (int b = 0; b < 3; ++b) {
-    const uint32_t fixed = b == kD ? weights.fixed_d : weights.fixed_hv;
-    for (int i = row_begin; i < row_end; ++i) {
-      const Coef* __restrict s = in.band[b].data() + size_t(i) * w;
-      Coef* __restrict cr = c.band[b].data() + size_t(i) * w;
-      Coef* __restrict mr = m.band[b].data() + size_t(i) * w;
-      if (scale == 0) {
-        const int shift = b == kD ? 17 : 15;
-        const int32_t round = b == kD ? 65535 : 16384;  // 65535, not 65536 (10.2)
-        for (int j = ext.left; j < ext.right; ++j) {
-          // int32 arithmetic that wraps like upstream at the extremes (uint32 avoids UB).
-          int16_t cv = int16_t(int32_t(fixed * uint32_t(int32_t(s[j])) + uint32_t(round)) >> shift);
-          int32_t a = std::abs(int32_t(cv));
-          cr[j] = cv;
-          mr[j] = int16_t((4369 * a + 2048) >> 12);
-        }
-      } else {
-        for (int j = ext.left; j < ext.right; ++j) {
-          int32_t cv = int32_t((int64_t(fixed) * s[j] + (int64_t{1} << 27)) >> 28);
-          int64_t a = std::abs(int64_t(cv));
-          cr[j] = Coef(cv);
-          mr[j] = Coef(int32_t((143165577 * a - (int64_t{1} << 31)) >> 32));  // -2^31 (10.2)
-        }
-      }
-    }
-  }
+  VQX_ADM_DISPATCH(csf_rows, scale, in, weights, extended, c, m, row_begin, row_end);
 }
 
-// ---------------------------------------------------------------------------------------------
-// 3.8 contrast masking.
 template <typename Coef>
 std::array<int64_t, 3> adm_cm_rows(int scale, const AdmDetail<Coef>& x, const AdmDetail<Coef>& c,
                                    const AdmDetail<Coef>& m, const AdmScaleWeights& weights,
                                    const AdmRects& rects, SimdCompat compat, int row_begin,
                                    int row_end) {
-  const int w = int(x.w), h = int(x.h);
-  const AdmRect& in = rects.inner;
-  const int y = ceil_log2(h);
-  int z[3];
-  if (scale == 0) {
-    z[kH] = z[kV] = int(std::ceil(std::log2(double(w)) - 4));
-    z[kD] = int(std::ceil(std::log2(double(w)) - 3));
-  } else {
-    z[kH] = z[kV] = z[kD] = ceil_log2(w);
-  }
-  const uint32_t fixed[3] = {weights.fixed_hv, weights.fixed_hv, weights.fixed_d};
-  // D1: the AVX2 / AVX-512 scale-0 kernels keep the masking centre term in 32 bits inside a
-  // block of columns (vmaf.md 9); elsewhere it is truncated to int16 as in the portable code.
-  int d1_top = 0, d1_bottom = 0, d1_left = 0, d1_right = 0;
-  if (scale == 0 && compat != SimdCompat::kNone && in.left > 0 && in.right <= w - 1) {
-    const int lanes = compat == SimdCompat::kAvx2 ? 6 : 14;
-    d1_top = std::max(in.top, 1);
-    d1_bottom = std::min(in.bottom, h - 1);
-    d1_left = std::max(in.left, 1);
-    const int e = std::min(in.right, w - 1);
-    d1_right = e - ((e - d1_left) % lanes);
-  }
-  std::array<int64_t, 3> acc{};
-  for (int i = row_begin; i < row_end; ++i) {
-    const int im = i == 0 ? 1 : i - 1;      // -1 -> 1
-    const int ip = i + 1 == h ? h - 1 : i + 1;  // h -> h-1
-    const bool d1_row = i >= d1_top && i < d1_bottom;
-    int64_t inner[3] = {0, 0, 0};
-    for (int j = in.left; j < in.right; ++j) {
-      const int jm = j == 0 ? 1 : j - 1;
-      const int jp = j + 1 == w ? w - 1 : j + 1;
-      int32_t thr = 0;
-      for (int b = 0; b < 3; ++b) {
-        const Coef* r0 = m.band[b].data() + size_t(im) * w;
-        const Coef* r1 = m.band[b].data() + size_t(i) * w;
-        const Coef* r2 = m.band[b].data() + size_t(ip) * w;
-        int32_t sum = int32_t(r0[jm]) + r0[j] + r0[jp] + r1[jm] + r1[jp] + r2[jm] + r2[j] + r2[jp];
-        int32_t cv = c.band[b][size_t(i) * w + j];
-        int32_t ctr;
-        if (scale == 0) {
-          int32_t full = (8738 * std::abs(cv) + 2048) >> 12;
-          ctr = (d1_row && j >= d1_left && j < d1_right) ? full : int16_t(full);
-        } else {
-          ctr = int32_t((286331153 * std::abs(int64_t(cv)) - (int64_t{1} << 31)) >> 32);
-        }
-        thr += sum + ctr;
-      }
-      for (int b = 0; b < 3; ++b) {
-        const int32_t xv = x.band[b][size_t(i) * w + j];
-        int64_t val;
-        if (scale == 0) {
-          const int u = b == kD ? 12 : 10;
-          int32_t t = int32_t(xv * int32_t(fixed[b]));
-          t = int32_t(uint32_t(std::abs(t)) - (uint32_t(thr) << u));  // int32, wrapping
-          t = std::max(t, 0);
-          const int sh = b == kD ? 30 : 29;
-          int32_t xs = int32_t((int64_t(t) * t + (int64_t{1} << (sh - 1))) >> sh);
-          val = (int64_t(xs) * t + int64_t(uint32_t(std::pow(2, z[b] - 1)))) >> z[b];
-        } else {
-          int32_t t = int32_t((int64_t(xv) * fixed[b] + (int64_t{1} << 27)) >> 28);
-          t = int32_t(uint32_t(std::abs(t)) - uint32_t(thr));
-          t = std::max(t, 0);
-          int32_t xs = int32_t((int64_t(t) * t + (int64_t{1} << 29)) >> 30);
-          val = (int64_t(xs) * t + int64_t(uint32_t(std::pow(2, z[b] - 1)))) >> z[b];
-        }
-        inner[b] += val;
-      }
-    }
-    for (int b = 0; b < 3; ++b) acc[b] += (inner[b] + (int64_t{1} << (y - 1))) >> y;
-  }
-  return acc;
+  return VQX_ADM_DISPATCH(cm_rows, scale, x, c, m, weights, rects, compat, row_begin, row_end);
 }
 
-// ---------------------------------------------------------------------------------------------
-// 3.9 denominator.
 template <typename Coef>
 std::array<uint64_t, 3> adm_den_rows(int scale, const AdmBands<Coef>& ref, const AdmRects& rects,
                                      int row_begin, int row_end) {
-  const AdmRect& in = rects.inner;
-  const size_t w = ref.w;
-  std::array<uint64_t, 3> acc{};
-  if (scale == 0) {
-    const int sa = std::max(0, int(std::ceil(std::log2(double(rects.count)) - 20)));
-    const uint64_t ra = sa > 0 ? uint64_t{1} << (sa - 1) : 0;
-    for (int b = 0; b < 3; ++b)
-      for (int i = row_begin; i < row_end; ++i) {
-        const Coef* o = ref.detail[b].data() + size_t(i) * w;
-        uint64_t inner = 0;
-        for (int j = in.left; j < in.right; ++j) {
-          uint64_t a = uint16_t(std::abs(int32_t(o[j])));
-          inner += a * a * a;
-        }
-        acc[b] += (inner + ra) >> sa;
-      }
-    return acc;
-  }
-  static constexpr int kQ[4] = {0, 31, 30, 31};
-  const int q = kQ[scale];
-  const int zc = ceil_log2(in.right - in.left), yc = ceil_log2(in.bottom - in.top);
-  for (int b = 0; b < 3; ++b)
-    for (int i = row_begin; i < row_end; ++i) {
-      const Coef* o = ref.detail[b].data() + size_t(i) * w;
-      uint64_t inner = 0;
-      for (int j = in.left; j < in.right; ++j) {
-        uint64_t a = std::abs(int64_t(o[j]));
-        // The rounding term before >> q is 2^q, a full unit (10.2).
-        inner += ((((a * a + (uint64_t{1} << q)) >> q) * a) + (uint64_t{1} << (zc - 1))) >> zc;
-      }
-      acc[b] += (inner + (uint64_t{1} << (yc - 1))) >> yc;
-    }
-  return acc;
+  return VQX_ADM_DISPATCH(den_rows, scale, ref, rects, row_begin, row_end);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,12 +1,13 @@
-// Integer VIF stages (shared/spec/vmaf.md section 2). Integer steps are exact, so loops are
-// written for the auto-vectoriser; the per-pixel f64 step 3 of 2.5 follows the spec literally.
+// Integer VIF stages (shared/spec/vmaf.md section 2). The row kernels live in vif_kernels.inc,
+// built here twice (baseline x86-64 and AVX2) and chosen at run time (vmaf_common/simd.h).
 #include "metrics/integer_vif/vif_math.h"
 
-#include <algorithm>
 #include <array>
-#include <bit>
 #include <cmath>
-#include <type_traits>
+#include <cstddef>
+#include <vector>
+
+#include "metrics/vmaf_common/simd.h"
 
 namespace vqx::integer_vif {
 
@@ -20,6 +21,55 @@ const uint16_t kFilter[kScales][17] = {
 
 namespace {
 
+// Row buffers of one thread; b11/b22/b12 hold uint32 or uint64 lanes (see vertical_pass).
+struct VifRowScratch {
+  uint32_t *a1, *a2;
+  uint64_t *b11, *b22, *b12;
+  uint32_t *m1, *m2, *q11, *q22, *q12;  // padded by the filter radius on both sides
+  uint32_t *mu1, *mu2;
+  uint64_t *x11, *x22, *x12;
+  int32_t *s1, *s2, *s12;
+};
+
+// Owns the buffers behind a VifRowScratch for rows of up to `w` samples.
+class ScratchStorage {
+ public:
+  VifRowScratch& get(uint32_t w) {
+    if (w > width_) {
+      width_ = w;
+      const size_t n = w + 2 * 8;
+      u32_.assign(10 * n, 0);
+      u64_.assign(6 * n, 0);
+      i32_.assign(3 * n, 0);
+      uint32_t* p = u32_.data();
+      for (uint32_t** d : {&view_.a1, &view_.a2, &view_.m1, &view_.m2, &view_.q11, &view_.q22,
+                           &view_.q12, &view_.mu1, &view_.mu2}) {
+        *d = p;
+        p += n;
+      }
+      uint64_t* q = u64_.data();
+      for (uint64_t** d : {&view_.b11, &view_.b22, &view_.b12, &view_.x11, &view_.x22, &view_.x12}) {
+        *d = q;
+        q += n;
+      }
+      view_.s1 = i32_.data(), view_.s2 = i32_.data() + n, view_.s12 = i32_.data() + 2 * n;
+    }
+    return view_;
+  }
+
+ private:
+  uint32_t width_ = 0;
+  std::vector<uint32_t> u32_;
+  std::vector<uint64_t> u64_;
+  std::vector<int32_t> i32_;
+  VifRowScratch view_{};
+};
+
+VifRowScratch& thread_scratch(uint32_t w) {
+  thread_local ScratchStorage storage;
+  return storage.get(w);
+}
+
 // 2.4: round_half_away(2048 * RN32(log2(i))); the spec checked this equals glibc's log2f table,
 // including the 80 exact ties (which is why this is not rint()).
 std::array<uint16_t, 65536> make_log2_table() {
@@ -31,152 +81,16 @@ std::array<uint16_t, 65536> make_log2_table() {
   return t;
 }
 
-// 2.3: reflection about the edge sample, which is not repeated. Valid for |overhang| < n.
-inline uint32_t mirror(int64_t k, uint32_t n) {
-  if (k < 0) return uint32_t(-k);
-  if (k >= int64_t(n)) return uint32_t(2 * (int64_t(n) - 1) - k);
-  return uint32_t(k);
-}
+namespace base {
+#include "metrics/integer_vif/vif_kernels.inc"
+}  // namespace base
 
-// Pads a row buffer that holds `w` values at [r, r + w) with r mirrored values on each side.
-template <typename T>
-void mirror_pad(T* row, uint32_t w, int r) {
-  for (int k = 1; k <= r; ++k) {
-    row[r - k] = row[r + k];
-    row[r + w - 1 + k] = row[r + w - 1 - k];
-  }
-}
-
-// Vertical rounding of 2.5 (sv, cv) for means and (sq, cq) for second moments.
-struct VerticalRounding {
-  unsigned sv;
-  uint32_t cv;
-  unsigned sq;
-  uint64_t cq;
-};
-VerticalRounding vertical_rounding(int scale, unsigned bpc) {
-  if (scale > 0) return {16, 32768, 16, 32768};
-  if (bpc == 8) return {8, 128, 0, 0};
-  unsigned sq = 2 * (bpc - 8);
-  return {bpc, uint32_t{1} << (bpc - 1), sq, uint64_t{1} << (sq - 1)};
-}
-
-// Row buffers for one band of statistic rows; reused per thread.
-template <typename Wide>
-struct StatScratch {
-  std::vector<uint32_t> a1, a2;
-  std::vector<Wide> b11, b22, b12;
-  std::vector<uint32_t> m1, m2, q11, q22, q12;  // padded by r on both sides
-  std::vector<int32_t> s1, s2, s12;
-  void resize(uint32_t w, int r) {
-    a1.resize(w), a2.resize(w), b11.resize(w), b22.resize(w), b12.resize(w);
-    for (auto* v : {&m1, &m2, &q11, &q22, &q12}) v->resize(w + 2 * r);
-    s1.resize(w), s2.resize(w), s12.resize(w);
-  }
-};
-
-constexpr int32_t kNoiseVariance = 131072;  // 2.0 in units of (8-bit sample)^2 = 65536
-
-// 2.5 step 3 for one pixel.
-inline void accumulate_pixel(int32_t sigma1, int32_t sigma2, int32_t sigma12, double gain_limit,
-                             VifAccumulators& acc) {
-  if (sigma1 >= kNoiseVariance) {
-    acc.den_log += log2_q11_32(uint32_t(kNoiseVariance + sigma1)) - 2048 * 17;
-    if (sigma12 > 0 && sigma2 > 0) {
-      const double eps = 65536 * 1.0e-10;
-      double g = double(sigma12) / (double(sigma1) + eps);
-      int32_t sv = int32_t(double(sigma2) - g * double(sigma12));
-      sv = std::max(sv, 0);
-      g = std::min(g, gain_limit);
-      uint32_t n1 = uint32_t(sv + kNoiseVariance);
-      int64_t n2 = int64_t((g * g) * double(sigma1)) + n1;
-      acc.num_log += log2_q11_64(uint64_t(n2)) - log2_q11_64(n1);
-    }
-  } else {
-    acc.num_flat += sigma2;
-    acc.den_flat += 1;
-  }
-}
-
-// Wide = uint32_t is exact when every second-moment sum fits (8-bit scale 0, 2.8).
-template <typename Wide, typename Sample>
-VifAccumulators statistic_rows(const Sample* ref, const Sample* dis, uint32_t w, uint32_t h,
-                               int scale, unsigned bpc, double gain_limit, uint32_t row_begin,
-                               uint32_t row_end) {
-  const int r = kFilterRadius[scale], taps = kFilterTaps[scale];
-  const uint16_t* f = kFilter[scale];
-  const VerticalRounding vr = vertical_rounding(scale, bpc);
-  thread_local StatScratch<Wide> s;
-  s.resize(w, r);
-  VifAccumulators acc;
-  for (uint32_t i = row_begin; i < row_end; ++i) {
-    // Vertical pass.
-    std::fill(s.a1.begin(), s.a1.end(), 0u);
-    std::fill(s.a2.begin(), s.a2.end(), 0u);
-    std::fill(s.b11.begin(), s.b11.end(), Wide{0});
-    std::fill(s.b22.begin(), s.b22.end(), Wide{0});
-    std::fill(s.b12.begin(), s.b12.end(), Wide{0});
-    for (int k = 0; k < taps; ++k) {
-      uint32_t row = mirror(int64_t(i) - r + k, h);
-      const Sample* pr = ref + size_t(row) * w;
-      const Sample* pd = dis + size_t(row) * w;
-      const uint32_t fk = f[k];
-      uint32_t* __restrict a1 = s.a1.data();
-      uint32_t* __restrict a2 = s.a2.data();
-      Wide* __restrict b11 = s.b11.data();
-      Wide* __restrict b22 = s.b22.data();
-      Wide* __restrict b12 = s.b12.data();
-      for (uint32_t j = 0; j < w; ++j) {
-        uint32_t x = pr[j], y = pd[j];
-        uint32_t fx = fk * x, fy = fk * y;  // uint32 products (2.5)
-        a1[j] += fx;
-        a2[j] += fy;
-        b11[j] += Wide(fx) * x;
-        b22[j] += Wide(fy) * y;
-        b12[j] += Wide(fx) * y;
-      }
-    }
-    {
-      uint32_t* __restrict m1 = s.m1.data() + r;
-      uint32_t* __restrict m2 = s.m2.data() + r;
-      uint32_t* __restrict q11 = s.q11.data() + r;
-      uint32_t* __restrict q22 = s.q22.data() + r;
-      uint32_t* __restrict q12 = s.q12.data() + r;
-      for (uint32_t j = 0; j < w; ++j) {
-        m1[j] = (s.a1[j] + vr.cv) >> vr.sv;
-        m2[j] = (s.a2[j] + vr.cv) >> vr.sv;
-        q11[j] = uint32_t((s.b11[j] + Wide(vr.cq)) >> vr.sq);
-        q22[j] = uint32_t((s.b22[j] + Wide(vr.cq)) >> vr.sq);
-        q12[j] = uint32_t((s.b12[j] + Wide(vr.cq)) >> vr.sq);
-      }
-    }
-    for (auto* v : {&s.m1, &s.m2, &s.q11, &s.q22, &s.q12}) mirror_pad(v->data(), w, r);
-    // Horizontal pass and the variances.
-    for (uint32_t j = 0; j < w; ++j) {
-      uint32_t mu1 = 0, mu2 = 0;
-      uint64_t x11 = 0, x22 = 0, x12 = 0;
-      for (int k = 0; k < taps; ++k) {
-        uint32_t fk = f[k];
-        mu1 += fk * s.m1[j + k];
-        mu2 += fk * s.m2[j + k];
-        x11 += uint64_t(fk) * s.q11[j + k];
-        x22 += uint64_t(fk) * s.q22[j + k];
-        x12 += uint64_t(fk) * s.q12[j + k];
-      }
-      uint32_t u11 = uint32_t((uint64_t(mu1) * mu1 + 0x80000000u) >> 32);
-      uint32_t u22 = uint32_t((uint64_t(mu2) * mu2 + 0x80000000u) >> 32);
-      uint32_t u12 = uint32_t((uint64_t(mu1) * mu2 + 0x80000000u) >> 32);
-      uint32_t v11 = uint32_t((x11 + 32768) >> 16);
-      uint32_t v22 = uint32_t((x22 + 32768) >> 16);
-      uint32_t v12 = uint32_t((x12 + 32768) >> 16);
-      s.s1[j] = int32_t(v11 - u11);  // 32-bit wrapping subtraction (2.5)
-      s.s2[j] = std::max(int32_t(v22 - u22), 0);
-      s.s12[j] = int32_t(v12 - u12);
-    }
-    for (uint32_t j = 0; j < w; ++j) accumulate_pixel(s.s1[j], s.s2[j], s.s12[j], gain_limit, acc);
-  }
-  return acc;
-}
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+#include "metrics/integer_vif/vif_kernels.inc"
+}  // namespace avx2
+#pragma GCC pop_options
 
 }  // namespace
 
@@ -185,24 +99,19 @@ const uint16_t* log2_table() {
   return table.data();
 }
 
-int32_t log2_q11_32(uint32_t x) {
-  int e = 16 - std::countl_zero(x);
-  return int32_t(log2_table()[x >> e]) + 2048 * e;
-}
-
-int32_t log2_q11_64(uint64_t x) {
-  int e = 48 - std::countl_zero(x);
-  return int32_t(log2_table()[x >> e]) + 2048 * e;
-}
+int32_t log2_q11_32(uint32_t x) { return base::lg32(log2_table(), x); }
+int32_t log2_q11_64(uint64_t x) { return base::lg64(log2_table(), x); }
 
 template <typename Sample>
 VifAccumulators vif_statistic_rows(const Sample* ref, const Sample* dis, uint32_t w, uint32_t h,
                                    int scale, unsigned bpc, double gain_limit, uint32_t row_begin,
                                    uint32_t row_end) {
-  // 2.8: at 8-bit scale 0 every vertical sum fits 32 bits, so narrower lanes are exact.
-  if (scale == 0 && bpc == 8)
-    return statistic_rows<uint32_t>(ref, dis, w, h, scale, bpc, gain_limit, row_begin, row_end);
-  return statistic_rows<uint64_t>(ref, dis, w, h, scale, bpc, gain_limit, row_begin, row_end);
+  VifRowScratch& s = thread_scratch(w);
+  if (vmaf_common::use_avx2())
+    return avx2::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc, gain_limit, row_begin,
+                                row_end, s);
+  return base::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc, gain_limit, row_begin,
+                              row_end, s);
 }
 
 VifScaleResult vif_scale_result(const VifAccumulators& acc) {
@@ -216,33 +125,11 @@ VifScaleResult vif_scale_result(const VifAccumulators& acc) {
 template <typename Sample>
 void vif_downsample_rows(const Sample* in, uint32_t w, uint32_t h, int from_scale, unsigned bpc,
                          uint16_t* out, uint32_t row_begin, uint32_t row_end) {
-  const int next = from_scale + 1;
-  const int r = kFilterRadius[next], taps = kFilterTaps[next];
-  const uint16_t* f = kFilter[next];
-  const unsigned sh = from_scale == 0 ? bpc : 16;
-  const uint32_t c = from_scale == 0 ? uint32_t{1} << (bpc - 1) : 32768u;
-  const uint32_t out_w = w / 2;
-  thread_local std::vector<uint32_t> acc, t;
-  acc.resize(w);
-  t.resize(w + 2 * r);
-  for (uint32_t i = row_begin; i < row_end; ++i) {
-    // Only even rows and columns survive the decimation (2.7 step 3), so only they are filtered.
-    std::fill(acc.begin(), acc.end(), 0u);
-    for (int k = 0; k < taps; ++k) {
-      const Sample* p = in + size_t(mirror(int64_t(2 * i) - r + k, h)) * w;
-      const uint32_t fk = f[k];
-      uint32_t* __restrict a = acc.data();
-      for (uint32_t j = 0; j < w; ++j) a[j] += fk * p[j];
-    }
-    for (uint32_t j = 0; j < w; ++j) t[r + j] = (acc[j] + c) >> sh;
-    mirror_pad(t.data(), w, r);
-    uint16_t* o = out + size_t(i) * out_w;
-    for (uint32_t j = 0; j < out_w; ++j) {
-      uint32_t sum = 0;
-      for (int k = 0; k < taps; ++k) sum += f[k] * t[2 * j + k];
-      o[j] = uint16_t((sum + 32768) >> 16);
-    }
-  }
+  VifRowScratch& s = thread_scratch(w);
+  if (vmaf_common::use_avx2())
+    avx2::downsample_rows(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
+  else
+    base::downsample_rows(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
 }
 
 template VifAccumulators vif_statistic_rows<uint8_t>(const uint8_t*, const uint8_t*, uint32_t,
