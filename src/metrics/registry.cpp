@@ -1,6 +1,10 @@
 // The list of metrics. Adding a metric: its folder under metrics/, and one line here.
+// Registration order fixes the order of output columns.
 #include "engine/metric.h"
 #include "metrics/cambi/cambi.h"
+#include "metrics/integer_adm/integer_adm.h"
+#include "metrics/integer_motion/integer_motion.h"
+#include "metrics/integer_vif/integer_vif.h"
 #include "metrics/psnr/psnr.h"
 #include "metrics/speed_chroma/speed_chroma.h"
 
@@ -9,6 +13,9 @@ namespace vqx {
 const std::vector<const MetricDescriptor*>& metric_registry() {
   static const std::vector<const MetricDescriptor*> registry = {
       &psnr_descriptor(),
+      &integer_vif_descriptor(),
+      &integer_adm_descriptor(),
+      &integer_motion_descriptor(),
       &cambi_descriptor(),
       &speed_chroma_descriptor(),
   };

@@ -1,0 +1,150 @@
+// libvmaf's integer `motion` on the CPU (shared/spec/vmaf.md section 4). Temporal: the engine
+// hands every frame in order (also frames that --subsample does not report, as libvmaf runs
+// temporal extractors on every frame), and flush() writes motion2/motion3 for all of them.
+#include "metrics/integer_motion/integer_motion.h"
+
+#include <cstring>
+#include <mutex>
+
+#include "engine/thread_pool.h"
+#include "metrics/integer_motion/motion_math.h"
+#include "metrics/vmaf_common/feature_name.h"
+#include "metrics/vmaf_common/size_limits.h"
+
+namespace vqx {
+namespace {
+
+using namespace integer_motion;
+
+const std::vector<vmaf_common::FeatureParam> kFeatureParams = {
+    {"motion_force_zero", "force_0"},       {"motion_max_val", "mmxv"},
+    {"motion_fps_weight", "mfw"},           {"motion_blend_factor", "mbf"},
+    {"motion_blend_offset", "mbo"},         {"motion_five_frame_window", "mffw"},
+    {"motion_moving_average", "mma"},
+};
+
+constexpr size_t kRowGrain = 32;
+enum Output : size_t { kSad, kMotion2, kMotion3, kDebugMotion };
+
+class IntegerMotionCpu final : public CpuMetric {
+ public:
+  explicit IntegerMotionCpu(const OptionValues& o)
+      : force_zero_(o.get_bool("motion_force_zero")),
+        fps_weight_(vmaf_common::normalise_double_option(o.get_double("motion_fps_weight"))),
+        debug_(o.get_bool("debug")),
+        suffix_(vmaf_common::name_suffix(integer_motion_descriptor().options, o, kFeatureParams)) {
+    post_.five_frame_window = o.get_bool("motion_five_frame_window");
+    post_.moving_average = o.get_bool("motion_moving_average");
+    post_.blend_factor = vmaf_common::normalise_double_option(o.get_double("motion_blend_factor"));
+    post_.blend_offset = vmaf_common::normalise_double_option(o.get_double("motion_blend_offset"));
+    post_.max_val = vmaf_common::normalise_double_option(o.get_double("motion_max_val"));
+  }
+
+  std::vector<std::string> feature_names() const override {
+    std::vector<std::string> names = {"VMAF_integer_feature_motion_sad_score", "integer_motion2",
+                                      "integer_motion3"};
+    if (debug_) names.push_back("integer_motion");
+    return vmaf_common::with_suffix(names, suffix_);
+  }
+
+  bool temporal() const override { return true; }
+
+  void init(const MetricContext& context) override {
+    vmaf_common::require_min_size(context.format, "motion");
+    format_ = context.format;
+    pool_ = context.pool;
+    plane_bytes_ = format_.plane_bytes(0);
+  }
+
+  void extract(const Picture& ref, const Picture& /*dis*/, uint64_t frame,
+               FeatureWriter& out) override {
+    // Only the reference luma is used (4.2). history_[0] holds frame n-1, history_[1] n-2.
+    const size_t lag = post_.five_frame_window ? 2 : 1;
+    double score = 0.0;
+    if (!force_zero_ && frame >= lag && history_.size() >= lag)
+      score = frame_score(ref.bytes(), history_[lag - 1].data());
+    if (scores_.size() <= frame) scores_.resize(frame + 1, 0.0);
+    scores_[frame] = score;
+    out.put(frame, kSad, score);
+    if (debug_) out.put(frame, kDebugMotion, score);
+    if (force_zero_) return;
+    // Keep the last `lag` reference luma planes, newest first.
+    std::vector<uint8_t> current(ref.bytes(), ref.bytes() + plane_bytes_);
+    history_.insert(history_.begin(), std::move(current));
+    if (history_.size() > lag) history_.resize(lag);
+  }
+
+  void flush(FeatureWriter& out) override {
+    std::vector<double> motion2, motion3;
+    if (force_zero_) {
+      // Every score is 0 (4.1); no post-processing.
+      motion2.assign(scores_.size(), 0.0);
+      motion3.assign(scores_.size(), 0.0);
+    } else {
+      motion_post(scores_, post_, motion2, motion3);
+    }
+    for (size_t n = 0; n < scores_.size(); ++n) {
+      out.put(n, kMotion2, motion2[n]);
+      out.put(n, kMotion3, motion3[n]);
+    }
+  }
+
+ private:
+  double frame_score(const uint8_t* cur, const uint8_t* prev) {
+    const uint32_t w = format_.width, h = format_.height;
+    uint64_t sad = 0;
+    std::mutex mutex;
+    pool_->parallel_for(h, kRowGrain, [&](size_t begin, size_t end) {
+      uint64_t part;
+      if (format_.bit_depth == 8)
+        part = motion_sad_rows(prev, cur, w, h, 8, uint32_t(begin), uint32_t(end));
+      else
+        part = motion_sad_rows(reinterpret_cast<const uint16_t*>(prev),
+                               reinterpret_cast<const uint16_t*>(cur), w, h, format_.bit_depth,
+                               uint32_t(begin), uint32_t(end));
+      std::lock_guard lock(mutex);
+      sad += part;
+    });
+    return motion_score(sad, w, h, fps_weight_, post_.max_val);
+  }
+
+  bool force_zero_;
+  double fps_weight_;
+  bool debug_;
+  std::string suffix_;
+  MotionPostOptions post_;
+  PictureFormat format_;
+  ThreadPool* pool_ = nullptr;
+  size_t plane_bytes_ = 0;
+  std::vector<std::vector<uint8_t>> history_;
+  std::vector<double> scores_;
+};
+
+}  // namespace
+
+const MetricDescriptor& integer_motion_descriptor() {
+  static const MetricDescriptor descriptor{
+      "motion",
+      "libvmaf's integer motion (SAD score, integer_motion2, integer_motion3), bit-exact",
+      {
+          OptionSpec::Bool("motion_force_zero", false, "every motion score is 0 (alias force_0)"),
+          OptionSpec::Double("motion_max_val", 10000.0, 0.0, 10000.0,
+                             "clip of the SAD score and of motion3 (alias mmxv)"),
+          OptionSpec::Double("motion_fps_weight", 1.0, 0.0, 5.0,
+                             "multiplies the SAD score (alias mfw)"),
+          OptionSpec::Double("motion_blend_factor", 1.0, 0.0, 1.0, "motion3 blend (alias mbf)"),
+          OptionSpec::Double("motion_blend_offset", 40.0, 0.0, 1000.0,
+                             "motion3 blend knee (alias mbo)"),
+          OptionSpec::Bool("motion_five_frame_window", false,
+                           "compare frame n with n-2, for high frame rates (alias mffw)"),
+          OptionSpec::Bool("motion_moving_average", false,
+                           "motion3 = mean of this and the previous value (alias mma)"),
+          OptionSpec::Bool("debug", false, "also output integer_motion (= the SAD score)"),
+      },
+      [](const OptionValues& o) { return std::make_unique<IntegerMotionCpu>(o); },
+      nullptr,
+  };
+  return descriptor;
+}
+
+}  // namespace vqx
