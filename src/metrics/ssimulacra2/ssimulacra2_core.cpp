@@ -229,12 +229,18 @@ void accumulate_ssim(const float* mu1, const float* mu2, const float* s11, const
 }
 
 void accumulate_edges(const float* img1, const float* mu1, const float* img2, const float* mu2,
-                      size_t n, ChannelSums& sums) {
+                      size_t n, EdgeDifference mode, ChannelSums& sums) {
+  const size_t f32_end = mode == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
   double r[kTermBlock];
   double a1 = sums.a1, a4 = sums.a4, d1 = sums.d1, d4 = sums.d4;
   for (size_t base = 0; base < n; base += kTermBlock) {
     const size_t len = n - base < kTermBlock ? n - base : kTermBlock;
-    for (size_t j = 0; j < len; ++j) {
+    const size_t split = f32_end <= base ? 0 : (f32_end - base < len ? f32_end - base : len);
+    for (size_t j = 0; j < split; ++j) {
+      const size_t i = base + j;
+      r[j] = edge_ratio_f32_difference(img1[i], mu1[i], img2[i], mu2[i]);
+    }
+    for (size_t j = split; j < len; ++j) {
       const size_t i = base + j;
       r[j] = edge_ratio(img1[i], mu1[i], img2[i], mu2[i]);
     }

@@ -146,13 +146,32 @@ inline double ssim_term(float mu1, float mu2, float s11, float s22, float s12) {
   return d < 0.0 ? 0.0 : d;
 }
 
+// Where the edge map forms |img - mu|. The spec (section 8) and the fork's scalar C code take the
+// difference in f64. The fork's AVX2 code, which x86 builds dispatch to and which produced the
+// golden scores (shared/golden/*/lusoris), subtracts in f32 and widens the absolute value, for
+// every pixel of a whole group of 8 in the flattened plane; its last n % 8 pixels take the scalar
+// f64 path. The two differ by up to ~1e-7 in the score (shared/golden/README.md, "--cpumask").
+enum class EdgeDifference : uint8_t {
+  kDouble,            // f64 everywhere: the fork's scalar path (the spec's section 16 vectors)
+  kFloatGroupsOf8,    // the fork's AVX2 path: f32 for pixels [0, n - n % 8), f64 after
+};
+
 // The edge ratio r of one pixel (section 8); art = max(r, 0), det = max(-r, 0).
+inline double edge_ratio_of(double e1, double e2) { return ((1.0 + e2) / (1.0 + e1)) - 1.0; }
 inline double edge_ratio(float img1, float mu1, float img2, float mu2) {
   double e1 = double(img1) - double(mu1);
   double e2 = double(img2) - double(mu2);
   e1 = e1 < 0.0 ? -e1 : e1;
   e2 = e2 < 0.0 ? -e2 : e2;
-  return ((1.0 + e2) / (1.0 + e1)) - 1.0;
+  return edge_ratio_of(e1, e2);
+}
+// The same with the differences rounded to f32 (the fork's AVX2 lanes).
+inline double edge_ratio_f32_difference(float img1, float mu1, float img2, float mu2) {
+  float e1 = img1 - mu1;
+  float e2 = img2 - mu2;
+  e1 = e1 < 0.0f ? -e1 : e1;
+  e2 = e2 < 0.0f ? -e2 : e2;
+  return edge_ratio_of(double(e1), double(e2));
 }
 
 inline double quartic(double v) { return (v * v) * (v * v); }
@@ -169,7 +188,7 @@ void accumulate_ssim(const float* mu1, const float* mu2, const float* s11, const
                      const float* s12, size_t n, ChannelSums& sums);
 // A1, A4, D1, D4 over pixels [0, n) in raster order.
 void accumulate_edges(const float* img1, const float* mu1, const float* img2, const float* mu2,
-                      size_t n, ChannelSums& sums);
+                      size_t n, EdgeDifference mode, ChannelSums& sums);
 
 // ---- Section 10: pooling -----------------------------------------------------------------------
 

@@ -46,7 +46,7 @@ RgbPlanes Workspace::linear(int image) {
   return RgbPlanes{{base, base + full, base + 2 * full}, width_, height_};
 }
 
-FrameSums Workspace::run(ThreadPool* pool) {
+FrameSums Workspace::run(ThreadPool* pool, EdgeDifference edge_difference) {
   FrameSums result;
   // The current scale's linear RGB lives in `cur` (6 planes: ref R G B, dis R G B); the next
   // scale is written to `next`; then `cur` is free and holds the blur outputs.
@@ -119,7 +119,7 @@ FrameSums Workspace::run(ThreadPool* pool) {
             accumulate_ssim(blurred[0], blurred[1], blurred[2], blurred[3], blurred[4], n,
                             ssim_part);
           else
-            accumulate_edges(img1, blurred[0], img2, blurred[1], n, edge_part);
+            accumulate_edges(img1, blurred[0], img2, blurred[1], n, edge_difference, edge_part);
         }
       });
       sums.s1 = ssim_part.s1;
@@ -158,9 +158,9 @@ void load_linear(Workspace& workspace, const Picture& ref, const Picture& dis,
 }
 
 double score_pair(Workspace& workspace, const Picture& ref, const Picture& dis,
-                  const YuvMatrix* matrix, ThreadPool* pool) {
+                  const YuvMatrix* matrix, ThreadPool* pool, EdgeDifference edge_difference) {
   load_linear(workspace, ref, dis, matrix, pool);
-  return pool_score(workspace.run(pool));
+  return pool_score(workspace.run(pool, edge_difference));
 }
 
 }  // namespace vqx::ssimulacra2

@@ -25,7 +25,7 @@ class Workspace {
 
   // Runs sections 3-9 on the linear planes (which it overwrites) and returns the sums.
   // `pool` may be null (everything runs in the calling thread).
-  FrameSums run(ThreadPool* pool);
+  FrameSums run(ThreadPool* pool, EdgeDifference edge_difference);
 
  private:
   uint32_t width_ = 0, height_ = 0;
@@ -39,9 +39,10 @@ class Workspace {
 void load_linear(Workspace& workspace, const Picture& ref, const Picture& dis,
                  const YuvMatrix* matrix, ThreadPool* pool);
 
-// load_linear + run + pool_score.
+// load_linear + run + pool_score. The metric uses EdgeDifference::kFloatGroupsOf8 (the goldens).
 double score_pair(Workspace& workspace, const Picture& ref, const Picture& dis,
-                  const YuvMatrix* matrix, ThreadPool* pool);
+                  const YuvMatrix* matrix, ThreadPool* pool,
+                  EdgeDifference edge_difference = EdgeDifference::kFloatGroupsOf8);
 
 // Calls body(begin, end) over [0, n) in chunks of `grain`, on the pool when there is one.
 void for_chunks(ThreadPool* pool, size_t n, size_t grain,
