@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
+#include "metrics/ssimulacra2/ssimulacra2_lanes.h"
 
 namespace vqx::ssimulacra2 {
 
@@ -146,19 +147,50 @@ inline XybPixel xyb_pixel(float r, float g, float b, float cbrt_bias) {
 
 XybPixel linear_rgb_to_xyb(float r, float g, float b) { return xyb_pixel(r, g, b, kCbrtBias); }
 
+namespace {
+
+// cbrt_approx on eight lanes: the same operations, the unsigned division included (GCC lowers
+// division by the constant 3 to an exact multiply-high).
+inline lanes::F32x8 cbrt_approx_lanes(lanes::F32x8 x) {
+  using namespace lanes;
+  U32x8 u = reinterpret_cast<U32x8>(x);
+  u = u / 3u + 0x2a5137a0u;
+  F32x8 y = reinterpret_cast<F32x8>(u);
+  const F32x8 third = splat(1.0f / 3.0f), two = splat(2.0f);
+  y = ((two * y) + (x / (y * y))) * third;
+  y = ((two * y) + (x / (y * y))) * third;
+  return select(x > splat(0.0f), y, splat(0.0f));
+}
+
+}  // namespace
+
 void linear_rgb_to_xyb(const ConstRgbPlanes& in, const RgbPlanes& out, size_t begin, size_t end) {
+  using namespace lanes;
   const float bias = kCbrtBias;
-  const float* __restrict r = in.c[0];
-  const float* __restrict g = in.c[1];
-  const float* __restrict b = in.c[2];
-  float* __restrict ox = out.c[0];
-  float* __restrict oy = out.c[1];
-  float* __restrict ob = out.c[2];
-  for (size_t i = begin; i < end; ++i) {
-    const XybPixel p = xyb_pixel(r[i], g[i], b[i], bias);
-    ox[i] = p.x;
-    oy[i] = p.y;
-    ob[i] = p.b;
+  size_t i = begin;
+  const F32x8 m00 = splat(kM00), m01 = splat(kM01), m02 = splat(kM02);
+  const F32x8 m10 = splat(kM10), m11 = splat(kM11), m12 = splat(kM12);
+  const F32x8 m20 = splat(kM20), m21 = splat(kM21), m22 = splat(kM22);
+  const F32x8 opsin_bias = splat(kOpsinBias), cbrt_bias = splat(bias);
+  for (; i + kLanes <= end; i += kLanes) {
+    const F32x8 r = load(in.c[0] + i), g = load(in.c[1] + i), b = load(in.c[2] + i);
+    const F32x8 l = ((m00 * r + m01 * g) + m02 * b) + opsin_bias;
+    const F32x8 m = ((m10 * r + m11 * g) + m12 * b) + opsin_bias;
+    const F32x8 s = ((m20 * r + m21 * g) + m22 * b) + opsin_bias;
+    const F32x8 L = cbrt_approx_lanes(l) - cbrt_bias;
+    const F32x8 M = cbrt_approx_lanes(m) - cbrt_bias;
+    const F32x8 S = cbrt_approx_lanes(s) - cbrt_bias;
+    const F32x8 X = splat(0.5f) * (L - M);
+    const F32x8 Y = splat(0.5f) * (L + M);
+    store(out.c[0] + i, (X * splat(14.0f)) + splat(0.42f));
+    store(out.c[1] + i, Y + splat(0.01f));
+    store(out.c[2] + i, (S - Y) + splat(0.55f));
+  }
+  for (; i < end; ++i) {
+    const XybPixel p = xyb_pixel(in.c[0][i], in.c[1][i], in.c[2][i], bias);
+    out.c[0][i] = p.x;
+    out.c[1][i] = p.y;
+    out.c[2][i] = p.b;
   }
 }
 
@@ -231,26 +263,28 @@ void accumulate_ssim(const float* mu1, const float* mu2, const float* s11, const
 void accumulate_edges(const float* img1, const float* mu1, const float* img2, const float* mu2,
                       size_t n, EdgeDifference mode, ChannelSums& sums) {
   const size_t f32_end = mode == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
-  double r[kTermBlock];
+  double art[kTermBlock], det[kTermBlock];
   double a1 = sums.a1, a4 = sums.a4, d1 = sums.d1, d4 = sums.d4;
   for (size_t base = 0; base < n; base += kTermBlock) {
     const size_t len = n - base < kTermBlock ? n - base : kTermBlock;
     const size_t split = f32_end <= base ? 0 : (f32_end - base < len ? f32_end - base : len);
     for (size_t j = 0; j < split; ++j) {
       const size_t i = base + j;
-      r[j] = edge_ratio_f32_difference(img1[i], mu1[i], img2[i], mu2[i]);
+      const double r = edge_ratio_f32_difference(img1[i], mu1[i], img2[i], mu2[i]);
+      art[j] = r > 0.0 ? r : 0.0;
+      det[j] = r < 0.0 ? -r : 0.0;
     }
     for (size_t j = split; j < len; ++j) {
       const size_t i = base + j;
-      r[j] = edge_ratio(img1[i], mu1[i], img2[i], mu2[i]);
+      const double r = edge_ratio(img1[i], mu1[i], img2[i], mu2[i]);
+      art[j] = r > 0.0 ? r : 0.0;
+      det[j] = r < 0.0 ? -r : 0.0;
     }
     for (size_t j = 0; j < len; ++j) {
-      const double art = r[j] > 0.0 ? r[j] : 0.0;
-      const double det = -r[j] > 0.0 ? -r[j] : 0.0;
-      a1 += art;
-      a4 += quartic(art);
-      d1 += det;
-      d4 += quartic(det);
+      a1 += art[j];
+      a4 += quartic(art[j]);
+      d1 += det[j];
+      d4 += quartic(det[j]);
     }
   }
   sums.a1 = a1;

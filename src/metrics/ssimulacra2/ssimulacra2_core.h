@@ -68,16 +68,16 @@ void rgb_to_linear_rgb(const Picture& picture, const RgbPlanes& out, uint32_t y0
 
 // ---- Section 3: linear RGB -> XYB --------------------------------------------------------------
 
-// Bit trick plus two Newton steps with a correctly rounded divide (3.2).
+// Bit trick plus two Newton steps with a correctly rounded divide (3.2). Written without an early
+// return so that loops over it vectorise; the result for x <= 0 (or NaN) is still exactly 0.
 inline float cbrt_approx(float x) {
-  if (!(x > 0.0f)) return 0.0f;
   uint32_t u = std::bit_cast<uint32_t>(x);
   u = u / 3u + 0x2a5137a0u;
   float y = std::bit_cast<float>(u);
   constexpr float kThird = 1.0f / 3.0f;  // 0x3eaaaaab
   y = ((2.0f * y) + (x / (y * y))) * kThird;
   y = ((2.0f * y) + (x / (y * y))) * kThird;
-  return y;
+  return x > 0.0f ? y : 0.0f;
 }
 
 struct XybPixel {
