@@ -1,6 +1,7 @@
 // Colour conversion, XYB, downsampling, per-pixel terms and pooling of the fork's SSIMULACRA 2
 // (shared/spec/ssimulacra2.md sections 2-5 and 7-10). The blur is in ssimulacra2_blur.cpp.
 #include <cmath>
+#include <vector>
 
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
 #include "metrics/ssimulacra2/ssimulacra2_lanes.h"
@@ -58,6 +59,11 @@ void yuv_rows(const Picture& picture, const YuvMatrix& m, const RgbPlanes& out, 
   const Sample* py = picture.plane<Sample>(0);
   const Sample* pu = picture.plane<Sample>(1);
   const Sample* pv = picture.plane<Sample>(2);
+  // The horizontal chroma index of each column, once per call instead of once per pixel.
+  thread_local std::vector<uint32_t> column_index;
+  column_index.resize(w);
+  for (uint32_t x = 0; x < w; ++x) column_index[x] = chroma_index(x, cw, w);
+  const uint32_t* cxs = column_index.data();
   for (uint32_t y = y0; y < y1; ++y) {
     const uint32_t cy = chroma_index(y, ch, h);
     const Sample* row_y = py + size_t{y} * w;
@@ -67,7 +73,7 @@ void yuv_rows(const Picture& picture, const YuvMatrix& m, const RgbPlanes& out, 
     float* g_out = out.c[1] + size_t{y} * w;
     float* b_out = out.c[2] + size_t{y} * w;
     for (uint32_t x = 0; x < w; ++x) {
-      const uint32_t cx = chroma_index(x, cw, w);
+      const uint32_t cx = cxs[x];
       const float Y = float(row_y[x]) * inv_peak;
       const float U = float(row_u[cx]) * inv_peak;
       const float V = float(row_v[cx]) * inv_peak;
