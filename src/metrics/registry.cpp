@@ -7,6 +7,7 @@
 #include "metrics/integer_vif/integer_vif.h"
 #include "metrics/psnr/psnr.h"
 #include "metrics/speed_chroma/speed_chroma.h"
+#include "metrics/ssimulacra2/ssimulacra2.h"
 
 namespace vqx {
 
@@ -18,6 +19,7 @@ const std::vector<const MetricDescriptor*>& metric_registry() {
       &integer_motion_descriptor(),
       &cambi_descriptor(),
       &speed_chroma_descriptor(),
+      &ssimulacra2_descriptor(),
   };
   return registry;
 }

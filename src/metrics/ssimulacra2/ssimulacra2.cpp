@@ -1,0 +1,84 @@
+// The ssimulacra2 metric on the CPU: input checks, options, and one workspace per frame in flight.
+#include "metrics/ssimulacra2/ssimulacra2.h"
+
+#include <fmt/format.h>
+
+#include <mutex>
+
+#include "engine/error.h"
+#include "metrics/ssimulacra2/ssimulacra2_pipeline.h"
+
+namespace vqx {
+namespace {
+
+class Ssimulacra2Cpu final : public CpuMetric {
+ public:
+  explicit Ssimulacra2Cpu(const OptionValues& options)
+      : matrix_(ssimulacra2::make_yuv_matrix(int(options.get_int("yuv_matrix")))) {}
+
+  std::vector<std::string> feature_names() const override { return {"ssimulacra2"}; }
+
+  void init(const MetricContext& context) override {
+    const PictureFormat& f = context.format;
+    pool_ = context.pool;
+    rgb_ = f.color == ColorModel::kRGB;
+    if (f.subsampling == ChromaSubsampling::k400)
+      throw InputError(fmt::format(
+          "ssimulacra2: {} input has no chroma; the metric needs colour (4:2:0, 4:2:2 or 4:4:4)",
+          f.describe()));
+    if (rgb_ && f.subsampling != ChromaSubsampling::k444)
+      throw InputError("ssimulacra2: RGB input must have three full-resolution planes");
+    // libjxl refuses images below 8x8 (section 13); the fork's Y'CbCr path scores them (as 100).
+    if (rgb_ && (f.width < 8 || f.height < 8))
+      throw InputError(fmt::format(
+          "ssimulacra2: RGB image {}x{} is smaller than the 8x8 minimum", f.width, f.height));
+  }
+
+  void extract(const Picture& ref, const Picture& dis, uint64_t frame, FeatureWriter& out) override {
+    std::unique_ptr<ssimulacra2::Workspace> workspace = take_workspace();
+    const double score =
+        ssimulacra2::score_pair(*workspace, ref, dis, rgb_ ? nullptr : &matrix_, pool_);
+    give_back(std::move(workspace));
+    out.put(frame, 0, score);
+  }
+
+ private:
+  // Frames may arrive concurrently; each takes a workspace from this stack, so scratch memory
+  // is reused across frames and there are at most as many workspaces as frames in flight.
+  std::unique_ptr<ssimulacra2::Workspace> take_workspace() {
+    std::lock_guard lock(mutex_);
+    if (spare_.empty()) return std::make_unique<ssimulacra2::Workspace>();
+    auto w = std::move(spare_.back());
+    spare_.pop_back();
+    return w;
+  }
+  void give_back(std::unique_ptr<ssimulacra2::Workspace> w) {
+    std::lock_guard lock(mutex_);
+    spare_.push_back(std::move(w));
+  }
+
+  ssimulacra2::YuvMatrix matrix_;
+  ThreadPool* pool_ = nullptr;
+  bool rgb_ = false;
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<ssimulacra2::Workspace>> spare_;
+};
+
+}  // namespace
+
+const MetricDescriptor& ssimulacra2_descriptor() {
+  static const MetricDescriptor descriptor{
+      "ssimulacra2",
+      "SSIMULACRA 2.1 perceptual score (100 = identical), lusoris fork on Y'CbCr, libjxl on RGB",
+      {
+          OptionSpec::Int("yuv_matrix", 0, 0, 3,
+                          "Y'CbCr to R'G'B': 0 BT.709 limited, 1 BT.601 limited, 2 BT.709 full, "
+                          "3 BT.601 full (ignored for RGB input)"),
+      },
+      [](const OptionValues& o) { return std::make_unique<Ssimulacra2Cpu>(o); },
+      nullptr,
+  };
+  return descriptor;
+}
+
+}  // namespace vqx
