@@ -68,6 +68,26 @@ TEST(VmafModelFeatures, RequestsAreSharedAcrossModels) {
                      "vif=vif_enhn_gain_limit=1"}));
 }
 
+TEST(VmafModelFeatures, UserFeaturesSharingAModelInstanceAreDropped) {
+  auto models = load_models({"version=vmaf_v0.6.1"});
+  // debug is not a feature parameter: adm=debug=true is the model's adm instance (vmaf.md 5).
+  // vif_skip_scale0 is one, so that vif is a second instance; psnr is not a model extractor.
+  EXPECT_EQ(merged_feature_requests(models, {"adm=debug=true", "vif=vif_skip_scale0=true", "psnr",
+                                             "motion=motion_max_val=10000.0"}),
+            (Strings{"adm", "motion", "vif", "vif=vif_skip_scale0=true", "psnr"}));
+}
+
+TEST(VmafModelFeatures, MetricRequestsParseWithTheRegistry) {
+  if (!find_metric("adm") || !find_metric("vif") || !find_metric("motion"))
+    GTEST_SKIP() << "the integer VMAF extractors are not registered in this build";
+  auto requests = model_metric_requests(load_models({"version=vmaf_v0.6.1neg"}));
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[0].metric->name, "adm");
+  EXPECT_EQ(requests[0].options.get_double("adm_enhn_gain_limit"), 1.0);
+  EXPECT_EQ(requests[2].metric->name, "vif");
+  EXPECT_EQ(requests[2].options.get_double("vif_enhn_gain_limit"), 1.0);
+}
+
 TEST(VmafModelOverrides, MergeNormaliseAndRename) {
   // Values go through strtof and %g (vmaf.md 5): "1.0" -> "1", 1.23456789 -> "1.23457".
   auto m = load("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=1.0:vif.vif_enhn_gain_limit=1.23456789");

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/metric.h"
 #include "engine/result_table.h"
 #include "metrics/vmaf/feature_catalog.h"
 
@@ -117,6 +118,16 @@ void check_unique_names(const std::vector<LoadedModel>& models);
 // The feature requests of all models, deduplicated the way libvmaf shares extractor instances
 // (extractor name plus non-default feature-parameter options).
 std::vector<std::string> model_feature_requests(const std::vector<LoadedModel>& models);
+
+// The extractor requests of a run: the models' (model_feature_requests) first, then each user
+// `--feature` string unless an instance with the same extractor and non-default feature-param
+// options is already there. libvmaf drops such a duplicate silently (vmaf.md 5), e.g.
+// `--feature adm=debug=true` next to a model that uses the default adm.
+std::vector<std::string> merged_feature_requests(const std::vector<LoadedModel>& models,
+                                                 const std::vector<std::string>& user_features);
+// The same parsed with the metric registry (throws vqx::UsageError like parse_metric_request).
+std::vector<MetricRequest> model_metric_requests(const std::vector<LoadedModel>& models,
+                                                 const std::vector<std::string>& user_features = {});
 
 // Adds the column `model.name()` to `table` with the score of every selected frame. Throws
 // vqx::InputError naming a feature column or frame value that is missing, and vqx::UsageError

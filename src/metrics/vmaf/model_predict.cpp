@@ -150,7 +150,57 @@ std::vector<std::string> texts(const std::vector<FeatureRequest>& requests) {
   return out;
 }
 
+// The instance key of a user --feature string, or "" when vqx cannot tell (an extractor models
+// do not use, or options the catalog does not accept: the engine reports those).
+std::string user_request_key(const std::string& text) {
+  size_t eq = text.find('=');
+  const CatalogExtractor* extractor = find_extractor(text.substr(0, eq));
+  if (!extractor) return "";
+  std::vector<OptionSetting> settings;
+  if (eq != std::string::npos) {
+    std::string_view rest = std::string_view(text).substr(eq + 1);
+    while (!rest.empty()) {
+      size_t colon = std::min(rest.find(':'), rest.size());
+      std::string_view pair = rest.substr(0, colon);
+      rest = colon < rest.size() ? rest.substr(colon + 1) : std::string_view{};
+      size_t e = pair.find('=');
+      if (e == std::string_view::npos) return "";
+      const CatalogOption* option = extractor->find_option(pair.substr(0, e));
+      if (!option) return "";
+      std::string value = normalize_option_text(pair.substr(e + 1));
+      try {
+        parse_catalog_value(*option, value);
+      } catch (const std::invalid_argument&) {
+        return "";
+      }
+      settings.emplace_back(option->name, value);
+    }
+  }
+  return output_name(*extractor, extractor->name, settings);
+}
+
 }  // namespace
+
+std::vector<std::string> merged_feature_requests(const std::vector<LoadedModel>& models,
+                                                 const std::vector<std::string>& user_features) {
+  std::vector<FeatureRequest> requests;
+  for (const auto& m : models) append_requests(m, requests);
+  for (const auto& text : user_features) {
+    std::string key = user_request_key(text);
+    bool seen = false;
+    for (const auto& r : requests) seen = seen || (!key.empty() && r.key == key);
+    if (!seen) requests.push_back({key, text});
+  }
+  return texts(requests);
+}
+
+std::vector<MetricRequest> model_metric_requests(const std::vector<LoadedModel>& models,
+                                                 const std::vector<std::string>& user_features) {
+  std::vector<MetricRequest> out;
+  for (const auto& text : merged_feature_requests(models, user_features))
+    out.push_back(parse_metric_request(text));
+  return out;
+}
 
 std::vector<std::string> LoadedModel::feature_requests() const {
   std::vector<FeatureRequest> requests;
