@@ -101,6 +101,11 @@ TEST(VmafModelOverrides, MergeNormaliseAndRename) {
   EXPECT_EQ(neg_reset.feature_requests()[0], "adm");
   EXPECT_EQ(neg_reset.feature_columns()[0], "integer_adm2");
 
+  // A non-feature-param option travels to the extractor but does not rename its outputs.
+  auto portable = load("version=vmaf_v0.6.1:adm.adm_simd_compat=none");
+  EXPECT_EQ(portable.feature_requests()[0], "adm=adm_simd_compat=none");
+  EXPECT_EQ(portable.feature_columns()[0], "integer_adm2");
+
   // An override replaces the model's own value.
   auto v1 = load("version=vmaf_v1.0.16_3d0h:motion.motion_max_val=20:motion.motion_five_frame_window=true");
   EXPECT_EQ(v1.feature_columns()[3], "integer_motion3_mffw_mmxv_20");

@@ -52,7 +52,9 @@ std::vector<CatalogExtractor> make_catalog() {
                 real("adm_noise_weight", "nw", 0.03125, 0.0, 1500.0),
                 real("adm_dlm_weight", "dlmw", 0.5, 0.0, 1.0),
                 real("adm_min_val", "min", 0.0, 0.0, 1.0), boolean("adm_skip_scale0", "ssz"),
-                boolean("adm_skip_aim", "", false), boolean("debug", "", false)},
+                boolean("adm_skip_aim", "", false), boolean("debug", "", false),
+                // vqx's choice of libvmaf build to match (vmaf.md 9, D1); not in output names.
+                text("adm_simd_compat", "", "avx2", {"avx2", "avx512", "none"}, false)},
                {{"VMAF_integer_feature_adm2_score", "integer_adm2"},
                 {"VMAF_integer_feature_aim_score", "integer_aim"},
                 {"VMAF_integer_feature_adm3_score", "integer_adm3"}}});
