@@ -8,7 +8,8 @@
 namespace {
 
 void predict(benchmark::State& state, const char* version, std::vector<double> raw) {
-  auto model = vqx::vmaf::load_model(vqx::vmaf::parse_model_request(std::string("version=") + version));
+  auto model =
+      vqx::vmaf::load_model(vqx::vmaf::parse_model_request(std::string("version=") + version));
   for (auto _ : state) {
     raw[0] += 1e-12;  // keep the compiler from hoisting the call
     benchmark::DoNotOptimize(model.predict(raw));

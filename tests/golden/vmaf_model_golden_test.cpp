@@ -3,7 +3,6 @@
 // bit, for every built-in model on every fixture pair. Needs only the golden files.
 #include <cmath>
 #include <cstring>
-
 #include <nlohmann/json.hpp>
 
 #include "metrics/vmaf/builtin_models.h"
@@ -15,11 +14,16 @@ namespace {
 
 using vmaf::LoadedModel;
 
-const std::vector<std::string> kModels = {
-    "vmaf_v0.6.1",           "vmaf_4k_v0.6.1",         "vmaf_v1.0.16_3d0h",
-    "vmaf_v1.0.16_5d0h",     "vmaf_v1.0.16_1d5h_2160", "vmaf_v1.0.16_3d0h_2160",
-    "vmaf_v1.0.16_hfr_3d0h", "vmaf_v1.0.16_hfr_5d0h",  "vmaf_v1.0.16_hfr_1d5h_2160",
-    "vmaf_v1.0.16_hfr_3d0h_2160"};
+const std::vector<std::string> kModels = {"vmaf_v0.6.1",
+                                          "vmaf_4k_v0.6.1",
+                                          "vmaf_v1.0.16_3d0h",
+                                          "vmaf_v1.0.16_5d0h",
+                                          "vmaf_v1.0.16_1d5h_2160",
+                                          "vmaf_v1.0.16_3d0h_2160",
+                                          "vmaf_v1.0.16_hfr_3d0h",
+                                          "vmaf_v1.0.16_hfr_5d0h",
+                                          "vmaf_v1.0.16_hfr_1d5h_2160",
+                                          "vmaf_v1.0.16_hfr_3d0h_2160"};
 
 // A result table holding the golden's feature columns, as the engine would have filled it.
 void fill_from_golden(ResultTable& table, const Golden& golden, const LoadedModel& model) {
@@ -90,7 +94,8 @@ TEST(VmafModelGoldenChroma, N576PrescaledModelsTakeTheCorrectionPath) {
   for (const char* version : {"vmaf_v1.0.16_5d0h", "vmaf_v1.0.16_3d0h_2160",
                               "vmaf_v1.0.16_hfr_5d0h", "vmaf_v1.0.16_hfr_3d0h_2160"}) {
     Golden golden = load_golden("n576", "netflix-p17", version);
-    LoadedModel model = vmaf::load_model(vmaf::parse_model_request(std::string("version=") + version));
+    LoadedModel model =
+        vmaf::load_model(vmaf::parse_model_request(std::string("version=") + version));
     const auto& columns = model.feature_columns();
     const auto& speed = golden.frames.at(columns.at(1));
     for (double v : speed) ASSERT_EQ(v, 0.0) << version;

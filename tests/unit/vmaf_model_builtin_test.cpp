@@ -47,7 +47,8 @@ TEST(VmafModelBuiltin, KeyNumbersOfTheShippedModels) {
     bool v1 = v.rfind("vmaf_v1.0.16", 0) == 0;
     EXPECT_EQ(m["feature_names"].size(), v1 ? 4u : 6u) << v;
     EXPECT_EQ(m.contains("chroma_correction_parameter"), v1) << v;
-    EXPECT_EQ(m["score_clip"][1].get<double>(), v.find("3d0h_2160") != std::string::npos ? 110.0 : 100.0)
+    EXPECT_EQ(m["score_clip"][1].get<double>(),
+              v.find("3d0h_2160") != std::string::npos ? 110.0 : 100.0)
         << v;
     if (v == "vmaf_v0.6.1") {
       EXPECT_EQ(m["slopes"][0].get<double>(), 0.012020766332648465);

@@ -37,35 +37,34 @@ TEST(VmafModelFeatures, V1ModelsNameOnlyNonDefaultOptions) {
   // adm_norm_view_dist=3, adm_ref_display_height=1080 and speed_kernelscale=1 are defaults: they
   // neither travel nor rename (golden column names, golden/README.md).
   auto m = load("version=vmaf_v1.0.16_3d0h");
-  EXPECT_EQ(m.feature_requests(),
-            (Strings{"cambi=cambi_high_res_speedup=1080:cambi_max_val=17:cambi_vis_lum_threshold=0.06",
-                     "speed_chroma=speed_max_val=45:speed_nn_floor=0.1:speed_sigma_nn=0.19:"
-                     "speed_weight_var_mode=5",
-                     "adm=adm_csf_mode=2:adm_dlm_weight=0.7:adm_enhn_gain_limit=1:adm_min_val=0.5:"
-                     "adm_noise_weight=0.02",
-                     "motion=motion_max_val=18"}));
-  EXPECT_EQ(m.feature_columns(),
-            (Strings{"cambi_hrs_1080_cmxv_17_vlt_0.06",
-                     "speed_chroma_uv_mxv_45_nnf_0.1_snn_0.19_wvm_5",
-                     "integer_adm3_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02",
-                     "integer_motion3_mmxv_18"}));
+  EXPECT_EQ(
+      m.feature_requests(),
+      (Strings{"cambi=cambi_high_res_speedup=1080:cambi_max_val=17:cambi_vis_lum_threshold=0.06",
+               "speed_chroma=speed_max_val=45:speed_nn_floor=0.1:speed_sigma_nn=0.19:"
+               "speed_weight_var_mode=5",
+               "adm=adm_csf_mode=2:adm_dlm_weight=0.7:adm_enhn_gain_limit=1:adm_min_val=0.5:"
+               "adm_noise_weight=0.02",
+               "motion=motion_max_val=18"}));
+  EXPECT_EQ(
+      m.feature_columns(),
+      (Strings{"cambi_hrs_1080_cmxv_17_vlt_0.06", "speed_chroma_uv_mxv_45_nnf_0.1_snn_0.19_wvm_5",
+               "integer_adm3_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02", "integer_motion3_mmxv_18"}));
 
   auto hfr = load("version=vmaf_v1.0.16_hfr_3d0h_2160");
   EXPECT_EQ(hfr.feature_requests()[3],
             "motion=motion_five_frame_window=true:motion_max_val=18:motion_moving_average=true");
   EXPECT_EQ(hfr.feature_columns()[1],
             "speed_chroma_uv_mxv_45_nnf_0.1_ps_0.5_psm_bilinear_snn_0.19_wvm_5");
-  EXPECT_EQ(hfr.feature_columns()[2],
-            "integer_adm3_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02_rdh_2160");
+  EXPECT_EQ(hfr.feature_columns()[2], "integer_adm3_csf_2_dlmw_0.7_egl_1_min_0.5_nw_0.02_rdh_2160");
   EXPECT_EQ(hfr.feature_columns()[3], "integer_motion3_mffw_mmxv_18_mma");
 }
 
 TEST(VmafModelFeatures, RequestsAreSharedAcrossModels) {
   auto models = load_models({"version=vmaf_v0.6.1", "version=vmaf_4k_v0.6.1:name=vmaf_4k",
                              "version=vmaf_v0.6.1neg:name=vmaf_neg"});
-  EXPECT_EQ(model_feature_requests(models),
-            (Strings{"adm", "motion", "vif", "adm=adm_enhn_gain_limit=1",
-                     "vif=vif_enhn_gain_limit=1"}));
+  EXPECT_EQ(
+      model_feature_requests(models),
+      (Strings{"adm", "motion", "vif", "adm=adm_enhn_gain_limit=1", "vif=vif_enhn_gain_limit=1"}));
 }
 
 TEST(VmafModelFeatures, UserFeaturesSharingAModelInstanceAreDropped) {
@@ -90,7 +89,8 @@ TEST(VmafModelFeatures, MetricRequestsParseWithTheRegistry) {
 
 TEST(VmafModelOverrides, MergeNormaliseAndRename) {
   // Values go through strtof and %g (vmaf.md 5): "1.0" -> "1", 1.23456789 -> "1.23457".
-  auto m = load("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=1.0:vif.vif_enhn_gain_limit=1.23456789");
+  auto m =
+      load("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=1.0:vif.vif_enhn_gain_limit=1.23456789");
   EXPECT_EQ(m.feature_requests(),
             (Strings{"adm=adm_enhn_gain_limit=1", "motion", "vif=vif_enhn_gain_limit=1.23457"}));
   EXPECT_EQ(m.feature_columns()[0], "integer_adm2_egl_1");
@@ -107,7 +107,8 @@ TEST(VmafModelOverrides, MergeNormaliseAndRename) {
   EXPECT_EQ(portable.feature_columns()[0], "integer_adm2");
 
   // An override replaces the model's own value.
-  auto v1 = load("version=vmaf_v1.0.16_3d0h:motion.motion_max_val=20:motion.motion_five_frame_window=true");
+  auto v1 = load(
+      "version=vmaf_v1.0.16_3d0h:motion.motion_max_val=20:motion.motion_five_frame_window=true");
   EXPECT_EQ(v1.feature_columns()[3], "integer_motion3_mffw_mmxv_20");
   EXPECT_EQ(v1.feature_requests()[3], "motion=motion_five_frame_window=true:motion_max_val=20");
 }
@@ -115,8 +116,9 @@ TEST(VmafModelOverrides, MergeNormaliseAndRename) {
 TEST(VmafModelOverrides, ThreeDZeroHOverriddenToFiveDZeroHScoresLikeIt) {
   // 3d0h and 5d0h differ only in feature options; with the options overridden, the 3d0h model
   // reads the 5d0h columns and reproduces the 5d0h goldens (n576: also the chroma correction).
-  auto m = load("version=vmaf_v1.0.16_3d0h:adm.adm_norm_view_dist=5:speed_chroma.speed_prescale=0.6"
-                ":speed_chroma.speed_prescale_method=bilinear");
+  auto m = load(
+      "version=vmaf_v1.0.16_3d0h:adm.adm_norm_view_dist=5:speed_chroma.speed_prescale=0.6"
+      ":speed_chroma.speed_prescale_method=bilinear");
   auto five = load("version=vmaf_v1.0.16_5d0h");
   EXPECT_EQ(m.feature_columns(), five.feature_columns());
   EXPECT_EQ(m.feature_requests(), five.feature_requests());
@@ -143,11 +145,16 @@ TEST(VmafModelOverrides, Errors) {
     }
   };
   fails("version=vmaf_v0.6.1:foo.bar=1", "unknown feature extractor 'foo'");
-  fails("version=vmaf_v0.6.1:cambi.enc_width=960", "model version=vmaf_v0.6.1 does not use extractor 'cambi'");
-  fails("version=vmaf_v0.6.1:adm.adm_egl=1", "extractor 'adm' has no option 'adm_egl' (options: adm_enhn_gain_limit,");
-  fails("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=0.5", "adm.adm_enhn_gain_limit=0.5 is invalid: must be in [1, 100]");
-  fails("version=vmaf_v0.6.1:motion.motion_five_frame_window=1", "is invalid: expected true or false");
-  fails("version=vmaf_v0.6.1:adm.adm_csf_mode=1.5", "adm.adm_csf_mode=1.5 is invalid: expected an integer");
+  fails("version=vmaf_v0.6.1:cambi.enc_width=960",
+        "model version=vmaf_v0.6.1 does not use extractor 'cambi'");
+  fails("version=vmaf_v0.6.1:adm.adm_egl=1",
+        "extractor 'adm' has no option 'adm_egl' (options: adm_enhn_gain_limit,");
+  fails("version=vmaf_v0.6.1:adm.adm_enhn_gain_limit=0.5",
+        "adm.adm_enhn_gain_limit=0.5 is invalid: must be in [1, 100]");
+  fails("version=vmaf_v0.6.1:motion.motion_five_frame_window=1",
+        "is invalid: expected true or false");
+  fails("version=vmaf_v0.6.1:adm.adm_csf_mode=1.5",
+        "adm.adm_csf_mode=1.5 is invalid: expected an integer");
   fails("version=vmaf_v1.0.16_3d0h:speed_chroma.speed_prescale_method=area",
         "expected one of nearest, bilinear, bicubic, lanczos4");
 }
@@ -270,7 +277,8 @@ TEST(VmafModelApply, MissingFeaturesAreNamed) {
   auto m = load("version=vmaf_v0.6.1neg");
   ResultTable table;
   table.set_frame_count(1);
-  for (const auto& c : load("version=vmaf_v0.6.1").feature_columns()) table.put(0, table.add_feature(c), 0.5);
+  for (const auto& c : load("version=vmaf_v0.6.1").feature_columns())
+    table.put(0, table.add_feature(c), 0.5);
   try {
     apply_model(m, table);
     ADD_FAILURE() << "no error";
@@ -285,7 +293,8 @@ TEST(VmafModelApply, MissingFeaturesAreNamed) {
     apply_model(v061, table);
     ADD_FAILURE() << "no error";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("'integer_adm2' has no value at frame 1"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("'integer_adm2' has no value at frame 1"),
+              std::string::npos)
         << e.what();
   }
 }

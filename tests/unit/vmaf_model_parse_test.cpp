@@ -75,9 +75,8 @@ TEST(VmafModelLoad, UnknownVersionListsTheBuiltIns) {
 }
 
 TEST(VmafModelLoad, UnreadableFile) {
-  expect_error<InputError>(
-      [] { load_model(parse_model_request("path=/nonexistent/model.json")); },
-      "model path=/nonexistent/model.json: cannot open the file");
+  expect_error<InputError>([] { load_model(parse_model_request("path=/nonexistent/model.json")); },
+                           "model path=/nonexistent/model.json: cannot open the file");
 }
 
 TEST(VmafModelLoad, LoadsAFileLikeTheBuiltIn) {
@@ -98,8 +97,7 @@ TEST(VmafModelLoad, LoadsAFileLikeTheBuiltIn) {
 json base_model() { return json::parse(builtin_model_files().at(0).json); }
 
 void expect_model_error(const json& model, const std::string& needle) {
-  expect_error<InputError>([&] { load_model_json(model.dump(), ModelRequest{}, "test"); },
-                           needle);
+  expect_error<InputError>([&] { load_model_json(model.dump(), ModelRequest{}, "test"); }, needle);
   expect_error<InputError>([&] { load_model_json(model.dump(), ModelRequest{}, "test"); },
                            "model test: ");
 }
@@ -159,8 +157,9 @@ TEST(VmafModelLoad, BadModelDictKeys) {
 TEST(VmafModelLoad, BadFeatureOptions) {
   json m = base_model();
   m["model_dict"]["feature_opts_dicts"] = {{{"adm_enhn_gain_limt", 1.0}}};
-  expect_model_error(m, "feature VMAF_integer_feature_adm2_score: extractor 'adm' has no option "
-                        "'adm_enhn_gain_limt'");
+  expect_model_error(m,
+                     "feature VMAF_integer_feature_adm2_score: extractor 'adm' has no option "
+                     "'adm_enhn_gain_limt'");
 
   m = base_model();
   m["model_dict"]["feature_opts_dicts"] = {{{"adm_csf_mode", 7}}};
@@ -210,7 +209,9 @@ TEST(VmafModelLoad, ChromaCorrectionNeedsBothFeatures) {
 
 TEST(VmafModelLoad, UniqueNames) {
   expect_error<UsageError>(
-      [] { load_models({"version=vmaf_v0.6.1", "version=vmaf_4k_v0.6.1"}); },
+      [] {
+        load_models({"version=vmaf_v0.6.1", "version=vmaf_4k_v0.6.1"});
+      },
       "models version=vmaf_v0.6.1 and version=vmaf_4k_v0.6.1 are both named 'vmaf'");
   auto models = load_models({"version=vmaf_v0.6.1", "version=vmaf_4k_v0.6.1:name=vmaf_4k"});
   ASSERT_EQ(models.size(), 2u);

@@ -19,16 +19,17 @@ CatalogOption boolean(std::string name, std::string alias, bool feature_param = 
   return {std::move(name), std::move(alias), OptionType::kBool, false, feature_param, 0, 1, {}};
 }
 CatalogOption integer(std::string name, std::string alias, int64_t def, int64_t min, int64_t max) {
-  return {std::move(name), std::move(alias), OptionType::kInt, def, true, double(min), double(max),
-          {}};
+  return {
+      std::move(name), std::move(alias), OptionType::kInt, def, true, double(min), double(max), {}};
 }
 CatalogOption real(std::string name, std::string alias, double def, double min, double max) {
   return {std::move(name), std::move(alias), OptionType::kDouble, def, true, min, max, {}};
 }
 CatalogOption text(std::string name, std::string alias, std::string def,
                    std::vector<std::string> choices, bool feature_param = true) {
-  return {std::move(name), std::move(alias), OptionType::kString, std::move(def), feature_param,
-          0, 0, std::move(choices)};
+  return {
+      std::move(name),   std::move(alias), OptionType::kString, std::move(def), feature_param, 0, 0,
+      std::move(choices)};
 }
 
 std::vector<CatalogExtractor> make_catalog() {
@@ -42,22 +43,22 @@ std::vector<CatalogExtractor> make_catalog() {
     c.back().outputs.emplace_back(fmt::format("VMAF_integer_feature_vif_scale{}_score", s),
                                   fmt::format("integer_vif_scale{}", s));
   // vmaf.md 3.1 and 1.
-  c.push_back({"adm",
-               {real("adm_enhn_gain_limit", "egl", 100.0, 1.0, 100.0),
-                real("adm_norm_view_dist", "nvd", 3.0, 0.75, 24.0),
-                integer("adm_ref_display_height", "rdh", 1080, 1, 4320),
-                integer("adm_csf_mode", "csf", 0, 0, 3),
-                real("adm_csf_scale", "scf", 1.0, 0.0, 50.0),
-                real("adm_csf_diag_scale", "scfd", 1.0, 0.0, 50.0),
-                real("adm_noise_weight", "nw", 0.03125, 0.0, 1500.0),
-                real("adm_dlm_weight", "dlmw", 0.5, 0.0, 1.0),
-                real("adm_min_val", "min", 0.0, 0.0, 1.0), boolean("adm_skip_scale0", "ssz"),
-                boolean("adm_skip_aim", "", false), boolean("debug", "", false),
-                // vqx's choice of libvmaf build to match (vmaf.md 9, D1); not in output names.
-                text("adm_simd_compat", "", "avx2", {"avx2", "avx512", "none"}, false)},
-               {{"VMAF_integer_feature_adm2_score", "integer_adm2"},
-                {"VMAF_integer_feature_aim_score", "integer_aim"},
-                {"VMAF_integer_feature_adm3_score", "integer_adm3"}}});
+  c.push_back(
+      {"adm",
+       {real("adm_enhn_gain_limit", "egl", 100.0, 1.0, 100.0),
+        real("adm_norm_view_dist", "nvd", 3.0, 0.75, 24.0),
+        integer("adm_ref_display_height", "rdh", 1080, 1, 4320),
+        integer("adm_csf_mode", "csf", 0, 0, 3), real("adm_csf_scale", "scf", 1.0, 0.0, 50.0),
+        real("adm_csf_diag_scale", "scfd", 1.0, 0.0, 50.0),
+        real("adm_noise_weight", "nw", 0.03125, 0.0, 1500.0),
+        real("adm_dlm_weight", "dlmw", 0.5, 0.0, 1.0), real("adm_min_val", "min", 0.0, 0.0, 1.0),
+        boolean("adm_skip_scale0", "ssz"), boolean("adm_skip_aim", "", false),
+        boolean("debug", "", false),
+        // vqx's choice of libvmaf build to match (vmaf.md 9, D1); not in output names.
+        text("adm_simd_compat", "", "avx2", {"avx2", "avx512", "none"}, false)},
+       {{"VMAF_integer_feature_adm2_score", "integer_adm2"},
+        {"VMAF_integer_feature_aim_score", "integer_aim"},
+        {"VMAF_integer_feature_adm3_score", "integer_adm3"}}});
   for (int s = 0; s < 4; ++s)
     c.back().outputs.emplace_back(fmt::format("integer_adm_scale{}", s),
                                   fmt::format("integer_adm_scale{}", s));
@@ -68,42 +69,38 @@ std::vector<CatalogExtractor> make_catalog() {
                 real("motion_fps_weight", "mfw", 1.0, 0.0, 5.0),
                 real("motion_blend_factor", "mbf", 1.0, 0.0, 1.0),
                 real("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0),
-                boolean("motion_five_frame_window", "mffw"), boolean("motion_moving_average", "mma"),
-                boolean("debug", "", false)},
+                boolean("motion_five_frame_window", "mffw"),
+                boolean("motion_moving_average", "mma"), boolean("debug", "", false)},
                {{"VMAF_integer_feature_motion_sad_score", "VMAF_integer_feature_motion_sad_score"},
                 {"VMAF_integer_feature_motion2_score", "integer_motion2"},
                 {"VMAF_integer_feature_motion3_score", "integer_motion3"}}});
   // cambi.md 2.1.
-  c.push_back({"cambi",
-               {real("cambi_max_val", "cmxv", 1000.0, 0.0, 1000.0),
-                integer("enc_width", "encw", 0, 180, 7680),
-                integer("enc_height", "ench", 0, 150, 7680),
-                integer("enc_bitdepth", "encbd", 0, 6, 16),
-                integer("src_width", "srcw", 0, 320, 7680),
-                integer("src_height", "srch", 0, 200, 4320),
-                integer("window_size", "ws", 65, 15, 127), real("topk", "", 0.6, 0.0001, 1.0),
-                real("cambi_topk", "ctpk", 0.6, 0.0001, 1.0),
-                real("tvi_threshold", "tvit", 0.019, 0.0001, 1.0),
-                real("cambi_vis_lum_threshold", "vlt", 0.0, 0.0, 300.0),
-                integer("max_log_contrast", "mlc", 2, 0, 5),
-                text("heatmaps_path", "", "", {}, false), boolean("full_ref", "", false),
-                text("eotf", "", "bt1886", {"bt1886", "pq"}),
-                text("cambi_eotf", "ceot", "bt1886", {"bt1886", "pq"}),
-                integer("cambi_high_res_speedup", "hrs", 0, 0, 2160)},
-               {{"Cambi_feature_cambi_score", "cambi"}}});
+  c.push_back(
+      {"cambi",
+       {real("cambi_max_val", "cmxv", 1000.0, 0.0, 1000.0),
+        integer("enc_width", "encw", 0, 180, 7680), integer("enc_height", "ench", 0, 150, 7680),
+        integer("enc_bitdepth", "encbd", 0, 6, 16), integer("src_width", "srcw", 0, 320, 7680),
+        integer("src_height", "srch", 0, 200, 4320), integer("window_size", "ws", 65, 15, 127),
+        real("topk", "", 0.6, 0.0001, 1.0), real("cambi_topk", "ctpk", 0.6, 0.0001, 1.0),
+        real("tvi_threshold", "tvit", 0.019, 0.0001, 1.0),
+        real("cambi_vis_lum_threshold", "vlt", 0.0, 0.0, 300.0),
+        integer("max_log_contrast", "mlc", 2, 0, 5), text("heatmaps_path", "", "", {}, false),
+        boolean("full_ref", "", false), text("eotf", "", "bt1886", {"bt1886", "pq"}),
+        text("cambi_eotf", "ceot", "bt1886", {"bt1886", "pq"}),
+        integer("cambi_high_res_speedup", "hrs", 0, 0, 2160)},
+       {{"Cambi_feature_cambi_score", "cambi"}}});
   // speed.md 1.1 and 1.2.
-  c.push_back({"speed_chroma",
-               {real("speed_kernelscale", "ks", 1.0, 0.1, 4.0),
-                real("speed_prescale", "ps", 1.0, 0.1, 4.0),
-                text("speed_prescale_method", "psm", "nearest",
-                     {"nearest", "bilinear", "bicubic", "lanczos4"}),
-                real("speed_sigma_nn", "snn", 0.29, 0.1, 2.0),
-                real("speed_nn_floor", "nnf", 0.0, 0.0, 1.0),
-                real("speed_max_val", "mxv", 1000.0, 0.0, 1000.0),
-                integer("speed_weight_var_mode", "wvm", 0, 0, 6)},
-               {{"Speed_chroma_feature_speed_chroma_u_score", "speed_chroma_u"},
-                {"Speed_chroma_feature_speed_chroma_v_score", "speed_chroma_v"},
-                {"Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma_uv"}}});
+  c.push_back(
+      {"speed_chroma",
+       {real("speed_kernelscale", "ks", 1.0, 0.1, 4.0), real("speed_prescale", "ps", 1.0, 0.1, 4.0),
+        text("speed_prescale_method", "psm", "nearest",
+             {"nearest", "bilinear", "bicubic", "lanczos4"}),
+        real("speed_sigma_nn", "snn", 0.29, 0.1, 2.0), real("speed_nn_floor", "nnf", 0.0, 0.0, 1.0),
+        real("speed_max_val", "mxv", 1000.0, 0.0, 1000.0),
+        integer("speed_weight_var_mode", "wvm", 0, 0, 6)},
+       {{"Speed_chroma_feature_speed_chroma_u_score", "speed_chroma_u"},
+        {"Speed_chroma_feature_speed_chroma_v_score", "speed_chroma_v"},
+        {"Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma_uv"}}});
   return c;
 }
 
@@ -162,8 +159,8 @@ std::string normalize_json_number(double value) {
 OptionValue parse_catalog_value(const CatalogOption& option, const std::string& text) {
   auto out_of_range = [&]() {
     if (option.type == OptionType::kInt)
-      return std::invalid_argument(fmt::format("must be an integer in [{}, {}]",
-                                               int64_t(option.min), int64_t(option.max)));
+      return std::invalid_argument(
+          fmt::format("must be an integer in [{}, {}]", int64_t(option.min), int64_t(option.max)));
     return std::invalid_argument(fmt::format("must be in [{}, {}]", option.min, option.max));
   };
   switch (option.type) {

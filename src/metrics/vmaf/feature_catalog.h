@@ -20,7 +20,7 @@ struct CatalogOption {
   OptionType type = OptionType::kBool;
   OptionValue default_value;
   bool feature_param = true;
-  double min = 0, max = 0;  // for kInt and kDouble
+  double min = 0, max = 0;           // for kInt and kDouble
   std::vector<std::string> choices;  // for kString; empty = any
 };
 

@@ -22,8 +22,8 @@ namespace vqx::vmaf {
 
 // One `--model` argument, as written (cli-and-output.md 2.2).
 struct ModelRequest {
-  std::string version;  // built-in model name, or empty
-  std::string path;     // model JSON file, or empty
+  std::string version;        // built-in model name, or empty
+  std::string path;           // model JSON file, or empty
   std::string name = "vmaf";  // output column of the score
   bool disable_clip = false;
   bool enable_transform = false;
@@ -42,16 +42,16 @@ ModelRequest parse_model_request(std::string_view text);
 
 // One feature a model reads, with its extractor and the output column holding it.
 struct ModelFeature {
-  std::string name;       // as in the model file, e.g. VMAF_integer_feature_adm2_score
-  std::string extractor;  // --feature name, e.g. "adm"
+  std::string name;                    // as in the model file, e.g. VMAF_integer_feature_adm2_score
+  std::string extractor;               // --feature name, e.g. "adm"
   std::vector<OptionSetting> options;  // merged model + override options, normalised, by name
-  std::string column;     // e.g. "integer_adm2" or "integer_adm3_csf_2_dlmw_0.7_..."
-  double slope = 1, intercept = 0;  // feature normalisation (vmaf.md 6.2)
+  std::string column;                  // e.g. "integer_adm2" or "integer_adm3_csf_2_dlmw_0.7_..."
+  double slope = 1, intercept = 0;     // feature normalisation (vmaf.md 6.2)
 };
 
 struct SupportVector {
   double coef = 0;
-  std::vector<double> dense;  // value per feature index 1..n (0 where the file omits it)
+  std::vector<double> dense;   // value per feature index 1..n (0 where the file omits it)
   std::vector<double> beyond;  // values at indices > n, in file order (libsvm adds their squares)
 };
 
@@ -126,8 +126,8 @@ std::vector<std::string> model_feature_requests(const std::vector<LoadedModel>& 
 std::vector<std::string> merged_feature_requests(const std::vector<LoadedModel>& models,
                                                  const std::vector<std::string>& user_features);
 // The same parsed with the metric registry (throws vqx::UsageError like parse_metric_request).
-std::vector<MetricRequest> model_metric_requests(const std::vector<LoadedModel>& models,
-                                                 const std::vector<std::string>& user_features = {});
+std::vector<MetricRequest> model_metric_requests(
+    const std::vector<LoadedModel>& models, const std::vector<std::string>& user_features = {});
 
 // Adds the column `model.name()` to `table` with the score of every selected frame. Throws
 // vqx::InputError naming a feature column or frame value that is missing, and vqx::UsageError

@@ -27,8 +27,8 @@ constexpr std::string_view kNegBase = "vmaf_v0.6.1";
 bool parse_bool_flag(std::string_view key, std::string_view value, std::string_view spec) {
   if (value == "true") return true;
   if (value == "false") return false;
-  throw UsageError(fmt::format("--model \"{}\": {} must be true or false, not \"{}\"", spec, key,
-                               value));
+  throw UsageError(
+      fmt::format("--model \"{}\": {} must be true or false, not \"{}\"", spec, key, value));
 }
 
 }  // namespace
@@ -213,7 +213,8 @@ std::vector<SupportVector> parse_libsvm(const ModelParser& p, const std::string&
   char* end = nullptr;
   const std::string& total_text = need("total_sv");
   long total = std::strtol(total_text.c_str(), &end, 10);
-  if (total <= 0 || *end != '\0') p.fail(fmt::format("libsvm total_sv \"{}\" is invalid", total_text));
+  if (total <= 0 || *end != '\0')
+    p.fail(fmt::format("libsvm total_sv \"{}\" is invalid", total_text));
 
   std::vector<SupportVector> svs;
   while (svs.size() < size_t(total) && std::getline(in, line)) {
@@ -282,7 +283,8 @@ ScoreTransform parse_transform(const ModelParser& p, const json& t) {
     auto it = t.find(key);
     if (it == t.end() || it->is_null()) return false;
     if (it->is_boolean()) return it->get<bool>();
-    if (!it->is_string()) p.fail(fmt::format("score_transform.{} must be \"true\" or \"false\"", key));
+    if (!it->is_string())
+      p.fail(fmt::format("score_transform.{} must be \"true\" or \"false\"", key));
     return it->get<std::string>() == "true";
   };
   st.out_lte_in = flag("out_lte_in");
@@ -355,7 +357,8 @@ LoadedModel load_model_json(std::string_view text, const ModelRequest& request, 
     auto slopes = p.numbers(p.member(m, "slopes"), "slopes");
     auto intercepts = p.numbers(p.member(m, "intercepts"), "intercepts");
     if (slopes.size() != n + 1 || intercepts.size() != n + 1)
-      p.fail(fmt::format("slopes and intercepts need {} entries (output, then each feature)", n + 1));
+      p.fail(
+          fmt::format("slopes and intercepts need {} entries (output, then each feature)", n + 1));
     model.out_slope_ = slopes[0];
     model.out_intercept_ = intercepts[0];
     for (size_t i = 0; i < n; ++i) {
@@ -376,14 +379,15 @@ LoadedModel load_model_json(std::string_view text, const ModelRequest& request, 
   // Overrides from the --model argument merge into every feature of that extractor.
   for (const auto& o : request.overrides) {
     const CatalogExtractor* extractor = find_extractor(o.extractor);
-    std::string where = fmt::format("--model \"{}\": {}.{}", request.spec_text, o.extractor, o.option);
+    std::string where =
+        fmt::format("--model \"{}\": {}.{}", request.spec_text, o.extractor, o.option);
     if (!extractor)
       throw UsageError(fmt::format("{}: unknown feature extractor '{}'", where, o.extractor));
     bool used = std::any_of(model.features_.begin(), model.features_.end(),
                             [&](const ModelFeature& f) { return f.extractor == o.extractor; });
     if (!used)
-      throw UsageError(fmt::format("{}: model {} does not use extractor '{}'", where, p.label(),
-                                   o.extractor));
+      throw UsageError(
+          fmt::format("{}: model {} does not use extractor '{}'", where, p.label(), o.extractor));
     const CatalogOption* option = extractor->find_option(o.option);
     if (!option) {
       std::vector<std::string> known;
@@ -484,10 +488,10 @@ void check_unique_names(const std::vector<LoadedModel>& models) {
   for (size_t i = 0; i < models.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (models[i].name() == models[j].name())
-        throw UsageError(fmt::format(
-            "models {} and {} are both named '{}'; each model should be uniquely named "
-            "(add :name=LABEL)",
-            models[j].label(), models[i].label(), models[i].name()));
+        throw UsageError(
+            fmt::format("models {} and {} are both named '{}'; each model should be uniquely named "
+                        "(add :name=LABEL)",
+                        models[j].label(), models[i].label(), models[i].name()));
 }
 
 std::vector<LoadedModel> load_models(const std::vector<std::string>& model_args) {

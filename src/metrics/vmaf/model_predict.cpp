@@ -219,14 +219,15 @@ void apply_model(const LoadedModel& model, ResultTable& table) {
   for (const auto& f : model.features()) {
     auto column = table.find_feature(f.column);
     if (!column)
-      throw InputError(fmt::format("model {}: feature column '{}' was not computed", model.label(),
-                                   f.column));
+      throw InputError(
+          fmt::format("model {}: feature column '{}' was not computed", model.label(), f.column));
     columns.push_back(*column);
   }
   if (table.find_feature(model.name()))
-    throw UsageError(fmt::format("model {}: its name '{}' is already an output column; pick "
-                                 "another with :name=LABEL",
-                                 model.label(), model.name()));
+    throw UsageError(
+        fmt::format("model {}: its name '{}' is already an output column; pick "
+                    "another with :name=LABEL",
+                    model.label(), model.name()));
   const size_t out = table.add_feature(model.name());
   std::vector<double> values(columns.size());
   for (uint64_t frame = 0; frame < table.frame_count(); ++frame) {
