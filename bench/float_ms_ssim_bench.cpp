@@ -54,6 +54,7 @@ void BM_FloatMsSsimStage(benchmark::State& state, const char* pair, PictureForma
   state.SetLabel(state.range(0) == 0 ? "decimate x2" : "ssim_scale");
 }
 
+BENCHMARK_CAPTURE(BM_FloatMsSsimStage, 1080p, "band1080", format_1080p())->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_FloatMsSsimStage, 4k, "uhd4k", format_4k())->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_FloatMsSsimCompute, 1080p, "band1080", format_1080p())->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_FloatMsSsimCompute, 4k, "uhd4k", format_4k())->Arg(1)->Unit(benchmark::kMillisecond);

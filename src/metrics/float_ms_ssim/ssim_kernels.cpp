@@ -100,10 +100,18 @@ void decimate(const float* in, Size size, float* out, ThreadPool* pool, Isa isa)
       const float* row = in + r * size_t(size.width);
       float* even = even_rows + r * split_width;
       float* odd = odd_rows + r * split_width;
-      for (int j = 0; j < int(split_width); ++j) {
+      // Reflection only where 2j-4 < 0 or 2j-3 >= width; a plain strided copy in between.
+      const int first = 2, last = std::min(int(split_width), (size.width + kLpfRadius - 1) / 2);
+      auto edge = [&](int j) {
         even[j] = row[reflect(2 * j - kLpfRadius, size.width)];
         odd[j] = row[reflect(2 * j - kLpfRadius + 1, size.width)];
+      };
+      for (int j = 0; j < first; ++j) edge(j);
+      for (int j = first; j < last; ++j) {
+        even[j] = row[2 * j - kLpfRadius];
+        odd[j] = row[2 * j - kLpfRadius + 1];
       }
+      for (int j = std::max(first, last); j < int(split_width); ++j) edge(j);
     }
   });
   run_rows(pool, half.height, kDecimateRowsPerChunk, [&](size_t begin, size_t end) {
