@@ -152,7 +152,9 @@ void ScaleSums::add(const double* l_terms, const double* c_terms, const float* s
 }
 
 ScaleMeans ScaleSums::means(Size map) const {
-  const double n = double(map.width * map.height);  // int product, as upstream's w*h
+  // Upstream divides by f64(w*h) of ints; the 64-bit product is the same number wherever upstream's
+  // int product does not overflow (maps below 2^31 pixels).
+  const double n = double(int64_t{map.width} * map.height);
   return {float(l / n), float(c / n), float(s / n), float(ssim / n)};
 }
 
