@@ -70,44 +70,63 @@ VQX_AVX2 void window_h_row_avx2(const float* ref, const float* dis, int map_widt
   for (; x < map_width; ++x) window_h_one(ref, dis, x, out);
 }
 
-VQX_AVX2 inline __m128 vertical4(const float* const rows[kWindowTaps], int x) {
-  __m256d a = _mm256_setzero_pd();
-  for (int t = 0; t < kWindowTaps; ++t)
-    a = _mm256_add_pd(a, _mm256_cvtps_pd(_mm_mul_ps(_mm_loadu_ps(rows[t] + x), _mm_set1_ps(kGaussian[t]))));
-  return _mm256_cvtpd_ps(a);
+// Vertical sums of eight pixels: 8-wide f32 products, each half widened into its own f64 chain.
+VQX_AVX2 inline __m256 vertical8(const float* const rows[kWindowTaps], int x) {
+  __m256d lo = _mm256_setzero_pd(), hi = _mm256_setzero_pd();
+  for (int t = 0; t < kWindowTaps; ++t) {
+    const __m256 p = _mm256_mul_ps(_mm256_loadu_ps(rows[t] + x), _mm256_set1_ps(kGaussian[t]));
+    lo = _mm256_add_pd(lo, _mm256_cvtps_pd(_mm256_castps256_ps128(p)));
+    hi = _mm256_add_pd(hi, _mm256_cvtps_pd(_mm256_extractf128_ps(p, 1)));
+  }
+  return _mm256_set_m128(_mm256_cvtpd_ps(hi), _mm256_cvtpd_ps(lo));
 }
 
-// Four pixels per step: the vertical pass, then spec 4.2 and 4.3 lane by lane.
+// l = (2*mu_r*mu_d + C1) / f64(den) for four lanes, numerator in f64 (spec 4.3).
+VQX_AVX2 inline __m256d luminance4(__m128 mu_r, __m128 mu_d, __m128 den) {
+  const __m256d num = _mm256_add_pd(
+      _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), _mm256_cvtps_pd(mu_r)), _mm256_cvtps_pd(mu_d)),
+      _mm256_set1_pd(double(kC1)));
+  return _mm256_div_pd(num, _mm256_cvtps_pd(den));
+}
+
+// c = (2*sigma + C2) / f64(den) for four lanes.
+VQX_AVX2 inline __m256d contrast4(__m128 sigma, __m128 den) {
+  const __m256d num = _mm256_add_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), _mm256_cvtps_pd(sigma)),
+                                    _mm256_set1_pd(double(kC2)));
+  return _mm256_div_pd(num, _mm256_cvtps_pd(den));
+}
+
+// Eight pixels per step: the vertical pass, then spec 4.2 and 4.3 lane by lane.
 VQX_AVX2 void window_v_terms_row_avx2(const float* const rows[kQuantities][kWindowTaps],
                                       int map_width, double* l, double* c, float* s) {
-  const __m128 zero = _mm_setzero_ps();
-  const __m128 c1 = _mm_set1_ps(kC1), c2 = _mm_set1_ps(kC2), c3 = _mm_set1_ps(kC3);
-  const __m256d two = _mm256_set1_pd(2.0);
-  const __m256d c1d = _mm256_set1_pd(double(kC1)), c2d = _mm256_set1_pd(double(kC2));
+  const __m256 zero = _mm256_setzero_ps();
+  const __m256 c1 = _mm256_set1_ps(kC1), c2 = _mm256_set1_ps(kC2), c3 = _mm256_set1_ps(kC3);
   int x = 0;
-  for (; x + 4 <= map_width; x += 4) {
-    const __m128 mu_r = vertical4(rows[0], x);
-    const __m128 mu_d = vertical4(rows[1], x);
-    const __m128 sum_rr = vertical4(rows[2], x);
-    const __m128 sum_dd = vertical4(rows[3], x);
-    const __m128 sum_rd = vertical4(rows[4], x);
+  for (; x + 8 <= map_width; x += 8) {
+    const __m256 mu_r = vertical8(rows[0], x);
+    const __m256 mu_d = vertical8(rows[1], x);
+    const __m256 sum_rr = vertical8(rows[2], x);
+    const __m256 sum_dd = vertical8(rows[3], x);
+    const __m256 sum_rd = vertical8(rows[4], x);
     // max_ps(0, v) = (0 > v) ? 0 : v, upstream's MAX(0.0, v) including -0 and NaN.
-    const __m128 var_r = _mm_max_ps(zero, _mm_sub_ps(sum_rr, _mm_mul_ps(mu_r, mu_r)));
-    const __m128 var_d = _mm_max_ps(zero, _mm_sub_ps(sum_dd, _mm_mul_ps(mu_d, mu_d)));
-    const __m128 cov = _mm_sub_ps(sum_rd, _mm_mul_ps(mu_r, mu_d));
+    const __m256 var_r = _mm256_max_ps(zero, _mm256_sub_ps(sum_rr, _mm256_mul_ps(mu_r, mu_r)));
+    const __m256 var_d = _mm256_max_ps(zero, _mm256_sub_ps(sum_dd, _mm256_mul_ps(mu_d, mu_d)));
+    const __m256 cov = _mm256_sub_ps(sum_rd, _mm256_mul_ps(mu_r, mu_d));
     // Correctly rounded f32 sqrt == f32(sqrt_f64(f64(p))) (53 >= 2*24+2 bits: no double rounding).
-    const __m128 sigma = _mm_sqrt_ps(_mm_mul_ps(var_r, var_d));
-    const __m256d l_num = _mm256_add_pd(
-        _mm256_mul_pd(_mm256_mul_pd(two, _mm256_cvtps_pd(mu_r)), _mm256_cvtps_pd(mu_d)), c1d);
-    const __m128 l_den = _mm_add_ps(_mm_add_ps(_mm_mul_ps(mu_r, mu_r), _mm_mul_ps(mu_d, mu_d)), c1);
-    const __m256d c_num = _mm256_add_pd(_mm256_mul_pd(two, _mm256_cvtps_pd(sigma)), c2d);
-    const __m128 c_den = _mm_add_ps(_mm_add_ps(var_r, var_d), c2);
+    const __m256 sigma = _mm256_sqrt_ps(_mm256_mul_ps(var_r, var_d));
+    const __m256 l_den =
+        _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(mu_r, mu_r), _mm256_mul_ps(mu_d, mu_d)), c1);
+    const __m256 c_den = _mm256_add_ps(_mm256_add_ps(var_r, var_d), c2);
+    _mm256_storeu_pd(l + x, luminance4(_mm256_castps256_ps128(mu_r), _mm256_castps256_ps128(mu_d),
+                                       _mm256_castps256_ps128(l_den)));
+    _mm256_storeu_pd(l + x + 4, luminance4(_mm256_extractf128_ps(mu_r, 1), _mm256_extractf128_ps(mu_d, 1),
+                                           _mm256_extractf128_ps(l_den, 1)));
+    _mm256_storeu_pd(c + x, contrast4(_mm256_castps256_ps128(sigma), _mm256_castps256_ps128(c_den)));
+    _mm256_storeu_pd(c + x + 4, contrast4(_mm256_extractf128_ps(sigma, 1), _mm256_extractf128_ps(c_den, 1)));
     // Flat-region fix: cov < 0 and sigma <= 0 (ordered compares: false on NaN, as in C) -> +0.
-    const __m128 flat = _mm_and_ps(_mm_cmplt_ps(cov, zero), _mm_cmple_ps(sigma, zero));
-    const __m128 cov_fixed = _mm_andnot_ps(flat, cov);
-    _mm256_storeu_pd(l + x, _mm256_div_pd(l_num, _mm256_cvtps_pd(l_den)));
-    _mm256_storeu_pd(c + x, _mm256_div_pd(c_num, _mm256_cvtps_pd(c_den)));
-    _mm_storeu_ps(s + x, _mm_div_ps(_mm_add_ps(cov_fixed, c3), _mm_add_ps(sigma, c3)));
+    const __m256 flat = _mm256_and_ps(_mm256_cmp_ps(cov, zero, _CMP_LT_OQ), _mm256_cmp_ps(sigma, zero, _CMP_LE_OQ));
+    const __m256 cov_fixed = _mm256_andnot_ps(flat, cov);
+    _mm256_storeu_ps(s + x, _mm256_div_ps(_mm256_add_ps(cov_fixed, c3), _mm256_add_ps(sigma, c3)));
   }
   for (; x < map_width; ++x) {
     const LcsTerm t = window_v_terms_one(rows, x);
