@@ -2,6 +2,8 @@
 // Registration order fixes the order of output columns.
 #include "engine/metric.h"
 #include "metrics/cambi/cambi.h"
+#include "metrics/float_ms_ssim/float_ms_ssim.h"
+#include "metrics/float_ssim/float_ssim.h"
 #include "metrics/integer_adm/integer_adm.h"
 #include "metrics/integer_motion/integer_motion.h"
 #include "metrics/integer_vif/integer_vif.h"
@@ -20,6 +22,8 @@ const std::vector<const MetricDescriptor*>& metric_registry() {
       &cambi_descriptor(),
       &speed_chroma_descriptor(),
       &ssimulacra2_descriptor(),
+      &float_ms_ssim_descriptor(),
+      &float_ssim_descriptor(),
   };
   return registry;
 }
