@@ -14,6 +14,7 @@
 #include "cli_options.h"
 #include "engine/error.h"
 #include "io/y4m_parallel.h"
+#include "metrics/vmaf/model.h"
 
 namespace vqx::cli {
 namespace {
@@ -78,6 +79,20 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
+// libvmaf prints each model's pooled mean to a terminal after the run.
+void print_model_means(const std::vector<vmaf::LoadedModel>& models, const ResultTable& table,
+                       const NumberFormat& numbers) {
+  for (const auto& model : models) {
+    auto column = table.find_feature(model.name());
+    if (!column) continue;
+    auto values = table.selected_values(*column);
+    if (!values || values->empty()) continue;
+    std::string mean = numbers.significant_digits == 0 ? fmt::format("{:.6f}", pool(*values).mean)
+                                                      : numbers.format(pool(*values).mean);
+    std::fprintf(stderr, "%s: %s\n", model.label().c_str(), mean.c_str());
+  }
+}
+
 int run(int argc, char** argv) {
   auto parsed = parse_command_line(argc, argv);
   if (!parsed) return 0;
@@ -91,12 +106,18 @@ int run(int argc, char** argv) {
     return 0;
   }
 
-  std::vector<MetricRequest> requests;
-  for (const auto& f : o.features) requests.push_back(parse_metric_request(f));
-  if (!o.models.empty())
-    throw UsageError("-m/--model: VMAF models are not available in this vqx yet");
+  // As libvmaf: without -n, VMAF is predicted, with vmaf_v0.6.1 when no model is named.
+  std::vector<vmaf::LoadedModel> models;
+  if (o.no_prediction && !o.models.empty())
+    throw UsageError("-m/--model and -n/--no_prediction contradict each other");
   if (!o.no_prediction)
-    std::fprintf(stderr, "vqx: note: VMAF is not available yet; computing the requested features only (-n silences this)\n");
+    models = vmaf::load_models(o.models.empty() ? std::vector<std::string>{"version=vmaf_v0.6.1"} : o.models);
+  std::vector<MetricRequest> requests;
+  if (models.empty()) {
+    for (const auto& f : o.features) requests.push_back(parse_metric_request(f));
+  } else {
+    requests = vmaf::model_metric_requests(models, o.features);
+  }
   if (requests.empty()) throw UsageError("no feature requested; add --feature NAME (see --list-features)");
 
   auto reference = open_input(o, o.reference, "reference");
@@ -107,6 +128,8 @@ int run(int argc, char** argv) {
   o.run.warn = [](const std::string& message) { std::fprintf(stderr, "vqx: warning: %s\n", message.c_str()); };
   auto report = run_metrics(*reference, *distorted, requests, o.run);
   progress.finish();
+  for (const auto& model : models) vmaf::apply_model(model, report->table);
+  if (::isatty(STDERR_FILENO) && (!o.quiet || o.output.empty())) print_model_means(models, report->table, o.numbers);
 
   if (o.output.empty()) return 0;
   OutputInfo info;
