@@ -51,20 +51,6 @@ Picture synthetic(const PictureFormat& format, uint32_t seed, int noise) {
   return p;
 }
 
-class MemoryReader final : public FrameReader {
- public:
-  explicit MemoryReader(const std::vector<Picture>& pictures) : FrameReader("memory"), pictures_(pictures) {}
-  const PictureFormat& format() const override { return pictures_.at(0).format(); }
-  bool read(Picture& picture) override {
-    if (frames_read_ >= pictures_.size()) return false;
-    const Picture& src = pictures_[frames_read_++];
-    std::memcpy(picture.bytes(), src.bytes(), src.size_bytes());
-    return true;
-  }
-
- private:
-  const std::vector<Picture>& pictures_;
-};
 
 }  // namespace
 
@@ -91,12 +77,13 @@ FramePairs load_frames(const std::string& pair, size_t max_frames, const Picture
 }
 
 void run_once(const FramePairs& frames, const std::vector<std::string>& features, unsigned threads) {
-  MemoryReader ref(frames.ref), dis(frames.dis);
+  auto ref = open_memory(frames.ref, "reference");
+  auto dis = open_memory(frames.dis, "distorted");
   std::vector<MetricRequest> requests;
   for (const auto& f : features) requests.push_back(parse_metric_request(f));
   RunSettings settings;
   settings.threads = threads;
-  run_metrics(ref, dis, requests, settings);
+  run_metrics(*ref, *dis, requests, settings);
 }
 
 }  // namespace vqx::bench

@@ -7,29 +7,13 @@
 #include <exception>
 #include <mutex>
 
+#include "engine/column_writer.h"
 #include "engine/cuda_backend.h"
 #include "engine/error.h"
 #include "engine/thread_pool.h"
 
 namespace vqx {
 namespace {
-
-// Routes a metric's feature indices to table columns.
-class ColumnWriter final : public FeatureWriter {
- public:
-  ColumnWriter(ResultTable& table, const std::vector<size_t>& columns)
-      : table_(table), columns_(columns) {}
-  void put(uint64_t frame, size_t feature, double value) override {
-    table_.put(frame, columns_.at(feature), value);
-  }
-  void put_aggregate(const std::string& name, double value) override {
-    table_.put_aggregate(name, value);
-  }
-
- private:
-  ResultTable& table_;
-  const std::vector<size_t>& columns_;
-};
 
 // Lets tasks of a temporal metric run strictly in frame order.
 class FrameSequencer {

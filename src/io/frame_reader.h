@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/picture.h"
 
@@ -45,6 +46,9 @@ std::unique_ptr<FrameReader> open_y4m_stream(std::FILE* stream, const std::strin
 // Headerless planar YUV.
 std::unique_ptr<FrameReader> open_raw_yuv(const std::string& path, const RawYuvLayout& layout,
                                           const std::string& name);
+
+// Frames held in memory (all of one format); `pictures` must outlive the reader.
+std::unique_ptr<FrameReader> open_memory(const std::vector<Picture>& pictures, const std::string& name);
 
 // A PNG image (8- or 16-bit; gray, RGB, with or without alpha) as one RGB frame, 4:4:4.
 // Implemented in io/png_reader.cpp with libpng.

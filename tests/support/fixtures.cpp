@@ -67,33 +67,15 @@ std::unique_ptr<RunReport> run_on_pair(const std::string& pair, const std::vecto
   return run_metrics(*ref, *dis, requests, settings);
 }
 
-namespace {
-
-class MemoryReader final : public FrameReader {
- public:
-  explicit MemoryReader(const std::vector<Picture>& pictures)
-      : FrameReader("memory"), pictures_(pictures) {}
-  const PictureFormat& format() const override { return pictures_.at(0).format(); }
-  bool read(Picture& picture) override {
-    if (frames_read_ >= pictures_.size()) return false;
-    const Picture& src = pictures_[frames_read_++];
-    std::memcpy(picture.bytes(), src.bytes(), src.size_bytes());
-    return true;
-  }
-
- private:
-  const std::vector<Picture>& pictures_;
-};
-
-}  // namespace
 
 std::unique_ptr<RunReport> run_on_pictures(const std::vector<Picture>& ref, const std::vector<Picture>& dis,
                                            const std::vector<std::string>& features,
                                            RunSettings settings) {
-  MemoryReader r(ref), d(dis);
+  auto r = open_memory(ref, "reference");
+  auto d = open_memory(dis, "distorted");
   std::vector<MetricRequest> requests;
   for (const auto& f : features) requests.push_back(parse_metric_request(f));
-  return run_metrics(r, d, requests, settings);
+  return run_metrics(*r, *d, requests, settings);
 }
 
 std::vector<double> column(const RunReport& report, const std::string& feature) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/column_writer.h"
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/cuda_metric.h"
 #include "engine/cuda/device_context.h"
@@ -38,26 +39,10 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
-class TableWriter final : public FeatureWriter {
- public:
-  TableWriter(ResultTable& table, std::vector<size_t> columns)
-      : table_(table), columns_(std::move(columns)) {}
-  void put(uint64_t frame, size_t feature, double value) override {
-    table_.put(frame, columns_.at(feature), value);
-  }
-  void put_aggregate(const std::string& name, double value) override {
-    table_.put_aggregate(name, value);
-  }
-
- private:
-  ResultTable& table_;
-  std::vector<size_t> columns_;
-};
-
 struct Instance {
   std::string name;
   std::unique_ptr<CudaMetric> metric;
-  std::unique_ptr<TableWriter> writer;
+  std::unique_ptr<ColumnWriter> writer;
   std::vector<std::string> stages;
   size_t offset = 0;  // of its slice in the result block
 };
@@ -203,7 +188,7 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
     Instance inst;
     inst.name = req.spec_text;
     inst.metric = req.metric->make_cuda(req.options);
-    inst.writer = std::make_unique<TableWriter>(
+    inst.writer = std::make_unique<ColumnWriter>(
         table, add_columns(table, inst.metric->feature_names(), req.spec_text));
     instances.push_back(std::move(inst));
   }
