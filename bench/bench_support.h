@@ -21,7 +21,7 @@ FramePairs load_frames(const std::string& pair, size_t max_frames, const Picture
 // Runs `features` over the frames once with `threads` workers (results discarded).
 void run_once(const FramePairs& frames, const std::vector<std::string>& features, unsigned threads);
 
-// Adds "frames_per_s" and "ms_per_frame" counters (per frame of the set, per iteration).
+// Adds "frames_per_s" and "time_per_frame" (seconds) counters (per frame of the set, per iteration).
 void report_frames(benchmark::State& state, const FramePairs& frames);
 
 PictureFormat format_1080p();
