@@ -203,6 +203,10 @@ TEST_F(CliErrors, ForkOnlyFlag) {
   expect_error(score(good_ref_, good_dis_, "--feature psnr --tiny-model x.onnx"), 1, "ONNX");
 }
 
+TEST_F(CliErrors, CtcPresetsExplainWhatIsMissing) {
+  expect_error(score(good_ref_, good_dis_, "--aom_ctc v3.0"), 1, "ciede, psnr_hvs");
+}
+
 TEST_F(CliErrors, MissingInputs) { expect_error(run_cli("-n --feature psnr"), 1, "-r/--reference and -d/--distorted are required"); }
 
 TEST_F(CliErrors, BadPrecision) {

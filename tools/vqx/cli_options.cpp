@@ -48,10 +48,16 @@ OutputFormat last_format_flag(int argc, char** argv) {
 }  // namespace
 
 std::optional<CliOptions> parse_command_line(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
+  for (int i = 1; i < argc; ++i) {
     for (const char* flag : kUnsupportedFlags)
       if (std::strncmp(argv[i], flag, std::strlen(flag)) == 0)
         throw UsageError(fmt::format("{} is a lusoris-fork option for ONNX models, which vqx does not support", flag));
+    for (const char* preset : {"--aom_ctc", "--nflx_ctc"})
+      if (std::strncmp(argv[i], preset, std::strlen(preset)) == 0)
+        throw UsageError(fmt::format(
+            "{}: the CTC presets need features vqx does not have yet (ciede, psnr_hvs); "
+            "give the models and features explicitly", preset));
+  }
 
   CliOptions o;
   CLI::App app{"vqx: perceptual video quality (PSNR, SSIMULACRA2, MS-SSIM, CAMBI, VMAF), libvmaf-compatible", "vqx"};
