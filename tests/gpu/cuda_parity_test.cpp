@@ -24,6 +24,13 @@ const std::vector<ParityRow> kParityTable = {
     {"psnr",
      {"psnr", "psnr=enable_mse=true:enable_apsnr=true", "psnr=reduced_hbd_peak=true:min_sse=0.5"},
      0.0},
+    // Contract (spec README, CAMBI row): bit-identical whenever each scale's top-K sum < 2^29,
+    // otherwise the device's exactly rounded mean may differ from the CPU's sequential f64 sum
+    // by |diff| <= 1e-12. tests/gpu/cambi_cuda_test.cpp pins exactly which frames may differ.
+    {"cambi",
+     {"cambi", "cambi=full_ref=true", "cambi=window_size=33:topk=0.2",
+      "cambi=eotf=pq:max_log_contrast=3"},
+     1e-12},
 };
 
 struct ParityCase {

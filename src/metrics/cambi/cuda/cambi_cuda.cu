@@ -1,0 +1,902 @@
+// cambi on CUDA (shared/spec/cambi.md section 10, seed 001; contract in shared/spec/README.md).
+//
+// Per picture (the distorted one, then the reference with full_ref), all on the device:
+//   validate (status bit) -> 10-bit conversion through init-time resize index tables, fused with
+//   the 2x2 anti-dither -> spatial mask (vertical 7-sum of the zero-derivative flags, then the
+//   horizontal 7-sum and threshold) -> per scale: decimation fused into the 3x3 mode filter, which
+//   also writes the level map (code - base, or "not counted") -> per-row run / counted / change
+//   bit masks -> c-values of all five scales in ONE launch (column-owned sliding histograms,
+//   seed 001) that also counts radix pass 0 and the exact total -> two more radix passes -> the
+//   exact top-K sum in units of 2^-24 as a 128-bit integer, per scale, in the result slot.
+// The host turns each sum into the mean exactly as the CPU's exact path does and applies the
+// CPU's own weight_scores(). Everything but the final f64 weighting is integer or the CPU's f32
+// formula operation for operation, so the device computes the same c-values bit for bit; the sums
+// are exact integers, so no atomic order or grid shape can change a result.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/cuda/cuda_check.h"
+#include "engine/error.h"
+#include "metrics/cambi/cambi_setup.h"
+#include "metrics/cambi/cambi_stages.h"
+#include "metrics/cambi/cuda/cambi_cuda.h"
+
+namespace vqx {
+namespace {
+
+using cambi::kNumScales;
+using u64 = unsigned long long;
+using u128 = unsigned __int128;
+
+constexpr uint16_t kNotCounted = 0xFFFF;  // masked out or outside the band (as the CPU)
+constexpr int kCvThreads = 128;           // columns per c-value block
+constexpr int kPassThreads = 256;
+constexpr int kBins0 = 2048, kBins1 = 2048, kBins2 = 1024;  // radix digits 11 + 11 + 10 bits
+// Column histograms of all five scales together stay within this (spec 10.3: the seed capped
+// them at 64 MiB on its devices; 256 MiB is the spec's figure for an H200). More rows per chunk
+// means fewer chunks, never a different count.
+constexpr size_t kHistogramBudget = size_t{256} << 20;
+
+// Status bits of the result slot.
+constexpr unsigned kStatusInvalidDis = 1u;   // a distorted luma sample above 2^bpc - 1 (spec 4.1)
+constexpr unsigned kStatusInvalidRef = 2u;   // the same for the reference (full_ref)
+constexpr unsigned kStatusBadValue = 4u;     // a c-value that is not 0 or in [0.5, 2^14)
+constexpr unsigned kStatusSelection = 8u;    // the radix select found no bin for rank k
+
+// Per picture and scale, cleared at the start of every frame.
+struct ScaleState {
+  unsigned bins0[kBins0];
+  unsigned bins1[kBins1];
+  unsigned bins2[kBins2];
+  u64 total[2];    // exact sum of all c-values, units of 2^-24 (lo, hi)
+  u64 greater[2];  // exact sum of the values above the 21-bit prefix (pass 2)
+  u64 above;       // how many values lie above the current prefix
+  unsigned ticket[3];
+  unsigned done;   // the sum is final (written to the result)
+  unsigned prefix;  // digits found so far
+};
+
+// The result slot, copied back once per frame.
+struct CambiResult {
+  u64 sum[2][kNumScales][2];  // [picture][scale] exact top-K sum in units of 2^-24 (lo, hi)
+  unsigned status;
+  unsigned pad;
+};
+
+// ---- Small device helpers -------------------------------------------------------------------
+
+__device__ __forceinline__ uint32_t to_10bit(uint32_t v, int bpc) {  // spec 4.2, as the CPU
+  if (bpc <= 8) return v << (10 - bpc);
+  if (bpc == 9) return v << 1;
+  if (bpc == 10) return v;
+  return (v + (1u << (bpc - 11))) >> (bpc - 10);
+}
+
+// Majority of three, the smallest when all differ (spec 6.2).
+__device__ __forceinline__ uint16_t mode3(uint16_t a, uint16_t b, uint16_t c) {
+  if (a == b || a == c) return a;
+  if (b == c) return b;
+  return min(a, min(b, c));
+}
+
+// v * 2^24 as an integer for a c-value's bit pattern; false unless v is 0 or in [0.5, 2^14).
+__device__ __forceinline__ bool units_of(uint32_t bits, u64& units) {
+  if (bits == 0) {
+    units = 0;
+    return true;
+  }
+  const uint32_t e = bits >> 23;
+  if (e < 126 || e > 140) {
+    units = 0;
+    return false;
+  }
+  units = u64((bits & 0x7FFFFFu) | 0x800000u) << (e - 126);
+  return true;
+}
+
+// Exact 128-bit accumulation with two 64-bit integer atomics (carry propagated).
+__device__ __forceinline__ void atomic_add_u128(u64* p, u128 v) {
+  u64 lo = u64(v), hi = u64(v >> 64);
+  if (lo) {
+    u64 old = atomicAdd(p, lo);
+    if (old + lo < old) ++hi;
+  }
+  if (hi) atomicAdd(p + 1, hi);
+}
+
+// Block-wide sum of one u128 per thread (blockDim.x a multiple of 32, at most 1024).
+__device__ u128 block_sum_u128(u128 v) {
+  __shared__ u64 part[2][32];
+  const unsigned lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  u64 lo = u64(v), hi = u64(v >> 64);
+  // Warp: add lo and hi separately, carries counted into hi.
+  for (int s = 16; s > 0; s >>= 1) {
+    u64 olo = __shfl_down_sync(0xffffffffu, lo, s), ohi = __shfl_down_sync(0xffffffffu, hi, s);
+    u64 nlo = lo + olo;
+    hi = hi + ohi + (nlo < lo ? 1u : 0u);
+    lo = nlo;
+  }
+  __syncthreads();
+  if (lane == 0) part[0][warp] = lo, part[1][warp] = hi;
+  __syncthreads();
+  u128 total = 0;
+  if (threadIdx.x == 0)
+    for (unsigned w = 0; w < (blockDim.x + 31) / 32; ++w) total += (u128(part[1][w]) << 64) + part[0][w];
+  return total;  // valid in thread 0
+}
+
+// The radix scan, by a whole block: the bin b (searching from the top) that holds the value of
+// rank `k` (1-based, counted from the largest) and how many values lie in bins above b. Returns
+// false when the bins hold fewer than k values. Result valid in every thread. blockDim <= 256.
+__device__ bool block_find_bin(const unsigned* bins, int nbins, u64 k, int& bin, u64& above) {
+  __shared__ u64 totals[256];
+  __shared__ int found_bin;
+  __shared__ u64 found_above;
+  const int per = (nbins + int(blockDim.x) - 1) / int(blockDim.x);
+  const int first = int(threadIdx.x) * per;
+  u64 mine = 0;
+  for (int b = first; b < first + per && b < nbins; ++b) mine += __ldcg(bins + b);
+  totals[threadIdx.x] = mine;
+  if (threadIdx.x == 0) found_bin = -1, found_above = 0;
+  __syncthreads();
+  // Suffix sums over the threads (Hillis-Steele, log2(blockDim) steps).
+  for (unsigned s = 1; s < blockDim.x; s <<= 1) {
+    u64 add = threadIdx.x + s < blockDim.x ? totals[threadIdx.x + s] : 0;
+    __syncthreads();
+    totals[threadIdx.x] += add;
+    __syncthreads();
+  }
+  const u64 inclusive = totals[threadIdx.x];
+  const u64 exclusive = inclusive - mine;  // values in the bins of higher threads
+  if (exclusive < k && k <= inclusive) {
+    u64 acc = exclusive;
+    for (int b = min(first + per, nbins) - 1; b >= first; --b) {
+      const u64 c = __ldcg(bins + b);
+      if (acc + c >= k) {
+        found_bin = b;
+        found_above = acc;
+        break;
+      }
+      acc += c;
+    }
+  }
+  __syncthreads();
+  bin = found_bin;
+  above = found_above;
+  __syncthreads();
+  return bin >= 0;
+}
+
+// The last block of a pass to finish (after a fence) does the scan; this says whether it is.
+__device__ bool last_block(unsigned* ticket, unsigned blocks) {
+  __shared__ bool last;
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) last = atomicAdd(ticket, 1u) == blocks - 1;
+  __syncthreads();
+  if (last) __threadfence();
+  return last;
+}
+
+// ---- Preprocessing (spec 4) ------------------------------------------------------------------
+
+template <typename Sample>
+__global__ void validate_kernel(const Sample* luma, u64 count, unsigned limit, unsigned* status,
+                                unsigned bit) {
+  bool bad = false;
+  const u64 stride = u64(gridDim.x) * blockDim.x;
+  for (u64 i = u64(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride)
+    bad |= unsigned(luma[i]) > limit;
+  if (__any_sync(0xffffffffu, bad) && (threadIdx.x & 31) == 0) atomicOr(status, bit);
+}
+
+// Conversion to 10 bits through the index tables (spec 4.2), fused with the out-of-place 2x2
+// anti-dither (spec 4.3) when it is on.
+template <typename Sample>
+__global__ void preprocess_kernel(const Sample* luma, unsigned in_w, int bpc, const uint32_t* rows,
+                                  const uint32_t* cols, unsigned w, unsigned h, bool dither,
+                                  uint16_t* out) {
+  const unsigned c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (c >= w || r >= h) return;
+  auto at = [&](unsigned rr, unsigned cc) {
+    return to_10bit(luma[size_t(rows[rr]) * in_w + cols[cc]], bpc);
+  };
+  uint32_t v = at(r, c);
+  if (dither) {
+    const bool right = c + 1 < w, down = r + 1 < h;
+    if (right && down) v = (v + at(r, c + 1) + at(r + 1, c) + at(r + 1, c + 1)) >> 2;
+    else if (down) v = (v + at(r + 1, c)) >> 1;
+    else if (right) v = (v + at(r, c + 1)) >> 1;
+  }
+  out[size_t(r) * w + c] = uint16_t(v);
+}
+
+// ---- Spatial mask (spec 5) ---------------------------------------------------------------------
+
+// Column sums of the zero-derivative flag z over rows r-3..r+3 (clipped).
+__global__ void mask_vsum_kernel(const uint16_t* img, unsigned w, unsigned h, uint8_t* vsum) {
+  const unsigned c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (c >= w || r >= h) return;
+  const unsigned r0 = r >= 3 ? r - 3 : 0, r1 = min(h - 1, r + 3);
+  unsigned n = 0;
+  uint16_t cur = img[size_t(r0) * w + c];
+  for (unsigned y = r0; y <= r1; ++y) {
+    const uint16_t* row = img + size_t(y) * w;
+    const bool eq_right = c + 1 >= w || cur == row[c + 1];
+    uint16_t below = cur;
+    if (y + 1 < h) below = row[w + c];
+    n += (eq_right && cur == below) ? 1u : 0u;
+    cur = below;
+  }
+  vsum[size_t(r) * w + c] = uint8_t(n);
+}
+
+__global__ void mask_kernel(const uint8_t* vsum, unsigned w, unsigned h, int mask_index,
+                            uint8_t* mask) {
+  const unsigned c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (c >= w || r >= h) return;
+  const uint8_t* row = vsum + size_t(r) * w;
+  const unsigned c0 = c >= 3 ? c - 3 : 0, c1 = min(w - 1, c + 3);
+  int n = 0;
+  for (unsigned x = c0; x <= c1; ++x) n += row[x];
+  mask[size_t(r) * w + c] = uint8_t(n > mask_index);
+}
+
+// ---- Per scale: decimation + mode filter + level map (spec 6 step 1, 6.2) -------------------
+
+// The input of scale s is `prev` sampled every `step` pixels (step 2 = the decimation of spec 6
+// step 1). The mask of scale s is the full-resolution mask sampled every 2^shift pixels (it is
+// never recomputed). Writes the filtered image (the next scale's input) and the level map.
+__global__ void mode_kernel(const uint16_t* prev, unsigned prev_w, unsigned step,
+                            const uint8_t* mask, unsigned mask_w, unsigned shift, unsigned w,
+                            unsigned h, int base, int band, uint16_t* out, uint16_t* level) {
+  const unsigned c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (c >= w || r >= h) return;
+  auto in = [&](unsigned rr, unsigned cc) { return prev[size_t(rr * step) * prev_w + cc * step]; };
+  uint16_t v;
+  if (r == 0 || r + 1 == h) {
+    v = in(r, c);  // border rows stay exactly as they were (quirk 5)
+  } else {
+    uint16_t hm[3];
+    for (int k = 0; k < 3; ++k) {
+      const unsigned rr = r + k - 1;
+      hm[k] = (c == 0 || c + 1 == w) ? in(rr, c) : mode3(in(rr, c - 1), in(rr, c), in(rr, c + 1));
+    }
+    v = mode3(hm[0], hm[1], hm[2]);
+  }
+  const size_t at = size_t(r) * w + c;
+  out[at] = v;
+  const bool m = mask[size_t(r << shift) * mask_w + (c << shift)] != 0;
+  const unsigned l = unsigned(v) - unsigned(base);  // wraps for codes below base
+  level[at] = (m && l < unsigned(band)) ? uint16_t(l) : kNotCounted;
+}
+
+// Per row r, 32 columns per word (bit c%32 of word c/32):
+//   run:     level(r, c) != level(r, c-1) (always set at c = 0): where runs of equal levels begin;
+//   counted: level(r, c) is counted;
+//   change:  the row leaving the window at row r (r-pad-1) and the one entering it (r+pad) differ
+//            at c; a missing row counts as "not counted" everywhere.
+__global__ void bits_kernel(const uint16_t* level, int w, int h, int pad, int words, uint32_t* run,
+                            uint32_t* counted, uint32_t* change) {
+  const int c = int(blockIdx.x) * 32 + int(threadIdx.x), r = int(blockIdx.y) * blockDim.y + threadIdx.y;
+  if (r >= h) return;  // whole warps leave together (a warp is one row)
+  const bool in = c < w;
+  const uint16_t* row = level + size_t(r) * w;
+  const uint16_t l = in ? row[c] : kNotCounted;
+  const bool run_bit = in && (c == 0 || row[c - 1] != l);
+  const int leave = r - pad - 1, enter = r + pad;
+  const uint16_t a = (in && leave >= 0) ? level[size_t(leave) * w + c] : kNotCounted;
+  const uint16_t b = (in && enter < h) ? level[size_t(enter) * w + c] : kNotCounted;
+  const unsigned rb = __ballot_sync(0xffffffffu, run_bit);
+  const unsigned cb = __ballot_sync(0xffffffffu, in && l != kNotCounted);
+  const unsigned xb = __ballot_sync(0xffffffffu, a != b);
+  if (threadIdx.x == 0) {
+    const size_t at = size_t(r) * words + blockIdx.x;
+    run[at] = rb;
+    counted[at] = cb;
+    change[at] = xb;
+  }
+}
+
+// ---- c-values (spec 6.3, 10.3) -----------------------------------------------------------------
+
+struct CvScale {
+  const uint16_t* level;
+  const uint32_t *run, *counted, *change;
+  float* out;
+  uint16_t* hist;  // [chunk][level][column]
+  int w, h, words, rows_per_chunk, col_blocks, block_begin, blocks;
+  u64 k, n;
+  ScaleState* state;
+};
+
+struct CvArgs {
+  CvScale scale[kNumScales];
+  int pad, band;
+  const float* recip;       // the CPU's reciprocal table R
+  const uint32_t* diffs;    // per level: bit d set when contrast d takes part (spec 6.3 step 3)
+  int weights[cambi::kMaxNumDiffs];
+  u64* sums;                // result: [scale][2] for this picture
+  unsigned* status;
+};
+
+// First set bit of `words` at a position in [p, hi], or hi + 1.
+__device__ __forceinline__ int next_set(const uint32_t* words, int p, int hi) {
+  while (p <= hi) {
+    const int wi = p >> 5;
+    const uint32_t bits = __ldg(words + wi) >> (p & 31);
+    if (bits) {
+      const int q = p + __ffs(int(bits)) - 1;
+      return q <= hi ? q : hi + 1;
+    }
+    p = (wi + 1) << 5;
+  }
+  return hi + 1;
+}
+
+// First position in [p, hi] where `sel` is clear or a new run begins, or hi + 1.
+__device__ __forceinline__ int next_stop(const uint32_t* sel, const uint32_t* run, int p, int hi) {
+  while (p <= hi) {
+    const int wi = p >> 5;
+    const uint32_t bits = (~__ldg(sel + wi) | __ldg(run + wi)) >> (p & 31);
+    if (bits) {
+      const int q = p + __ffs(int(bits)) - 1;
+      return q <= hi ? q : hi + 1;
+    }
+    p = (wi + 1) << 5;
+  }
+  return hi + 1;
+}
+
+// Adds sign * (how many selected pixels of this row in [lo, hi] have level l) to cell l of the
+// thread's column, one run of equal levels at a time. uint16 arithmetic is modular and every true
+// count lies in [0, 4225], so the order of updates cannot matter (spec 10.3).
+__device__ __forceinline__ void apply_row(const uint16_t* row, const uint32_t* sel,
+                                          const uint32_t* run, int lo, int hi, uint16_t* column,
+                                          int stride, int sign) {
+  int pos = next_set(sel, lo, hi);
+  while (pos <= hi) {
+    const uint16_t l = __ldg(row + pos);
+    const int end = next_stop(sel, run, pos + 1, hi);
+    if (l != kNotCounted) {
+      uint16_t* cell = column + size_t(l) * stride;
+      *cell = uint16_t(*cell + sign * (end - pos));
+    }
+    pos = next_set(sel, end, hi);
+  }
+}
+
+__global__ void __launch_bounds__(kCvThreads) c_values_kernel(CvArgs args) {
+  __shared__ unsigned bins[kBins0];
+  int s = 0;
+  while (s + 1 < kNumScales && int(blockIdx.x) >= args.scale[s + 1].block_begin) ++s;
+  const CvScale& sc = args.scale[s];
+  const int local = int(blockIdx.x) - sc.block_begin;
+  const int chunk = local / sc.col_blocks;
+  const int j = (local % sc.col_blocks) * kCvThreads + int(threadIdx.x);
+  const int w = sc.w, h = sc.h, pad = args.pad, band = args.band;
+  const int r0 = chunk * sc.rows_per_chunk, r1 = min(h, r0 + sc.rows_per_chunk);
+
+  for (int b = threadIdx.x; b < kBins0; b += kCvThreads) bins[b] = 0;
+  __syncthreads();
+
+  u64 units_sum = 0;
+  unsigned zeros = 0;
+  bool bad = false;
+  if (j < w && r0 < h) {
+    uint16_t* column = sc.hist + size_t(chunk) * size_t(band) * size_t(w) + j;
+    const int lo = max(0, j - pad), hi = min(w - 1, j + pad);
+    auto row_of = [&](int r) { return sc.level + size_t(r) * w; };
+    auto words_of = [&](const uint32_t* bits, int r) { return bits + size_t(r) * sc.words; };
+    // The window of the chunk's first row.
+    for (int r = max(0, r0 - pad); r <= min(h - 1, r0 + pad); ++r)
+      apply_row(row_of(r), words_of(sc.counted, r), words_of(sc.run, r), lo, hi, column, w, +1);
+    for (int i = r0; i < r1; ++i) {
+      if (i > r0) {
+        // Slide: the changed columns of the leaving row come out, those of the entering row go
+        // in; a row step with no change inside [lo, hi] is skipped.
+        const uint32_t* change = words_of(sc.change, i);
+        if (next_set(change, lo, hi) <= hi) {
+          const int leave = i - pad - 1, enter = i + pad;
+          if (leave >= 0)
+            apply_row(row_of(leave), change, words_of(sc.run, leave), lo, hi, column, w, -1);
+          if (enter < h)
+            apply_row(row_of(enter), change, words_of(sc.run, enter), lo, hi, column, w, +1);
+        }
+      }
+      // Spec 6.3 step 3, float for float the CPU's: int product, round-to-nearest int->f32, one
+      // f32 multiply by the table entry; c is the max over the contrasts.
+      const uint16_t l = __ldg(row_of(i) + j);
+      float c = 0.0f;
+      if (l != kNotCounted) {
+        uint32_t diffs = __ldg(args.diffs + l);
+        const int p0 = column[size_t(l) * w];
+        while (diffs) {
+          const int d = __ffs(int(diffs)) - 1;
+          diffs &= diffs - 1;
+          const int up = int(l) + d + 1 < band ? int(column[size_t(l + d + 1) * w]) : 0;
+          const int down = int(l) - d - 1 >= 0 ? int(column[size_t(l - d - 1) * w]) : 0;
+          const int pm = up > down ? up : down;
+          const float val = __fmul_rn(__int2float_rn(args.weights[d] * p0 * pm), __ldg(args.recip + p0 + pm));
+          if (val > c) c = val;
+        }
+      }
+      sc.out[size_t(i) * w + j] = c;
+      const uint32_t bits = __float_as_uint(c);
+      u64 units;
+      bad |= !units_of(bits, units);
+      units_sum += units;
+      if (bits == 0) ++zeros;
+      else atomicAdd(&bins[bits >> 21], 1u);
+    }
+    // Take the last window out again: the histograms are all zero between uses.
+    for (int r = max(0, r1 - 1 - pad); r <= min(h - 1, r1 - 1 + pad); ++r)
+      apply_row(row_of(r), words_of(sc.counted, r), words_of(sc.run, r), lo, hi, column, w, -1);
+  }
+  if (__any_sync(0xffffffffu, bad) && (threadIdx.x & 31) == 0) atomicOr(args.status, kStatusBadValue);
+  // Zeros are counted in registers (most pixels), the rest in shared bins.
+  for (int sft = 16; sft > 0; sft >>= 1) zeros += __shfl_down_sync(0xffffffffu, zeros, sft);
+  if ((threadIdx.x & 31) == 0 && zeros) atomicAdd(&bins[0], zeros);
+  const u128 block_units = block_sum_u128(u128(units_sum));
+  ScaleState* st = sc.state;
+  if (threadIdx.x == 0 && block_units) atomic_add_u128(st->total, block_units);
+  __syncthreads();
+  for (int b = threadIdx.x; b < kBins0; b += kCvThreads)
+    if (bins[b]) atomicAdd(&st->bins0[b], bins[b]);
+
+  if (!last_block(&st->ticket[0], unsigned(sc.blocks))) return;
+  // Radix pass 0 scan: the 11-bit digit of the k-th largest value.
+  int bin;
+  u64 above;
+  const bool found = block_find_bin(st->bins0, kBins0, sc.k, bin, above);
+  if (threadIdx.x == 0) {
+    if (!found) {
+      atomicOr(args.status, kStatusSelection);
+      st->done = 1;
+    } else if (bin == 0) {
+      // The k-th largest is 0: the top-K sum is the sum of everything (seed 001's fast path).
+      args.sums[2 * s] = __ldcg(&st->total[0]);
+      args.sums[2 * s + 1] = __ldcg(&st->total[1]);
+      st->done = 1;
+    } else {
+      st->prefix = unsigned(bin);
+      st->above = above;
+    }
+  }
+}
+
+// ---- Top-K: radix passes 1 and 2 (spec 10.4) ---------------------------------------------------
+
+struct PassScale {
+  const float* values;
+  u64 n, k;
+  ScaleState* state;
+};
+struct PassArgs {
+  PassScale scale[kNumScales];
+  u64* sums;
+  unsigned* status;
+};
+
+// Pass 1: the second digit (bits 10..20) among the values whose top digit is the pass-0 bin.
+__global__ void __launch_bounds__(kPassThreads) radix_pass1_kernel(PassArgs args) {
+  __shared__ unsigned bins[kBins1];
+  const PassScale& sc = args.scale[blockIdx.y];
+  ScaleState* st = sc.state;
+  if (__ldcg(&st->done)) return;  // whole grid row alike: set by an earlier kernel
+  const unsigned prefix = __ldcg(&st->prefix);
+  for (int b = threadIdx.x; b < kBins1; b += kPassThreads) bins[b] = 0;
+  __syncthreads();
+  const uint32_t* v = reinterpret_cast<const uint32_t*>(sc.values);
+  for (u64 i = u64(blockIdx.x) * kPassThreads + threadIdx.x; i < sc.n; i += u64(gridDim.x) * kPassThreads) {
+    const uint32_t bits = __ldg(v + i);
+    if ((bits >> 21) == prefix) atomicAdd(&bins[(bits >> 10) & 0x7FFu], 1u);
+  }
+  __syncthreads();
+  for (int b = threadIdx.x; b < kBins1; b += kPassThreads)
+    if (bins[b]) atomicAdd(&st->bins1[b], bins[b]);
+  if (!last_block(&st->ticket[1], gridDim.x)) return;
+  int bin;
+  u64 above;
+  const u64 have = __ldcg(&st->above);
+  const bool found = block_find_bin(st->bins1, kBins1, sc.k - have, bin, above);
+  if (threadIdx.x == 0) {
+    if (!found) {
+      atomicOr(args.status, kStatusSelection);
+      st->done = 1;
+    } else {
+      st->prefix = (prefix << 11) | unsigned(bin);
+      st->above = have + above;
+    }
+  }
+}
+
+// Pass 2: the last digit (bits 0..9) among the values with the 22-bit prefix, and the exact sum of
+// the values above that prefix; then T, G and S = S_gt + (k - G) * T (spec 10.4).
+__global__ void __launch_bounds__(kPassThreads) radix_pass2_kernel(PassArgs args) {
+  __shared__ unsigned bins[kBins2];
+  const int s = blockIdx.y;
+  const PassScale& sc = args.scale[s];
+  ScaleState* st = sc.state;
+  if (__ldcg(&st->done)) return;
+  const unsigned prefix = __ldcg(&st->prefix);
+  for (int b = threadIdx.x; b < kBins2; b += kPassThreads) bins[b] = 0;
+  __syncthreads();
+  const uint32_t* v = reinterpret_cast<const uint32_t*>(sc.values);
+  u64 units_sum = 0;  // per thread < 2^25 values * 2^38
+  for (u64 i = u64(blockIdx.x) * kPassThreads + threadIdx.x; i < sc.n; i += u64(gridDim.x) * kPassThreads) {
+    const uint32_t bits = __ldg(v + i);
+    const uint32_t top = bits >> 10;
+    if (top == prefix) {
+      atomicAdd(&bins[bits & 0x3FFu], 1u);
+    } else if (top > prefix) {
+      u64 u;
+      units_of(bits, u);  // validity was checked by the c-value kernel
+      units_sum += u;
+    }
+  }
+  const u128 block_units = block_sum_u128(u128(units_sum));
+  if (threadIdx.x == 0 && block_units) atomic_add_u128(st->greater, block_units);
+  __syncthreads();
+  for (int b = threadIdx.x; b < kBins2; b += kPassThreads)
+    if (bins[b]) atomicAdd(&st->bins2[b], bins[b]);
+  if (!last_block(&st->ticket[2], gridDim.x)) return;
+  int bin;
+  u64 above;
+  const u64 have = __ldcg(&st->above);
+  const bool found = block_find_bin(st->bins2, kBins2, sc.k - have, bin, above);
+  if (!found) {
+    if (threadIdx.x == 0) atomicOr(args.status, kStatusSelection), st->done = 1;
+    return;
+  }
+  // Values in the bins above T's, inside the prefix: count * units each, exact.
+  u128 part = 0;
+  for (int b = bin + 1 + int(threadIdx.x); b < kBins2; b += kPassThreads) {
+    const unsigned c = __ldcg(st->bins2 + b);
+    if (c) {
+      u64 u;
+      units_of((prefix << 10) | unsigned(b), u);
+      part += u128(c) * u;
+    }
+  }
+  const u128 inside = block_sum_u128(part);
+  if (threadIdx.x == 0) {
+    const uint32_t t_bits = (prefix << 10) | unsigned(bin);
+    u64 t_units;
+    units_of(t_bits, t_units);
+    const u64 greater_count = have + above;  // G
+    const u128 sum = (u128(__ldcg(&st->greater[1])) << 64) + __ldcg(&st->greater[0]) + inside +
+                     u128(sc.k - greater_count) * t_units;
+    args.sums[2 * s] = u64(sum);
+    args.sums[2 * s + 1] = u64(sum >> 64);
+    st->done = 1;
+  }
+}
+
+// ---- Host side -------------------------------------------------------------------------------
+
+struct ScaleGeom {
+  unsigned w = 0, h = 0, words = 0;
+  size_t img_off = 0, word_off = 0, hist_off = 0;
+  unsigned rows_per_chunk = 0, chunks = 0, col_blocks = 0, block_begin = 0, blocks = 0;
+  u64 n = 0, k = 0;
+};
+
+struct PictureGeom {
+  unsigned width = 0, height = 0, window = 0, pad = 0;
+  int mask_index = 0;
+  std::array<ScaleGeom, kNumScales> scale;
+  size_t img_total = 0, word_total = 0, hist_total = 0;  // elements
+  unsigned cv_blocks = 0;
+};
+
+dim3 grid2d(unsigned w, unsigned h, dim3 block) {
+  return dim3((w + block.x - 1) / block.x, (h + block.y - 1) / block.y);
+}
+
+class CambiCuda final : public CudaMetric {
+ public:
+  explicit CambiCuda(const OptionValues& o) : options_(o), name_(cambi::output_name(o)) {}
+
+  std::vector<std::string> feature_names() const override {
+    if (options_.full_ref) return {name_, "cambi_source", "cambi_full_reference"};
+    return {name_};
+  }
+
+  std::vector<std::string> stage_names() const override {
+    std::vector<std::string> names = {"clear"};
+    for (const char* who : {"dis", "src"}) {
+      if (std::string(who) == "src" && !options_.full_ref) break;
+      for (const char* stage : {"preprocess", "spatial mask", "mode filter + bit masks",
+                                "c-values + radix pass 0", "top-k passes 1-2"})
+        names.push_back(std::string(who) + " " + stage);
+    }
+    return names;
+  }
+
+  void init(const CudaMetricContext& context) override {
+    setup_ = cambi::make_setup(options_, context.format);  // the CPU's checks and messages
+    if (!options_.heatmaps_path.empty())
+      throw InputError(
+          "cambi: heatmaps_path needs --backend cpu (the CUDA twin keeps the c-value maps on the "
+          "device and reads back only the pooled sums)");
+    format_ = context.format;
+    auto& device = *context.device;
+    const cambi::LevelParams& p = setup_.params;
+
+    const int pictures = options_.full_ref ? 2 : 1;
+    const cambi::PictureSetup* setups[2] = {&setup_.dis, &setup_.src};
+    size_t max_pixels = 0, max_img = 0, max_words = 0;
+    for (int i = 0; i < pictures; ++i) {
+      geom_[i] = plan(*setups[i], p.band);
+      max_pixels = std::max(max_pixels, size_t{geom_[i].width} * geom_[i].height);
+      max_img = std::max(max_img, geom_[i].img_total);
+      max_words = std::max(max_words, geom_[i].word_total);
+      hist_elems_ = std::max(hist_elems_, geom_[i].hist_total);
+    }
+
+    // Tables: resize maps, the CPU's reciprocal table, per-level contrast masks.
+    for (int i = 0; i < pictures; ++i) {
+      const auto& map = setups[i]->map;
+      maps_[i][0] = upload(device, map.rows.data(), map.rows.size() * 4, "cambi resize rows");
+      maps_[i][1] = upload(device, map.cols.data(), map.cols.size() * 4, "cambi resize cols");
+    }
+    const auto& lut = cambi::reciprocal_lut();
+    recip_ = upload(device, lut.data(), lut.size() * sizeof(float), "cambi reciprocal table");
+    std::vector<uint32_t> diffs(size_t(p.band), 0);
+    for (int l = 0; l < p.band; ++l) {
+      const int v = l + p.base;
+      for (int d = 0; d < p.num_diffs; ++d)
+        // Adjusted v against the adjusted tvi, and against the raw vlt_luma (quirk 2).
+        if (v + p.num_diffs <= p.tvi[d] && v + p.num_diffs + d + 1 > p.vlt_luma) diffs[l] |= 1u << d;
+    }
+    diffs_ = upload(device, diffs.data(), diffs.size() * 4, "cambi level table");
+
+    pre_ = cuda::DeviceBuffer(device, max_pixels * 2, "cambi 10-bit image");
+    vsum_ = cuda::DeviceBuffer(device, max_pixels, "cambi mask sums");
+    mask_ = cuda::DeviceBuffer(device, max_pixels, "cambi mask");
+    filtered_ = cuda::DeviceBuffer(device, max_img * 2, "cambi filtered scales");
+    level_ = cuda::DeviceBuffer(device, max_img * 2, "cambi level maps");
+    cvals_ = cuda::DeviceBuffer(device, max_img * 4, "cambi c-values");
+    for (auto* b : {&run_, &counted_, &change_})
+      *b = cuda::DeviceBuffer(device, std::max<size_t>(max_words, 1) * 4, "cambi row bit masks");
+    hist_ = cuda::DeviceBuffer(device, hist_elems_ * 2, "cambi column histograms");
+    state_ = cuda::DeviceBuffer(device, sizeof(ScaleState) * 2 * kNumScales, "cambi top-k state");
+    // The histograms start at zero once; every use takes its counts out again.
+    cuda::check(cudaMemset(hist_.get(), 0, hist_.bytes()), "cambi: clear histograms");
+    cuda::check(cudaDeviceSynchronize(), "cambi: init");
+    pass_blocks_ = 1;
+    for (int i = 0; i < pictures; ++i)
+      pass_blocks_ = std::max<unsigned>(
+          pass_blocks_, unsigned(std::min<u64>(1024, (geom_[i].scale[0].n + 8 * kPassThreads - 1) /
+                                                      (8 * kPassThreads))));
+  }
+
+  size_t result_bytes() const override { return sizeof(CambiResult); }
+
+  void enqueue(const CudaFrame& frame, uint64_t, cudaStream_t stream, void* result,
+               StageMarks& marks) override {
+    marks.stage(stream, 0);
+    cuda::check(cudaMemsetAsync(result, 0, sizeof(CambiResult), stream), "cambi: clear result");
+    cuda::check(cudaMemsetAsync(state_.get(), 0, state_.bytes(), stream), "cambi: clear state");
+    auto* r = static_cast<CambiResult*>(result);
+    enqueue_picture(frame.dis, 0, stream, r, marks, 1);
+    if (options_.full_ref) enqueue_picture(frame.ref, 1, stream, r, marks, 6);
+  }
+
+  void collect(const void* result, uint64_t frame, FeatureWriter& out) override {
+    const auto& r = *static_cast<const CambiResult*>(result);
+    if (r.status & (kStatusInvalidDis | kStatusInvalidRef))
+      throw InputError(cambi::invalid_input_message(frame, setup_.bpc));
+    if (r.status & kStatusBadValue)
+      throw RuntimeFailure("cambi (cuda): frame " + std::to_string(frame) +
+                           ": a c-value outside [0.5, 2^14) appeared, so the top-K sum would not "
+                           "be exact (internal error)");
+    if (r.status & kStatusSelection)
+      throw RuntimeFailure("cambi (cuda): frame " + std::to_string(frame) +
+                           ": the top-K radix select lost count (internal error)");
+    const double dist = score(r, 0, setup_.dis.window);
+    out.put(frame, 0, std::min(dist, options_.max_val));
+    if (options_.full_ref) {
+      const double src = score(r, 1, setup_.src.window);
+      out.put(frame, 1, std::min(src, options_.max_val));
+      out.put(frame, 2, std::min(std::max(0.0, dist - src), options_.max_val));
+    }
+  }
+
+ private:
+  // Scale sizes, k, bit-mask words and the chunking of the c-values within the budget.
+  PictureGeom plan(const cambi::PictureSetup& ps, int band) const {
+    PictureGeom g;
+    g.width = ps.width, g.height = ps.height, g.window = ps.window, g.pad = ps.window >> 1;
+    g.mask_index = cambi::mask_index(ps.width, ps.height);
+    unsigned w = ps.width, h = ps.height;
+    for (int s = 0; s < kNumScales; ++s) {
+      if (s > 0 || setup_.speedup) w = (w + 1) >> 1, h = (h + 1) >> 1;
+      ScaleGeom& sc = g.scale[s];
+      sc.w = w, sc.h = h, sc.words = (w + 31) / 32;
+      sc.n = u64(w) * h;
+      sc.k = cambi::top_k_count(options_.topk, sc.n);
+      sc.img_off = g.img_total;
+      g.img_total += sc.n;
+      sc.word_off = g.word_total;
+      g.word_total += size_t(sc.words) * h;
+      // Chunks about a window tall (shorter ones repeat the window build too often), fewer when
+      // the histograms would not fit the budget. VQX_CAMBI_CUDA_CHUNK_ROWS overrides the start
+      // value for tuning (docs/cambi.md); counts are exact, so no value changes a result.
+      sc.rows_per_chunk = std::max(16u, g.pad + 1);
+      if (const char* e = std::getenv("VQX_CAMBI_CUDA_CHUNK_ROWS"); e && std::atoi(e) > 0)
+        sc.rows_per_chunk = unsigned(std::atoi(e));
+    }
+    auto bytes = [&](const ScaleGeom& sc) {
+      const unsigned chunks = (sc.h + sc.rows_per_chunk - 1) / sc.rows_per_chunk;
+      return size_t(chunks) * sc.w * size_t(band) * 2;
+    };
+    for (;;) {
+      size_t total = 0, largest = 0;
+      int which = 0;
+      for (int s = 0; s < kNumScales; ++s) {
+        size_t b = bytes(g.scale[s]);
+        total += b;
+        if (b > largest) largest = b, which = s;
+      }
+      if (total <= kHistogramBudget) break;
+      ScaleGeom& sc = g.scale[which];
+      if (sc.rows_per_chunk >= sc.h)
+        throw RuntimeFailure("cambi (cuda): the column histograms do not fit the memory budget");
+      sc.rows_per_chunk = std::min(sc.h, sc.rows_per_chunk + std::max(1u, sc.rows_per_chunk / 4));
+    }
+    for (int s = 0; s < kNumScales; ++s) {
+      ScaleGeom& sc = g.scale[s];
+      sc.chunks = (sc.h + sc.rows_per_chunk - 1) / sc.rows_per_chunk;
+      sc.col_blocks = (sc.w + kCvThreads - 1) / kCvThreads;
+      sc.blocks = sc.chunks * sc.col_blocks;
+      sc.block_begin = g.cv_blocks;
+      g.cv_blocks += sc.blocks;
+      sc.hist_off = g.hist_total;
+      g.hist_total += size_t(sc.chunks) * sc.w * size_t(band);
+    }
+    return g;
+  }
+
+  static cuda::DeviceBuffer upload(cuda::DeviceContext& device, const void* data, size_t bytes,
+                                   const char* what) {
+    cuda::DeviceBuffer b(device, std::max<size_t>(bytes, 4), what);
+    cuda::check(cudaMemcpy(b.get(), data, bytes, cudaMemcpyHostToDevice), what);
+    return b;
+  }
+
+  template <typename Sample>
+  void launch_preprocess(const uint8_t* picture, int pic, cudaStream_t stream, unsigned* status) {
+    const PictureGeom& g = geom_[pic];
+    const Sample* luma = reinterpret_cast<const Sample*>(picture);  // plane 0 is first
+    const int bpc = setup_.bpc;
+    if (bpc != 8 && bpc != 16) {
+      const u64 count = u64(format_.width) * format_.height;
+      const unsigned blocks = unsigned(std::min<u64>(1024, (count + 255) / 256));
+      validate_kernel<Sample><<<blocks, 256, 0, stream>>>(
+          luma, count, (1u << bpc) - 1, status, pic == 0 ? kStatusInvalidDis : kStatusInvalidRef);
+      cuda::check_launch("cambi: validate_kernel");
+    }
+    const dim3 block(32, 8);
+    preprocess_kernel<Sample><<<grid2d(g.width, g.height, block), block, 0, stream>>>(
+        luma, format_.width, bpc, maps_[pic][0].get<uint32_t>(), maps_[pic][1].get<uint32_t>(),
+        g.width, g.height, setup_.anti_dither, pre_.get<uint16_t>());
+    cuda::check_launch("cambi: preprocess_kernel");
+  }
+
+  void enqueue_picture(const uint8_t* picture, int pic, cudaStream_t stream, CambiResult* r,
+                       StageMarks& marks, size_t first_stage) {
+    const PictureGeom& g = geom_[pic];
+    const cambi::LevelParams& p = setup_.params;
+    marks.stage(stream, first_stage);
+    if (format_.bytes_per_sample() == 1)
+      launch_preprocess<uint8_t>(picture, pic, stream, &r->status);
+    else
+      launch_preprocess<uint16_t>(picture, pic, stream, &r->status);
+
+    marks.stage(stream, first_stage + 1);
+    const dim3 block(32, 8);
+    mask_vsum_kernel<<<grid2d(g.width, g.height, block), block, 0, stream>>>(
+        pre_.get<uint16_t>(), g.width, g.height, vsum_.get<uint8_t>());
+    cuda::check_launch("cambi: mask_vsum_kernel");
+    mask_kernel<<<grid2d(g.width, g.height, block), block, 0, stream>>>(
+        vsum_.get<uint8_t>(), g.width, g.height, g.mask_index, mask_.get<uint8_t>());
+    cuda::check_launch("cambi: mask_kernel");
+
+    marks.stage(stream, first_stage + 2);
+    uint16_t* filtered = filtered_.get<uint16_t>();
+    uint16_t* level = level_.get<uint16_t>();
+    for (int s = 0; s < kNumScales; ++s) {
+      const ScaleGeom& sc = g.scale[s];
+      const uint16_t* prev = s == 0 ? pre_.get<uint16_t>() : filtered + g.scale[s - 1].img_off;
+      const unsigned prev_w = s == 0 ? g.width : g.scale[s - 1].w;
+      const unsigned step = (s > 0 || setup_.speedup) ? 2 : 1;
+      const unsigned shift = unsigned(s) + (setup_.speedup ? 1 : 0);
+      mode_kernel<<<grid2d(sc.w, sc.h, block), block, 0, stream>>>(
+          prev, prev_w, step, mask_.get<uint8_t>(), g.width, shift, sc.w, sc.h, p.base, p.band,
+          filtered + sc.img_off, level + sc.img_off);
+      cuda::check_launch("cambi: mode_kernel");
+      bits_kernel<<<dim3(sc.words, (sc.h + 7) / 8), dim3(32, 8), 0, stream>>>(
+          level + sc.img_off, int(sc.w), int(sc.h), int(g.pad), int(sc.words),
+          run_.get<uint32_t>() + sc.word_off, counted_.get<uint32_t>() + sc.word_off,
+          change_.get<uint32_t>() + sc.word_off);
+      cuda::check_launch("cambi: bits_kernel");
+    }
+
+    marks.stage(stream, first_stage + 3);
+    ScaleState* states = state_.get<ScaleState>() + pic * kNumScales;
+    CvArgs cv{};
+    for (int s = 0; s < kNumScales; ++s) {
+      const ScaleGeom& sc = g.scale[s];
+      cv.scale[s] = CvScale{level + sc.img_off,
+                            run_.get<uint32_t>() + sc.word_off,
+                            counted_.get<uint32_t>() + sc.word_off,
+                            change_.get<uint32_t>() + sc.word_off,
+                            cvals_.get<float>() + sc.img_off,
+                            hist_.get<uint16_t>() + sc.hist_off,
+                            int(sc.w), int(sc.h), int(sc.words), int(sc.rows_per_chunk),
+                            int(sc.col_blocks), int(sc.block_begin), int(sc.blocks),
+                            sc.k, sc.n, states + s};
+    }
+    cv.pad = int(g.pad);
+    cv.band = p.band;
+    cv.recip = recip_.get<float>();
+    cv.diffs = diffs_.get<uint32_t>();
+    for (int d = 0; d < cambi::kMaxNumDiffs; ++d) cv.weights[d] = p.diff_weights[d];
+    cv.sums = &r->sum[pic][0][0];
+    cv.status = &r->status;
+    c_values_kernel<<<g.cv_blocks, kCvThreads, 0, stream>>>(cv);
+    cuda::check_launch("cambi: c_values_kernel");
+
+    marks.stage(stream, first_stage + 4);
+    PassArgs pa{};
+    for (int s = 0; s < kNumScales; ++s) {
+      const ScaleGeom& sc = g.scale[s];
+      pa.scale[s] = PassScale{cvals_.get<float>() + sc.img_off, sc.n, sc.k, states + s};
+    }
+    pa.sums = &r->sum[pic][0][0];
+    pa.status = &r->status;
+    radix_pass1_kernel<<<dim3(pass_blocks_, kNumScales), kPassThreads, 0, stream>>>(pa);
+    cuda::check_launch("cambi: radix_pass1_kernel");
+    radix_pass2_kernel<<<dim3(pass_blocks_, kNumScales), kPassThreads, 0, stream>>>(pa);
+    cuda::check_launch("cambi: radix_pass2_kernel");
+  }
+
+  // Spec 10.2 step 4: mean_s = f64(S_s * 2^-24) / k_s, the conversion correctly rounded (exact
+  // below 2^53, where it is the CPU's exact sum bit for bit), then the CPU's weighting.
+  double score(const CambiResult& r, int pic, unsigned window) const {
+    std::array<double, kNumScales> means{};
+    for (int s = 0; s < kNumScales; ++s) {
+      const u64 lo = r.sum[pic][s][0], hi = r.sum[pic][s][1];
+      // u64 -> f64 rounds to nearest; sums stay below 2^63 (< 2^25 values below 2^38 units).
+      const double sum = hi == 0 ? double(lo) : double((u128(hi) << 64) | lo);
+      means[size_t(s)] = std::ldexp(sum, -24) / double(geom_[pic].scale[s].k);
+    }
+    return cambi::weight_scores(means, window);
+  }
+
+  cambi::Options options_;
+  std::string name_;
+  cambi::Setup setup_;
+  PictureFormat format_;
+  PictureGeom geom_[2];
+  size_t hist_elems_ = 0;
+  unsigned pass_blocks_ = 1;
+  cuda::DeviceBuffer maps_[2][2];
+  cuda::DeviceBuffer recip_, diffs_, pre_, vsum_, mask_, filtered_, level_, cvals_;
+  cuda::DeviceBuffer run_, counted_, change_, hist_, state_;
+};
+
+}  // namespace
+
+std::unique_ptr<CudaMetric> make_cambi_cuda(const OptionValues& options) {
+  return std::make_unique<CambiCuda>(options);
+}
+
+}  // namespace vqx
