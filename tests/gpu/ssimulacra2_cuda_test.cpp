@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "gpu/gpu_support.h"
@@ -366,6 +367,27 @@ TEST(Ssimulacra2CudaDeterminism, HundredRunsSameBits) {
   EXPECT_EQ(different_runs, 0u);
   std::printf("determinism: 100 runs x 8 frames, %zu runs differ; max |cuda - cpu| %.3g\n",
               different_runs, max_diff);
+}
+
+// The profiling knobs (sequential scales, plain row walk) change the schedule, never the bits;
+// by default scales 1.. run on side streams at this size.
+TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
+  VQX_REQUIRE_CUDA();
+  VQX_REQUIRE_FIXTURE("odd853", dir);
+  RunSettings s = cuda_settings();
+  s.frame_cnt = 6;
+  const std::vector<double> base = column(*run_on_pair("odd853", {"ssimulacra2"}, s), "ssimulacra2");
+  const char* knobs[][2] = {{"VQX_SS2_SEQUENTIAL", "1"}, {"VQX_SS2_HBLUR", "rowwalk"}};
+  for (const auto& knob : knobs) {
+    setenv(knob[0], knob[1], 1);
+    const std::vector<double> other =
+        column(*run_on_pair("odd853", {"ssimulacra2"}, s), "ssimulacra2");
+    unsetenv(knob[0]);
+    ASSERT_EQ(other.size(), base.size());
+    for (size_t i = 0; i < base.size(); ++i)
+      EXPECT_TRUE(same_bits(other[i], base[i]))
+          << fmt::format("{}={} frame {}: {:.17g} vs {:.17g}", knob[0], knob[1], i, other[i], base[i]);
+  }
 }
 
 }  // namespace

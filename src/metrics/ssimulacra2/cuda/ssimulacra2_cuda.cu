@@ -598,11 +598,20 @@ __global__ void reduce_kernel(const Dd* __restrict__ partials, ScaleTable table,
 
 uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
-// Device buffers and launches for one geometry; shared by the metric and the debug path.
+// Scales 1.. run on side streams, concurrently with scale 0, when each scale can have its own XYB
+// and horizontal-blur planes within this many bytes (up to about 2560x1440; 4K runs the scales
+// one after the other in one set of planes, which keeps its peak under 1 GiB).
+constexpr size_t kConcurrentBytes = size_t{640} << 20;
+
+// Device buffers and launches for one geometry; shared by the metric, the debug path and the
+// device-time benchmark.
 class Pipeline {
  public:
   void init(const PictureFormat& format, const YuvMatrix* matrix, EdgeDifference edge_difference,
-            vqx::cuda::DeviceContext& device, bool debug, int max_scales) {
+            vqx::cuda::DeviceContext& device, const PipelineOptions& options) {
+    const bool debug = options.debug;
+    const int max_scales = options.max_scales;
+    row_walk_ = options.row_walk;
     format_ = format;
     edge_difference_ = edge_difference;
     rgb_ = matrix == nullptr;
@@ -627,7 +636,7 @@ class Pipeline {
     // Scales processed (fork stop rule, section 4) and their sizes.
     uint32_t cw = format.width, ch = format.height;
     scales_ = 0;
-    size_t linear_floats = 0, partial_dd = 0;
+    size_t linear_floats = 0, partial_dd = 0, pyramid = 0;
     for (int s = 0; s < kNumScales && s < max_scales; ++s) {
       if (cw < kMinScaleSize || ch < kMinScaleSize) break;
       width_[s] = cw;
@@ -636,6 +645,7 @@ class Pipeline {
       table_.strips[s] = ceil_div(cw, kLines);
       partial_dd += size_t(3) * table_.strips[s] * kSums;
       if (s > 0) linear_floats += size_t(6) * cw * ch;
+      pyramid += size_t(cw) * ch;
       ++scales_;
       cw = half_size(cw);
       ch = half_size(ch);
@@ -644,9 +654,23 @@ class Pipeline {
     // The next level's linear planes are written only when that level is processed.
     if (scales_ == 0) return;
     const size_t n0 = size_t(format.width) * format.height;
-    xyb_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 6 * n0, "ssimulacra2 XYB planes");
-    hblur_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 15 * n0,
+    concurrent_ = options.concurrent && scales_ > 1 && sizeof(float) * 21 * pyramid <= kConcurrentBytes;
+    const size_t set = concurrent_ ? pyramid : n0;
+    xyb_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 6 * set, "ssimulacra2 XYB planes");
+    hblur_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 15 * set,
                                      "ssimulacra2 horizontal blur planes");
+    for (size_t s = 0, offset = 0; s < size_t(scales_); ++s) {
+      xyb_at_[s] = xyb_.get<float>() + 6 * offset;
+      hblur_at_[s] = hblur_.get<float>() + 15 * offset;
+      if (concurrent_) offset += size_t(width_[s]) * height_[s];
+    }
+    if (concurrent_) {
+      for (int s = 1; s < scales_; ++s) {
+        side_[s] = std::make_unique<vqx::cuda::Stream>();
+        side_done_[s] = std::make_unique<vqx::cuda::Event>();
+      }
+      for (int s = 0; s < scales_; ++s) xyb_done_[s] = std::make_unique<vqx::cuda::Event>();
+    }
     if (linear_floats)
       linear_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * linear_floats,
                                         "ssimulacra2 linear RGB pyramid");
@@ -662,19 +686,26 @@ class Pipeline {
       debug_vblur_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 15 * n0, "debug vblur");
       debug_terms_ = vqx::cuda::DeviceBuffer(device, sizeof(double) * 9 * n0, "debug terms");
     }
-    const char* variant = std::getenv("VQX_SS2_HBLUR");
-    row_walk_ = variant && std::string(variant) == "rowwalk";
   }
 
   int scales() const { return scales_; }
+  bool concurrent() const { return concurrent_; }
 
   // Stages 1-3 of scale s. Stage marks 3 s, 3 s + 1, 3 s + 2.
   void enqueue_scale(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream,
                      StageMarks* marks) {
-    const uint32_t w = width_[s], h = height_[s];
-    const size_t n = size_t(w) * h;
-    const bool debug = debug_linear_.get() != nullptr;
     if (marks) marks->stage(stream, size_t(3 * s));
+    enqueue_xyb(s, ref, dis, stream);
+    if (marks) marks->stage(stream, size_t(3 * s + 1));
+    enqueue_rows(s, stream);
+    if (marks) marks->stage(stream, size_t(3 * s + 2));
+    enqueue_columns(s, stream);
+  }
+
+  // Stage 1 of scale s: XYB of scale s and the linear planes of scale s + 1.
+  void enqueue_xyb(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream) {
+    const uint32_t w = width_[s], h = height_[s];
+    const bool debug = debug_linear_.get() != nullptr;
     {
       FrameSource fs = source_;
       fs.frame[0] = ref;
@@ -684,7 +715,7 @@ class Pipeline {
       const dim3 block(32, 8);
       const dim3 grid(ceil_div(half_size(w), 32), ceil_div(half_size(h), 8));
       float* dl = debug && s == 0 ? debug_linear_.get<float>() : nullptr;
-      float* xyb = xyb_.get<float>();
+      float* xyb = xyb_at_[s];
       if (s > 0) {
         xyb_down_kernel<Source::kLinear><<<grid, block, 0, stream>>>(
             fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr);
@@ -705,39 +736,62 @@ class Pipeline {
       }
       check_launch("ssimulacra2: xyb_down_kernel");
     }
-    if (marks) marks->stage(stream, size_t(3 * s + 1));
-    {
-      const dim3 block(kLines, kBlurPlanes);
-      const dim3 grid(ceil_div(h, kLines), 3);
-      if (row_walk_ && !debug)
-        blur_rows_walk_kernel<<<grid, block, 0, stream>>>(xyb_.get<float>(), w, h, coef_,
-                                                          hblur_.get<float>());
-      else
-        blur_rows_kernel<<<grid, block, 0, stream>>>(xyb_.get<float>(), w, h, coef_,
-                                                     hblur_.get<float>(),
-                                                     debug ? debug_products_.get<float>() : nullptr);
-      check_launch("ssimulacra2: blur_rows_kernel");
-    }
-    if (marks) marks->stage(stream, size_t(3 * s + 2));
-    {
-      const dim3 block(kLines, kBlurPlanes);
-      const dim3 grid(table_.strips[s], 3);
-      const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
-      blur_columns_terms_kernel<<<grid, block, 0, stream>>>(
-          hblur_.get<float>(), xyb_.get<float>(), w, h, coef_, f32_end,
-          partials_.get<Dd>() + table_.partial_offset[s],
-          debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr);
-      check_launch("ssimulacra2: blur_columns_terms_kernel");
-    }
   }
 
-  // Stage 4 (mark 3 kNumScales): writes all 108 sums (zeros for absent scales) to `result`.
-  void enqueue_reduce(cudaStream_t stream, double* result, StageMarks* marks) {
-    if (marks) marks->stage(stream, size_t(3 * kNumScales));
+  // Stage 2 of scale s: the horizontal pass of its 15 blurs.
+  void enqueue_rows(int s, cudaStream_t stream) {
+    const uint32_t w = width_[s], h = height_[s];
+    const bool debug = debug_linear_.get() != nullptr;
+    const dim3 block(kLines, kBlurPlanes);
+    const dim3 grid(ceil_div(h, kLines), 3);
+    if (row_walk_ && !debug)
+      blur_rows_walk_kernel<<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s]);
+    else
+      blur_rows_kernel<<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
+                                                   debug ? debug_products_.get<float>() : nullptr);
+    check_launch("ssimulacra2: blur_rows_kernel");
+  }
+
+  // Stage 3 of scale s: the vertical pass, the terms and their block sums.
+  void enqueue_columns(int s, cudaStream_t stream) {
+    const uint32_t w = width_[s], h = height_[s];
+    const size_t n = size_t(w) * h;
+    const bool debug = debug_linear_.get() != nullptr;
+    const dim3 block(kLines, kBlurPlanes);
+    const dim3 grid(table_.strips[s], 3);
+    const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
+    blur_columns_terms_kernel<<<grid, block, 0, stream>>>(
+        hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
+        partials_.get<Dd>() + table_.partial_offset[s],
+        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr);
+    check_launch("ssimulacra2: blur_columns_terms_kernel");
+  }
+
+  // Stage 4: writes all 108 sums (zeros for absent scales) to `result`.
+  void enqueue_reduce(cudaStream_t stream, double* result) {
     reduce_kernel<<<dim3(kNumScales, 3), 32, 0, stream>>>(partials_.get<Dd>(), table_, result);
     check_launch("ssimulacra2: reduce_kernel");
   }
 
+  std::vector<std::string> stage_names() const {
+    std::vector<std::string> names;
+    if (concurrent_) {
+      names = {"s0 yuv->linear->xyb+down", "s0 blur H (15 planes)", "s0 blur V + terms + sums",
+               "scales 1.. (side streams) beyond s0", "reduce 108 sums"};
+      return names;
+    }
+    for (int s = 0; s < kNumScales; ++s) {
+      const std::string scale = "s" + std::to_string(s) + " ";
+      names.push_back(scale + (s == 0 ? "yuv->linear->xyb+down" : "xyb+down"));
+      names.push_back(scale + "blur H (15 planes)");
+      names.push_back(scale + "blur V + terms + sums");
+    }
+    names.push_back("reduce 108 sums");
+    return names;
+  }
+
+  // The whole frame on `stream` (and, when concurrent, on the side streams it forks and joins:
+  // scale s waits only for the XYB/downsample of scale s - 1, which wrote its linear planes).
   void enqueue_frame(const uint8_t* ref, const uint8_t* dis, cudaStream_t stream, double* result,
                      StageMarks* marks) {
     if (scales_ == 0) {  // smaller than 8x8: no scale, score 100 (the fork's rule)
@@ -745,8 +799,33 @@ class Pipeline {
             "ssimulacra2: clear");
       return;
     }
-    for (int s = 0; s < scales_; ++s) enqueue_scale(s, ref, dis, stream, marks);
-    enqueue_reduce(stream, result, marks);
+    if (!concurrent_) {
+      for (int s = 0; s < scales_; ++s) enqueue_scale(s, ref, dis, stream, marks);
+      if (marks) marks->stage(stream, size_t(3 * kNumScales));
+      enqueue_reduce(stream, result);
+      return;
+    }
+    if (marks) marks->stage(stream, 0);
+    enqueue_xyb(0, ref, dis, stream);
+    check(cudaEventRecord(xyb_done_[0]->get(), stream), "ssimulacra2: fork");
+    for (int s = 1; s < scales_; ++s) {
+      cudaStream_t side = side_[s]->get();
+      check(cudaStreamWaitEvent(side, xyb_done_[s - 1]->get(), 0), "ssimulacra2: fork");
+      enqueue_xyb(s, ref, dis, side);
+      check(cudaEventRecord(xyb_done_[s]->get(), side), "ssimulacra2: fork");
+      enqueue_rows(s, side);
+      enqueue_columns(s, side);
+      check(cudaEventRecord(side_done_[s]->get(), side), "ssimulacra2: join");
+    }
+    if (marks) marks->stage(stream, 1);
+    enqueue_rows(0, stream);
+    if (marks) marks->stage(stream, 2);
+    enqueue_columns(0, stream);
+    if (marks) marks->stage(stream, 3);
+    for (int s = 1; s < scales_; ++s)
+      check(cudaStreamWaitEvent(stream, side_done_[s]->get(), 0), "ssimulacra2: join");
+    if (marks) marks->stage(stream, 4);
+    enqueue_reduce(stream, result);
   }
 
   FrameSums frame_sums(const double* result) const {
@@ -773,9 +852,9 @@ class Pipeline {
       check(cudaMemcpy(v.data(), src, sizeof(v[0]) * count, cudaMemcpyDeviceToHost), "debug read");
     };
     get(d.linear, s == 0 ? debug_linear_.get() : level_[s], 6 * n);
-    get(d.xyb, xyb_.get(), 6 * n);
+    get(d.xyb, xyb_at_[s], 6 * n);
     get(d.products, debug_products_.get(), 9 * n);
-    get(d.hblur, hblur_.get(), 15 * n);
+    get(d.hblur, hblur_at_[s], 15 * n);
     get(d.vblur, debug_vblur_.get(), 15 * n);
     get(d.terms, debug_terms_.get(), 9 * n);
     return d;
@@ -784,7 +863,7 @@ class Pipeline {
  private:
   PictureFormat format_;
   EdgeDifference edge_difference_ = EdgeDifference::kFloatGroupsOf8;
-  bool rgb_ = false, row_walk_ = false;
+  bool rgb_ = false, row_walk_ = false, concurrent_ = false;
   BlurCoef coef_{};
   float cbrt_bias_ = 0.0f;
   FrameSource source_{};
@@ -792,6 +871,10 @@ class Pipeline {
   uint32_t width_[kNumScales] = {}, height_[kNumScales] = {};
   ScaleTable table_{};
   float* level_[kNumScales] = {};
+  float* xyb_at_[kNumScales] = {};    // 6 planes of scale s (one shared set unless concurrent)
+  float* hblur_at_[kNumScales] = {};  // 15 planes of scale s
+  std::unique_ptr<vqx::cuda::Stream> side_[kNumScales];
+  std::unique_ptr<vqx::cuda::Event> xyb_done_[kNumScales], side_done_[kNumScales];
   vqx::cuda::DeviceBuffer xyb_, hblur_, linear_, partials_;
   vqx::cuda::DeviceBuffer debug_linear_, debug_products_, debug_vblur_, debug_terms_;
 };
@@ -805,17 +888,7 @@ class Ssimulacra2Cuda final : public CudaMetric {
 
   std::vector<std::string> feature_names() const override { return {"ssimulacra2"}; }
 
-  std::vector<std::string> stage_names() const override {
-    std::vector<std::string> names;
-    for (int s = 0; s < kNumScales; ++s) {
-      const std::string scale = "s" + std::to_string(s) + " ";
-      names.push_back(scale + (s == 0 ? "yuv->linear->xyb+down" : "xyb+down"));
-      names.push_back(scale + "blur H (15 planes)");
-      names.push_back(scale + "blur V + terms + sums");
-    }
-    names.push_back("reduce 108 sums");
-    return names;
-  }
+  std::vector<std::string> stage_names() const override { return pipeline_.stage_names(); }
 
   void init(const CudaMetricContext& context) override {
     const PictureFormat& f = context.format;
@@ -831,8 +904,16 @@ class Ssimulacra2Cuda final : public CudaMetric {
       throw InputError("ssimulacra2: RGB image " + std::to_string(f.width) + "x" +
                        std::to_string(f.height) + " is smaller than the 8x8 minimum");
     // The CPU metric's edge mode: the fork's AVX2 arithmetic (the goldens).
+    // Profiling knobs (docs/ssimulacra2.md): VQX_SS2_HBLUR=rowwalk times the plain horizontal
+    // walk, VQX_SS2_SEQUENTIAL=1 runs the scales one after the other (a per-scale stage table).
+    // Neither changes a bit of the result.
+    PipelineOptions options;
+    const char* walk = std::getenv("VQX_SS2_HBLUR");
+    const char* sequential = std::getenv("VQX_SS2_SEQUENTIAL");
+    options.row_walk = walk && std::string(walk) == "rowwalk";
+    options.concurrent = !(sequential && std::string(sequential) == "1");
     pipeline_.init(f, rgb_ ? nullptr : &matrix_, EdgeDifference::kFloatGroupsOf8, *context.device,
-                   false, kNumScales);
+                   options);
   }
 
   size_t result_bytes() const override { return sizeof(double) * kResultDoubles; }
@@ -859,7 +940,10 @@ DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatr
                            EdgeDifference edge_difference, int max_scales) {
   vqx::cuda::DeviceContext device(0);
   Pipeline pipeline;
-  pipeline.init(ref.format(), matrix, edge_difference, device, true, max_scales);
+  PipelineOptions options;
+  options.debug = true;
+  options.max_scales = max_scales;
+  pipeline.init(ref.format(), matrix, edge_difference, device, options);
   DebugFrame result;
   const size_t bytes = ref.format().frame_bytes();
   vqx::cuda::DeviceBuffer frames(device, 2 * bytes, "debug frames");
@@ -876,13 +960,51 @@ DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatr
   }
   std::array<double, kResultDoubles> host{};
   if (pipeline.scales() > 0) {
-    pipeline.enqueue_reduce(stream.get(), sums.get<double>(), nullptr);
+    pipeline.enqueue_reduce(stream.get(), sums.get<double>());
     check(cudaStreamSynchronize(stream.get()), "debug reduce");
     check(cudaMemcpy(host.data(), sums.get(), sizeof(host), cudaMemcpyDeviceToHost), "debug read");
   }
   result.sums = pipeline.frame_sums(host.data());
   result.score = pool_score(result.sums);
   return result;
+}
+
+DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
+                                const PipelineOptions& options, int frames) {
+  vqx::cuda::DeviceContext device(0);
+  Pipeline pipeline;
+  pipeline.init(ref.format(), matrix, EdgeDifference::kFloatGroupsOf8, device, options);
+  const size_t bytes = ref.format().frame_bytes();
+  vqx::cuda::DeviceBuffer input(device, 2 * bytes, "timing frames");
+  vqx::cuda::DeviceBuffer sums(device, sizeof(double) * kResultDoubles, "timing sums");
+  check(cudaMemcpy(input.get(), ref.bytes(), bytes, cudaMemcpyHostToDevice), "timing upload");
+  check(cudaMemcpy(input.get<uint8_t>() + bytes, dis.bytes(), bytes, cudaMemcpyHostToDevice),
+        "timing upload");
+  vqx::cuda::Stream stream;
+  // The metric's frame as the engine runs it: one CUDA graph, replayed.
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  check(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), "capture");
+  pipeline.enqueue_frame(input.get<uint8_t>(), input.get<uint8_t>() + bytes, stream.get(),
+                         sums.get<double>(), nullptr);
+  check(cudaStreamEndCapture(stream.get(), &graph), "capture");
+  check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+  cudaGraphDestroy(graph);
+  for (int i = 0; i < 50; ++i) check(cudaGraphLaunch(exec, stream.get()), "warm-up");  // clocks up
+  vqx::cuda::Event begin, end;
+  check(cudaEventRecord(begin.get(), stream.get()), "record");
+  for (int i = 0; i < frames; ++i) check(cudaGraphLaunch(exec, stream.get()), "launch");
+  check(cudaEventRecord(end.get(), stream.get()), "record");
+  check(cudaEventSynchronize(end.get()), "timing");
+  DeviceTiming t;
+  t.ms_per_frame = double(vqx::cuda::elapsed_ms(begin, end)) / frames;
+  t.peak_bytes = device.peak_bytes();
+  t.concurrent = pipeline.concurrent();
+  std::array<double, kResultDoubles> host{};
+  check(cudaMemcpy(host.data(), sums.get(), sizeof(host), cudaMemcpyDeviceToHost), "timing read");
+  t.score = pool_score(pipeline.frame_sums(host.data()));
+  cudaGraphExecDestroy(exec);
+  return t;
 }
 
 }  // namespace vqx::ssimulacra2::cuda
