@@ -7,6 +7,9 @@
 
 #include "engine/error.h"
 #include "metrics/ssimulacra2/ssimulacra2_pipeline.h"
+#ifdef VQX_HAVE_CUDA
+#include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
+#endif
 
 namespace vqx {
 namespace {
@@ -76,7 +79,11 @@ const MetricDescriptor& ssimulacra2_descriptor() {
                           "3 BT.601 full (ignored for RGB input)"),
       },
       [](const OptionValues& o) { return std::make_unique<Ssimulacra2Cpu>(o); },
+#ifdef VQX_HAVE_CUDA
+      [](const OptionValues& o) { return make_ssimulacra2_cuda(o); },
+#else
       nullptr,
+#endif
   };
   return descriptor;
 }

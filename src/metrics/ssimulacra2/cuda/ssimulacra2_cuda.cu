@@ -1,0 +1,1018 @@
+// ssimulacra2 on CUDA (shared/spec/ssimulacra2.md section 15; contract in shared/spec/README.md).
+//
+// Per frame, per processed scale s (all on one stream, no host wait):
+//   1. xyb_down:   linear RGB of both images (from the Y'CbCr or R'G'B' frame at s = 0, from the
+//                  level-s linear planes after), XYB of every pixel, and the 2x2 box downsample of
+//                  the linear planes into level s + 1. Full-resolution linear RGB never touches
+//                  memory: a thread owns one 2x2 block.
+//   2. blur_rows:  the horizontal recurrence of all 15 blurs (3 channels x mu1, mu2, s11, s22,
+//                  s12), the products formed on the fly. One thread walks one line of one plane in
+//                  the spec's exact order; the lines of a block are staged through shared memory
+//                  32 columns at a time with coalesced loads and stores (the transposed tile), and
+//                  the next tile is prefetched into registers while the current one is walked.
+//   3. blur_columns_terms: the vertical recurrence (one thread per column and plane, coalesced
+//                  across the warp), then, from shared memory, the SSIM and edge terms of each
+//                  pixel in native f64 (the CPU's exact operations), accumulated in double-double
+//                  per thread, then per block in a fixed order.
+// and once per frame:
+//   4. reduce:     the block partials of each (scale, channel) in a fixed order, rounded to f64
+//                  once: 108 sums, the frame's only readback. pool_score() runs on the host.
+//
+// Bit-identity: every f32/f64 operation below is the single rounded operation of the CPU code in
+// ssimulacra2_core.{h,cpp} / ssimulacra2_blur.cpp (section 11), written with explicit _rn
+// intrinsics; the TU is also built with --fmad=false. Division and square root are IEEE. The
+// tables (EOTF LUT, blur coefficients, YUV matrix, cbrt bias) come from the CPU code, not
+// recomputed. Only the order of the sums differs (15.2): a tree whose shape depends only on the
+// plane size, so every run gives the same bits.
+#include <array>
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "engine/cuda/cuda_check.h"
+#include "engine/cuda/device_context.h"
+#include "engine/error.h"
+#include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
+#include "metrics/ssimulacra2/ssimulacra2_core.h"
+
+namespace vqx::ssimulacra2::cuda {
+namespace {
+
+using vqx::cuda::check;
+using vqx::cuda::check_launch;
+
+// ---- constants (section 3.1, the same literals and bits as ssimulacra2_core.cpp) ---------------
+
+constexpr float kM00 = 0.30f, kM02 = 0.078f;
+constexpr float kM10 = 0.23f, kM12 = 0.078f;
+constexpr float kM20 = 0.24342268924547819f, kM21 = 0.20476744424496821f;
+constexpr float kM01 = (1.0f - kM00) - kM02;
+constexpr float kM11 = (1.0f - kM10) - kM12;
+constexpr float kM22 = (1.0f - kM20) - kM21;
+constexpr float kOpsinBias = 0.0037930732552754493f;
+static_assert(std::bit_cast<uint32_t>(kM01) == 0x3f1f3b64u);
+static_assert(std::bit_cast<uint32_t>(kM11) == 0x3f3126e9u);
+static_assert(std::bit_cast<uint32_t>(kM22) == 0x3f0d4369u);
+static_assert(std::bit_cast<uint32_t>(kOpsinBias) == 0x3b789536u);
+static_assert(std::bit_cast<uint32_t>(kC2) == 0x3a6bedfau);
+
+// The EOTF table (section 2.5), copied from the CPU's kEotfLutBits at init.
+__device__ float g_eotf_lut[kEotfLutSize];
+
+struct BlurCoef {
+  float n2[3], d1[3];
+};
+
+// ---- geometry of the kernels -------------------------------------------------------------------
+
+constexpr int kLines = 32;                   // lines per block (one per lane)
+constexpr int kBlurPlanes = 5;               // mu1, mu2, s11, s22, s12 (one warp each)
+constexpr int kBlockThreads = kLines * kBlurPlanes;
+constexpr int kTile = 32;                    // columns per tile of the horizontal pass
+constexpr int kTileElems = kLines * kTile;
+constexpr int kPrefetch = (kTileElems + kBlockThreads - 1) / kBlockThreads;  // 7 per thread
+constexpr int kChunkRows = 20;               // rows per step of the vertical pass (2 x 10 ring)
+constexpr int kTermRows = kChunkRows / kBlurPlanes;  // pixels per thread per chunk
+constexpr int kSums = 6;                     // S1, S4, A1, A4, D1, D4
+static_assert(kChunkRows % kBlurPlanes == 0 && kChunkRows % 10 == 0);
+
+// ---- per-pixel device twins (one rounded operation each, as the CPU) ---------------------------
+
+__device__ __forceinline__ float fmul(float a, float b) { return __fmul_rn(a, b); }
+__device__ __forceinline__ float fadd(float a, float b) { return __fadd_rn(a, b); }
+__device__ __forceinline__ float fsub(float a, float b) { return __fsub_rn(a, b); }
+
+// 2.5: table lookup and lerp; int(t) truncates.
+__device__ __forceinline__ float srgb_eotf(float x) {
+  if (x <= 0.0f) return 0.0f;
+  if (x >= 1.0f) return 1.0f;
+  const float t = fmul(x, 1023.0f);
+  const int i = __float2int_rz(t);
+  const float f = fsub(t, __int2float_rn(i));
+  const float a = __ldg(&g_eotf_lut[i]);
+  const float b = __ldg(&g_eotf_lut[i + 1]);
+  return fadd(a, fmul(fsub(b, a), f));
+}
+
+__device__ __forceinline__ float clamp01(float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v); }
+
+// 3.2, with the correctly rounded division.
+__device__ __forceinline__ float cbrt_approx(float x) {
+  uint32_t u = __float_as_uint(x);
+  u = u / 3u + 0x2a5137a0u;
+  float y = __uint_as_float(u);
+  const float third = 1.0f / 3.0f;
+  y = fmul(fadd(fmul(2.0f, y), __fdiv_rn(x, fmul(y, y))), third);
+  y = fmul(fadd(fmul(2.0f, y), __fdiv_rn(x, fmul(y, y))), third);
+  return x > 0.0f ? y : 0.0f;
+}
+
+// 3.3: one pixel to X', Y', B'.
+__device__ __forceinline__ float3 xyb_pixel(float3 rgb, float cbrt_bias) {
+  const float r = rgb.x, g = rgb.y, b = rgb.z;
+  const float l = fadd(fadd(fadd(fmul(kM00, r), fmul(kM01, g)), fmul(kM02, b)), kOpsinBias);
+  const float m = fadd(fadd(fadd(fmul(kM10, r), fmul(kM11, g)), fmul(kM12, b)), kOpsinBias);
+  const float s = fadd(fadd(fadd(fmul(kM20, r), fmul(kM21, g)), fmul(kM22, b)), kOpsinBias);
+  const float L = fsub(cbrt_approx(l), cbrt_bias);
+  const float M = fsub(cbrt_approx(m), cbrt_bias);
+  const float S = fsub(cbrt_approx(s), cbrt_bias);
+  const float X = fmul(0.5f, fsub(L, M));
+  const float Y = fmul(0.5f, fadd(L, M));
+  return make_float3(fadd(fmul(X, 14.0f), 0.42f), fadd(Y, 0.01f), fadd(fsub(S, Y), 0.55f));
+}
+
+// Section 7, as ssim_term().
+__device__ __forceinline__ double ssim_term(float mu1, float mu2, float s11, float s22, float s12) {
+  const float mu11 = fmul(mu1, mu1), mu22 = fmul(mu2, mu2), mu12 = fmul(mu1, mu2);
+  const float dm = fsub(mu1, mu2);
+  const float num_m = fsub(1.0f, fmul(dm, dm));
+  const float num_s = fadd(fmul(2.0f, fsub(s12, mu12)), kC2);
+  const float denom_s = fadd(fadd(fsub(s11, mu11), fsub(s22, mu22)), kC2);
+  const double q = __ddiv_rn(__dmul_rn(double(num_m), double(num_s)), double(denom_s));
+  const double d = __dsub_rn(1.0, q);
+  return d < 0.0 ? 0.0 : d;
+}
+
+// Section 8, as edge_ratio() (f64 differences) or edge_ratio_f32_difference() (the fork's AVX2).
+__device__ __forceinline__ double edge_ratio(float img1, float mu1, float img2, float mu2,
+                                             bool f32_difference) {
+  double e1, e2;
+  if (f32_difference) {
+    float a = fsub(img1, mu1), b = fsub(img2, mu2);
+    a = a < 0.0f ? -a : a;
+    b = b < 0.0f ? -b : b;
+    e1 = double(a);
+    e2 = double(b);
+  } else {
+    e1 = __dsub_rn(double(img1), double(mu1));
+    e2 = __dsub_rn(double(img2), double(mu2));
+    e1 = e1 < 0.0 ? -e1 : e1;
+    e2 = e2 < 0.0 ? -e2 : e2;
+  }
+  return __dsub_rn(__ddiv_rn(__dadd_rn(1.0, e2), __dadd_rn(1.0, e1)), 1.0);
+}
+
+__device__ __forceinline__ double quartic(double v) {
+  return __dmul_rn(__dmul_rn(v, v), __dmul_rn(v, v));
+}
+
+// ---- double-double accumulation (15.2) ---------------------------------------------------------
+
+struct Dd {
+  double hi, lo;
+};
+
+// Knuth's TwoSum: s + err == a + b exactly.
+__device__ __forceinline__ void two_sum(double a, double b, double& s, double& err) {
+  s = __dadd_rn(a, b);
+  const double bb = __dsub_rn(s, a);
+  err = __dadd_rn(__dsub_rn(a, __dsub_rn(s, bb)), __dsub_rn(b, bb));
+}
+
+__device__ __forceinline__ Dd dd_normalise(double s, double e) {
+  const double hi = __dadd_rn(s, e);
+  return Dd{hi, __dsub_rn(e, __dsub_rn(hi, s))};
+}
+
+__device__ __forceinline__ Dd dd_add(Dd x, double v) {
+  double s, e;
+  two_sum(x.hi, v, s, e);
+  return dd_normalise(s, __dadd_rn(e, x.lo));
+}
+
+__device__ __forceinline__ Dd dd_add(Dd x, Dd y) {
+  double s, e;
+  two_sum(x.hi, y.hi, s, e);
+  return dd_normalise(s, __dadd_rn(e, __dadd_rn(x.lo, y.lo)));
+}
+
+// ---- stage 1: linear RGB, XYB, downsample ------------------------------------------------------
+
+struct YuvMatrixDev {
+  float cr_r, cb_b, cb_g, cr_g, y_scale, c_scale, y_off, c_off;
+};
+
+// Where the samples of scale 0 are: the engine's frame copy (Picture layout).
+struct FrameSource {
+  const uint8_t* frame[2];        // ref, dis
+  unsigned long long offset[3];   // plane offsets in bytes
+  uint32_t pw, ph;                // chroma plane size
+  float inv_peak;
+  YuvMatrixDev m;
+};
+
+// 2.2: nearest chroma index.
+__device__ __forceinline__ uint32_t chroma_index(uint32_t x, uint32_t plane_size, uint32_t luma_size) {
+  uint32_t s;
+  if (plane_size == luma_size) s = x;
+  else if (2ull * plane_size == luma_size) s = x >> 1;
+  else s = uint32_t((unsigned long long)x * plane_size / luma_size);
+  return s < plane_size ? s : plane_size - 1;
+}
+
+enum class Source { kYuv8, kYuv16, kRgb8, kRgb16, kLinear };
+
+template <Source kSource>
+__device__ __forceinline__ float3 linear_pixel(const FrameSource& fs, const float* linear, size_t n,
+                                               int image, uint32_t x, uint32_t y, uint32_t w,
+                                               uint32_t h) {
+  const size_t i = size_t(y) * w + x;
+  if constexpr (kSource == Source::kLinear) {
+    const float* base = linear + size_t(3 * image) * n;
+    return make_float3(__ldg(base + i), __ldg(base + n + i), __ldg(base + 2 * n + i));
+  } else {
+    using Sample = std::conditional_t<kSource == Source::kYuv8 || kSource == Source::kRgb8,
+                                      uint8_t, uint16_t>;
+    const uint8_t* frame = fs.frame[image];
+    const Sample* p0 = reinterpret_cast<const Sample*>(frame + fs.offset[0]);
+    const Sample* p1 = reinterpret_cast<const Sample*>(frame + fs.offset[1]);
+    const Sample* p2 = reinterpret_cast<const Sample*>(frame + fs.offset[2]);
+    if constexpr (kSource == Source::kRgb8 || kSource == Source::kRgb16) {
+      // Image mode (section 13): normalise and linearise, no matrix.
+      return make_float3(srgb_eotf(fmul(__uint2float_rn(p0[i]), fs.inv_peak)),
+                         srgb_eotf(fmul(__uint2float_rn(p1[i]), fs.inv_peak)),
+                         srgb_eotf(fmul(__uint2float_rn(p2[i]), fs.inv_peak)));
+    } else {
+      const uint32_t cx = chroma_index(x, fs.pw, w), cy = chroma_index(y, fs.ph, h);
+      const size_t ci = size_t(cy) * fs.pw + cx;
+      const YuvMatrixDev& m = fs.m;
+      const float Y = fmul(__uint2float_rn(p0[i]), fs.inv_peak);
+      const float U = fmul(__uint2float_rn(p1[ci]), fs.inv_peak);
+      const float V = fmul(__uint2float_rn(p2[ci]), fs.inv_peak);
+      const float yn = fmul(fsub(Y, m.y_off), m.y_scale);
+      const float un = fmul(fsub(U, m.c_off), m.c_scale);
+      const float vn = fmul(fsub(V, m.c_off), m.c_scale);
+      const float r = fadd(yn, fmul(m.cr_r, vn));
+      const float g = fadd(fadd(yn, fmul(m.cb_g, un)), fmul(m.cr_g, vn));
+      const float b = fadd(yn, fmul(m.cb_b, un));
+      return make_float3(srgb_eotf(clamp01(r)), srgb_eotf(clamp01(g)), srgb_eotf(clamp01(b)));
+    }
+  }
+}
+
+// One thread per pixel of the half-size grid: its (up to) four source pixels, both images.
+// The downsample adds in the order (0,0), (0,1), (1,0), (1,1) from 0.0f, with the last row and
+// column repeated for odd sizes (section 4), then multiplies by 0.25f.
+template <Source kSource>
+__global__ void __launch_bounds__(256)
+xyb_down_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
+                float cbrt_bias, float* __restrict__ xyb, float* __restrict__ down, bool write_down,
+                float* __restrict__ debug_linear) {
+  const uint32_t ow = (w + 1) / 2, oh = (h + 1) / 2;
+  const uint32_t ox = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t oy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (ox >= ow || oy >= oh) return;
+  const size_t n = size_t(w) * h;
+  float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
+#pragma unroll
+  for (int dy = 0; dy < 2; ++dy) {
+#pragma unroll
+    for (int dx = 0; dx < 2; ++dx) {
+      const uint32_t px = 2 * ox + dx, py = 2 * oy + dy;
+      const bool owned = px < w && py < h;
+      const uint32_t ix = px < w ? px : w - 1, iy = py < h ? py : h - 1;
+      const size_t i = size_t(iy) * w + ix;
+#pragma unroll
+      for (int image = 0; image < 2; ++image) {
+        const float3 rgb = linear_pixel<kSource>(fs, linear, n, image, ix, iy, w, h);
+        sum[image][0] = fadd(sum[image][0], rgb.x);
+        sum[image][1] = fadd(sum[image][1], rgb.y);
+        sum[image][2] = fadd(sum[image][2], rgb.z);
+        if (owned) {
+          const float3 p = xyb_pixel(rgb, cbrt_bias);
+          float* out = xyb + size_t(3 * image) * n + i;
+          out[0] = p.x;
+          out[n] = p.y;
+          out[2 * n] = p.z;
+          if (debug_linear) {
+            float* dl = debug_linear + size_t(3 * image) * n + i;
+            dl[0] = rgb.x;
+            dl[n] = rgb.y;
+            dl[2 * n] = rgb.z;
+          }
+        }
+      }
+    }
+  }
+  if (write_down) {
+    const size_t nn = size_t(ow) * oh, o = size_t(oy) * ow + ox;
+#pragma unroll
+    for (int p = 0; p < 6; ++p) down[size_t(p) * nn + o] = fmul(sum[p / 3][p % 3], 0.25f);
+  }
+}
+
+// ---- stage 2: horizontal pass ------------------------------------------------------------------
+
+// The line to blur for plane k of a channel, at one sample: img1, img2, img1^2, img2^2, img1*img2
+// (section 5; one f32 multiply, as multiply_planes). Zero padding gives 0 * 0 = +0, the padding.
+__device__ __forceinline__ float blur_source(int k, float a, float b) {
+  switch (k) {
+    case 0: return a;
+    case 1: return b;
+    case 2: return fmul(a, a);
+    case 3: return fmul(b, b);
+    default: return fmul(a, b);
+  }
+}
+
+// Section 6.2: one step of the three-pole recurrence; returns (o1 + o3) + o5.
+struct Recurrence {
+  float prev1[3] = {0.0f, 0.0f, 0.0f}, prev2[3] = {0.0f, 0.0f, 0.0f};
+  __device__ __forceinline__ float step(const BlurCoef& c, float sum) {
+    float o[3];
+#pragma unroll
+    for (int k = 0; k < 3; ++k) {
+      o[k] = fsub(fsub(fmul(c.n2[k], sum), fmul(c.d1[k], prev1[k])), prev2[k]);
+      prev2[k] = prev1[k];
+      prev1[k] = o[k];
+    }
+    return fadd(fadd(o[0], o[1]), o[2]);
+  }
+};
+
+using TileRing = float[2][kLines][kTile + 1];
+
+// Steps t = x0 - 4 + j, j < steps, of one line: in[t + 4] is column j of the current tile,
+// in[t - 6] column j - 10 (or j + 22 of the previous tile); output t goes to out_row[j].
+template <int K>
+__device__ __forceinline__ void walk_tile(const TileRing& in1, const TileRing& in2, int slot,
+                                          int lane, int steps, const BlurCoef& coef,
+                                          Recurrence& rec, float* out_row) {
+  auto step = [&](int j) {
+    const float b = blur_source(K, in1[slot][lane][j], in2[slot][lane][j]);
+    const int ja = j >= 10 ? j - 10 : j + kTile - 10;
+    const int sa = j >= 10 ? slot : slot ^ 1;
+    const float a = blur_source(K, in1[sa][lane][ja], in2[sa][lane][ja]);
+    out_row[j] = rec.step(coef, fadd(a, b));
+  };
+  if (steps == kTile) {
+#pragma unroll
+    for (int j = 0; j < kTile; ++j) step(j);
+  } else {
+    for (int j = 0; j < steps; ++j) step(j);
+  }
+}
+
+// Block (32 lines, 5 planes) x grid (row groups, 3 channels). Thread (lane, k) walks row
+// y0 + lane of plane k. The 32 x 32 tiles of img1 and img2 are loaded coalesced into shared
+// memory (rows padded to 33 floats: the walk reads one column across the warp without bank
+// conflicts); two tiles are kept so that in[t - 6] is at hand. Step t reads in[t + 4] from the
+// current tile, so the steps of tile j are t = 32 j - 4 ... 32 j + 27, in the spec's order.
+__global__ void __launch_bounds__(kBlockThreads)
+blur_rows_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
+                 float* __restrict__ hblur, float* __restrict__ debug_products) {
+  __shared__ float in1[2][kLines][kTile + 1], in2[2][kLines][kTile + 1];
+  __shared__ float out[kBlurPlanes][kLines][kTile + 1];
+  const size_t n = size_t(w) * h;
+  const int c = blockIdx.y;
+  const uint32_t y0 = blockIdx.x * kLines;
+  const int lane = threadIdx.x, k = threadIdx.y, tid = k * kLines + lane;
+  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
+  const float* img1 = xyb + size_t(c) * n;
+  const float* img2 = xyb + size_t(3 + c) * n;
+  for (int i = tid; i < kTileElems; i += kBlockThreads) {  // tile -1: the left padding
+    in1[1][i / kTile][i % kTile] = 0.0f;
+    in2[1][i / kTile][i % kTile] = 0.0f;
+  }
+  // Register prefetch of the next tile (element tid + 160 m of the 32 x 32 tile).
+  float next1[kPrefetch], next2[kPrefetch];
+  auto fetch = [&](uint32_t x0) {
+#pragma unroll
+    for (int m = 0; m < kPrefetch; ++m) {
+      const int e = tid + m * kBlockThreads;
+      const int r = e / kTile, j = e % kTile;
+      const uint32_t x = x0 + j;
+      float a = 0.0f, b = 0.0f;
+      if (e < kTileElems && uint32_t(r) < rows && x < w) {
+        const size_t i = size_t(y0 + r) * w + x;
+        a = __ldg(img1 + i);
+        b = __ldg(img2 + i);
+      }
+      next1[m] = a;
+      next2[m] = b;
+    }
+  };
+  fetch(0);
+  Recurrence rec;
+  const uint32_t tiles = (w + 4 + kTile - 1) / kTile;
+  for (uint32_t tile = 0; tile < tiles; ++tile) {
+    const int slot = tile & 1;
+    const uint32_t x0 = tile * kTile;
+#pragma unroll
+    for (int m = 0; m < kPrefetch; ++m) {
+      const int e = tid + m * kBlockThreads;
+      if (e < kTileElems) {
+        in1[slot][e / kTile][e % kTile] = next1[m];
+        in2[slot][e / kTile][e % kTile] = next2[m];
+      }
+    }
+    if (debug_products) {
+#pragma unroll
+      for (int m = 0; m < kPrefetch; ++m) {
+        const int e = tid + m * kBlockThreads;
+        const int r = e / kTile;
+        const uint32_t x = x0 + e % kTile;
+        if (e < kTileElems && uint32_t(r) < rows && x < w) {
+          const size_t i = size_t(y0 + r) * w + x;
+          float* p = debug_products + size_t(3 * c) * n + i;
+          p[0] = fmul(next1[m], next1[m]);
+          p[n] = fmul(next2[m], next2[m]);
+          p[2 * n] = fmul(next1[m], next2[m]);
+        }
+      }
+    }
+    __syncthreads();
+    if (tile + 1 < tiles) fetch(x0 + kTile);
+    const long t0 = long(x0) - 4;
+    const int steps = long(w) - t0 < kTile ? int(long(w) - t0) : kTile;  // > 0 by `tiles`
+    switch (k) {  // warp-uniform: each plane's walk is compiled on its own
+      case 0: walk_tile<0>(in1, in2, slot, lane, steps, coef, rec, out[0][lane]); break;
+      case 1: walk_tile<1>(in1, in2, slot, lane, steps, coef, rec, out[1][lane]); break;
+      case 2: walk_tile<2>(in1, in2, slot, lane, steps, coef, rec, out[2][lane]); break;
+      case 3: walk_tile<3>(in1, in2, slot, lane, steps, coef, rec, out[3][lane]); break;
+      default: walk_tile<4>(in1, in2, slot, lane, steps, coef, rec, out[4][lane]); break;
+    }
+    __syncthreads();
+    // Outputs t = x0 - 4 + j: the block's 5 planes x rows x 32 columns, coalesced by row.
+    for (int e = tid; e < kBlurPlanes * kTileElems; e += kBlockThreads) {
+      const int p = e / kTileElems, r = (e / kTile) % kLines, j = e % kTile;
+      const long t = t0 + j;
+      if (uint32_t(r) < rows && t >= 0 && t < long(w))
+        hblur[size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t)] = out[p][r][j];
+    }
+  }
+}
+
+// The plain walk, kept for the --profile comparison (VQX_SS2_HBLUR=rowwalk): each thread reads
+// its own row from global memory, so a warp's load touches 32 cache lines.
+__global__ void __launch_bounds__(kBlockThreads)
+blur_rows_walk_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
+                      float* __restrict__ hblur) {
+  const size_t n = size_t(w) * h;
+  const int c = blockIdx.y;
+  const uint32_t y = blockIdx.x * kLines + threadIdx.x;
+  const int k = threadIdx.y;
+  if (y >= h) return;
+  const float* row1 = xyb + size_t(c) * n + size_t(y) * w;
+  const float* row2 = xyb + size_t(3 + c) * n + size_t(y) * w;
+  float* dst = hblur + size_t(c * kBlurPlanes + k) * n + size_t(y) * w;
+  Recurrence rec;
+  for (long t = -kBlurRadius + 1; t < long(w); ++t) {
+    const long ia = t - kBlurRadius - 1, ib = t + kBlurRadius - 1;
+    const float a = ia >= 0 ? blur_source(k, __ldg(row1 + ia), __ldg(row2 + ia)) : 0.0f;
+    const float b = ib < long(w) ? blur_source(k, __ldg(row1 + ib), __ldg(row2 + ib)) : 0.0f;
+    const float o = rec.step(coef, fadd(a, b));
+    if (t >= 0) dst[t] = o;
+  }
+}
+
+// ---- stage 3: vertical pass, per-pixel terms, block sums ---------------------------------------
+
+// Block (32 columns, 5 planes) x grid (column strips, 3 channels). Thread (lane, k) walks column
+// x of plane k, 20 rows per step: it loads the 20 inputs in[t + 4] at once, takes in[t - 6] from
+// the previous 10 (registers), writes the 20 outputs to shared memory. Then each thread forms the
+// terms of 4 pixels of those 20 rows (rows k, k + 5, ...) from the five blurred values and the
+// XYB samples, and adds them to its own double-double sums. The partition of pixels to threads,
+// and the order within each thread, depend only on the plane size.
+__global__ void __launch_bounds__(kBlockThreads)
+blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
+                          uint32_t w, uint32_t h, BlurCoef coef, size_t f32_end,
+                          Dd* __restrict__ partials, float* __restrict__ debug_vblur,
+                          double* __restrict__ debug_terms) {
+  __shared__ float blurred[kBlurPlanes][kChunkRows][kLines];
+  __shared__ Dd block_sums[kSums][kBlockThreads];
+  const size_t n = size_t(w) * h;
+  const int c = blockIdx.y;
+  const int lane = threadIdx.x, k = threadIdx.y, tid = k * kLines + lane;
+  const uint32_t x = blockIdx.x * kLines + lane;
+  const bool valid = x < w;
+  const float* src = hblur + size_t(c * kBlurPlanes + k) * n + (valid ? x : 0);
+  const float* img1 = xyb + size_t(c) * n;
+  const float* img2 = xyb + size_t(3 + c) * n;
+  const long len = long(h);
+
+  Recurrence rec;
+  Dd acc[kSums];
+#pragma unroll
+  for (int s = 0; s < kSums; ++s) acc[s] = Dd{0.0, 0.0};
+  float prev_b[10];  // in[t + 4] of the previous chunk's last 10 steps = in[t - 6] of this one's
+#pragma unroll
+  for (int i = 0; i < 10; ++i) prev_b[i] = 0.0f;
+
+  // Chunk base y0 = -20 holds the warm-up steps t = -4 ... -1 (spec 6.2 starts at t = -N + 1).
+  // The next chunk's inputs are loaded into registers while this one is walked.
+  float b_next[kChunkRows];
+  auto fetch = [&](long y0) {
+#pragma unroll
+    for (int i = 0; i < kChunkRows; ++i) {
+      const long row = y0 + i + 4;
+      b_next[i] = valid && row >= 0 && row < len ? __ldg(src + size_t(row) * w) : 0.0f;
+    }
+  };
+  fetch(-kChunkRows);
+  for (long y0 = -kChunkRows; y0 < len; y0 += kChunkRows) {
+    float b[kChunkRows];
+#pragma unroll
+    for (int i = 0; i < kChunkRows; ++i) b[i] = b_next[i];
+    if (y0 + kChunkRows < len) fetch(y0 + kChunkRows);
+#pragma unroll
+    for (int i = 0; i < kChunkRows; ++i) {
+      const long t = y0 + i;
+      const float a = i < 10 ? prev_b[i] : b[i - 10];
+      if (t >= -kBlurRadius + 1 && t < len) {
+        const float o = rec.step(coef, fadd(a, b[i]));
+        blurred[k][i][lane] = o;
+        if (debug_vblur && valid && t >= 0)
+          debug_vblur[size_t(c * kBlurPlanes + k) * n + size_t(t) * w + x] = o;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < 10; ++i) prev_b[i] = b[i + 10];
+    __syncthreads();
+#pragma unroll
+    for (int m = 0; m < kTermRows; ++m) {
+      const int i = k + kBlurPlanes * m;
+      const long y = y0 + i;
+      if (valid && y >= 0 && y < len) {
+        const size_t p = size_t(y) * w + x;
+        const float mu1 = blurred[0][i][lane], mu2 = blurred[1][i][lane];
+        const double d = ssim_term(mu1, mu2, blurred[2][i][lane], blurred[3][i][lane],
+                                   blurred[4][i][lane]);
+        const double r = edge_ratio(__ldg(img1 + p), mu1, __ldg(img2 + p), mu2, p < f32_end);
+        const double art = r > 0.0 ? r : 0.0;
+        const double det = r < 0.0 ? -r : 0.0;
+        acc[0] = dd_add(acc[0], d);
+        acc[1] = dd_add(acc[1], quartic(d));
+        acc[2] = dd_add(acc[2], art);
+        acc[3] = dd_add(acc[3], quartic(art));
+        acc[4] = dd_add(acc[4], det);
+        acc[5] = dd_add(acc[5], quartic(det));
+        if (debug_terms) {
+          double* dt = debug_terms + size_t(3 * c) * n + p;
+          dt[0] = d;
+          dt[n] = art;
+          dt[2 * n] = det;
+        }
+      }
+    }
+    __syncthreads();
+  }
+  // Block: thread s adds the 160 threads' sums of accumulator s in thread order.
+#pragma unroll
+  for (int s = 0; s < kSums; ++s) block_sums[s][tid] = acc[s];
+  __syncthreads();
+  if (tid < kSums) {
+    Dd total = block_sums[tid][0];
+    for (int i = 1; i < kBlockThreads; ++i) total = dd_add(total, block_sums[tid][i]);
+    partials[(size_t(c) * gridDim.x + blockIdx.x) * kSums + tid] = total;
+  }
+}
+
+// ---- stage 4: the 108 sums ---------------------------------------------------------------------
+
+struct ScaleTable {
+  unsigned long long partial_offset[kNumScales];  // in Dd, of each scale's [3][strips][6]
+  uint32_t strips[kNumScales];
+  int scales;
+};
+
+// Block (scale, channel), thread s: the strips' partials of accumulator s in strip order.
+__global__ void reduce_kernel(const Dd* __restrict__ partials, ScaleTable table,
+                              double* __restrict__ result) {
+  const int scale = blockIdx.x, c = blockIdx.y, s = threadIdx.x;
+  if (s >= kSums) return;
+  double value = 0.0;
+  if (scale < table.scales) {
+    const uint32_t strips = table.strips[scale];
+    const Dd* p = partials + table.partial_offset[scale] + size_t(c) * strips * kSums + s;
+    Dd total = p[0];
+    for (uint32_t i = 1; i < strips; ++i) total = dd_add(total, p[size_t(i) * kSums]);
+    value = __dadd_rn(total.hi, total.lo);
+  }
+  result[(scale * 3 + c) * kSums + s] = value;
+}
+
+// ---- the per-frame schedule ---------------------------------------------------------------------
+
+uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+
+// Scales 1.. run on side streams, concurrently with scale 0, when each scale can have its own XYB
+// and horizontal-blur planes within this many bytes (up to about 2560x1440; 4K runs the scales
+// one after the other in one set of planes, which keeps its peak under 1 GiB).
+constexpr size_t kConcurrentBytes = size_t{640} << 20;
+
+// Device buffers and launches for one geometry; shared by the metric, the debug path and the
+// device-time benchmark.
+class Pipeline {
+ public:
+  void init(const PictureFormat& format, const YuvMatrix* matrix, EdgeDifference edge_difference,
+            vqx::cuda::DeviceContext& device, const PipelineOptions& options) {
+    const bool debug = options.debug;
+    const int max_scales = options.max_scales;
+    row_walk_ = options.row_walk;
+    format_ = format;
+    edge_difference_ = edge_difference;
+    rgb_ = matrix == nullptr;
+    const BlurCoefficients& bc = blur_coefficients();
+    for (int k = 0; k < 3; ++k) {
+      coef_.n2[k] = bc.n2[k];
+      coef_.d1[k] = bc.d1[k];
+    }
+    cbrt_bias_ = ssimulacra2::cbrt_approx(kOpsinBias);  // the CPU's function (section 3.1)
+    source_.offset[0] = format.plane_offset(0);
+    source_.offset[1] = format.plane_offset(1);
+    source_.offset[2] = format.plane_offset(2);
+    source_.pw = format.plane_width(1);
+    source_.ph = format.plane_height(1);
+    source_.inv_peak = inverse_peak(format.bit_depth);
+    if (matrix)
+      source_.m = YuvMatrixDev{matrix->cr_r,    matrix->cb_b,    matrix->cb_g,  matrix->cr_g,
+                               matrix->y_scale, matrix->c_scale, matrix->y_off, matrix->c_off};
+    check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
+          "ssimulacra2: EOTF table upload");
+
+    // Scales processed (fork stop rule, section 4) and their sizes.
+    uint32_t cw = format.width, ch = format.height;
+    scales_ = 0;
+    size_t linear_floats = 0, partial_dd = 0, pyramid = 0;
+    for (int s = 0; s < kNumScales && s < max_scales; ++s) {
+      if (cw < kMinScaleSize || ch < kMinScaleSize) break;
+      width_[s] = cw;
+      height_[s] = ch;
+      table_.partial_offset[s] = partial_dd;
+      table_.strips[s] = ceil_div(cw, kLines);
+      partial_dd += size_t(3) * table_.strips[s] * kSums;
+      if (s > 0) linear_floats += size_t(6) * cw * ch;
+      pyramid += size_t(cw) * ch;
+      ++scales_;
+      cw = half_size(cw);
+      ch = half_size(ch);
+    }
+    table_.scales = scales_;
+    // The next level's linear planes are written only when that level is processed.
+    if (scales_ == 0) return;
+    const size_t n0 = size_t(format.width) * format.height;
+    concurrent_ = options.concurrent && scales_ > 1 && sizeof(float) * 21 * pyramid <= kConcurrentBytes;
+    const size_t set = concurrent_ ? pyramid : n0;
+    xyb_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 6 * set, "ssimulacra2 XYB planes");
+    hblur_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 15 * set,
+                                     "ssimulacra2 horizontal blur planes");
+    for (size_t s = 0, offset = 0; s < size_t(scales_); ++s) {
+      xyb_at_[s] = xyb_.get<float>() + 6 * offset;
+      hblur_at_[s] = hblur_.get<float>() + 15 * offset;
+      if (concurrent_) offset += size_t(width_[s]) * height_[s];
+    }
+    if (concurrent_) {
+      for (int s = 1; s < scales_; ++s) {
+        side_[s] = std::make_unique<vqx::cuda::Stream>();
+        side_done_[s] = std::make_unique<vqx::cuda::Event>();
+      }
+      for (int s = 0; s < scales_; ++s) xyb_done_[s] = std::make_unique<vqx::cuda::Event>();
+    }
+    if (linear_floats)
+      linear_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * linear_floats,
+                                        "ssimulacra2 linear RGB pyramid");
+    partials_ = vqx::cuda::DeviceBuffer(device, sizeof(Dd) * partial_dd, "ssimulacra2 partial sums");
+    size_t offset = 0;
+    for (int s = 1; s < scales_; ++s) {
+      level_[s] = linear_.get<float>() + offset;
+      offset += size_t(6) * width_[s] * height_[s];
+    }
+    if (debug) {
+      debug_linear_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 6 * n0, "debug linear");
+      debug_products_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 9 * n0, "debug products");
+      debug_vblur_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 15 * n0, "debug vblur");
+      debug_terms_ = vqx::cuda::DeviceBuffer(device, sizeof(double) * 9 * n0, "debug terms");
+    }
+  }
+
+  int scales() const { return scales_; }
+  bool concurrent() const { return concurrent_; }
+
+  // Stages 1-3 of scale s. Stage marks 3 s, 3 s + 1, 3 s + 2.
+  void enqueue_scale(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream,
+                     StageMarks* marks) {
+    if (marks) marks->stage(stream, size_t(3 * s));
+    enqueue_xyb(s, ref, dis, stream);
+    if (marks) marks->stage(stream, size_t(3 * s + 1));
+    enqueue_rows(s, stream);
+    if (marks) marks->stage(stream, size_t(3 * s + 2));
+    enqueue_columns(s, stream);
+  }
+
+  // Stage 1 of scale s: XYB of scale s and the linear planes of scale s + 1.
+  void enqueue_xyb(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream) {
+    const uint32_t w = width_[s], h = height_[s];
+    const bool debug = debug_linear_.get() != nullptr;
+    {
+      FrameSource fs = source_;
+      fs.frame[0] = ref;
+      fs.frame[1] = dis;
+      const bool write_down = s + 1 < scales_;
+      float* down = write_down ? level_[s + 1] : nullptr;
+      const dim3 block(32, 8);
+      const dim3 grid(ceil_div(half_size(w), 32), ceil_div(half_size(h), 8));
+      float* dl = debug && s == 0 ? debug_linear_.get<float>() : nullptr;
+      float* xyb = xyb_at_[s];
+      if (s > 0) {
+        xyb_down_kernel<Source::kLinear><<<grid, block, 0, stream>>>(
+            fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr);
+      } else if (rgb_) {
+        if (format_.bit_depth > 8)
+          xyb_down_kernel<Source::kRgb16><<<grid, block, 0, stream>>>(fs, nullptr, w, h, cbrt_bias_,
+                                                                      xyb, down, write_down, dl);
+        else
+          xyb_down_kernel<Source::kRgb8><<<grid, block, 0, stream>>>(fs, nullptr, w, h, cbrt_bias_,
+                                                                     xyb, down, write_down, dl);
+      } else {
+        if (format_.bit_depth > 8)
+          xyb_down_kernel<Source::kYuv16><<<grid, block, 0, stream>>>(fs, nullptr, w, h, cbrt_bias_,
+                                                                      xyb, down, write_down, dl);
+        else
+          xyb_down_kernel<Source::kYuv8><<<grid, block, 0, stream>>>(fs, nullptr, w, h, cbrt_bias_,
+                                                                     xyb, down, write_down, dl);
+      }
+      check_launch("ssimulacra2: xyb_down_kernel");
+    }
+  }
+
+  // Stage 2 of scale s: the horizontal pass of its 15 blurs.
+  void enqueue_rows(int s, cudaStream_t stream) {
+    const uint32_t w = width_[s], h = height_[s];
+    const bool debug = debug_linear_.get() != nullptr;
+    const dim3 block(kLines, kBlurPlanes);
+    const dim3 grid(ceil_div(h, kLines), 3);
+    if (row_walk_ && !debug)
+      blur_rows_walk_kernel<<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s]);
+    else
+      blur_rows_kernel<<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
+                                                   debug ? debug_products_.get<float>() : nullptr);
+    check_launch("ssimulacra2: blur_rows_kernel");
+  }
+
+  // Stage 3 of scale s: the vertical pass, the terms and their block sums.
+  void enqueue_columns(int s, cudaStream_t stream) {
+    const uint32_t w = width_[s], h = height_[s];
+    const size_t n = size_t(w) * h;
+    const bool debug = debug_linear_.get() != nullptr;
+    const dim3 block(kLines, kBlurPlanes);
+    const dim3 grid(table_.strips[s], 3);
+    const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
+    blur_columns_terms_kernel<<<grid, block, 0, stream>>>(
+        hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
+        partials_.get<Dd>() + table_.partial_offset[s],
+        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr);
+    check_launch("ssimulacra2: blur_columns_terms_kernel");
+  }
+
+  // Stage 4: writes all 108 sums (zeros for absent scales) to `result`.
+  void enqueue_reduce(cudaStream_t stream, double* result) {
+    reduce_kernel<<<dim3(kNumScales, 3), 32, 0, stream>>>(partials_.get<Dd>(), table_, result);
+    check_launch("ssimulacra2: reduce_kernel");
+  }
+
+  std::vector<std::string> stage_names() const {
+    std::vector<std::string> names;
+    if (concurrent_) {
+      names = {"s0 yuv->linear->xyb+down", "s0 blur H (15 planes)", "s0 blur V + terms + sums",
+               "scales 1.. (side streams) beyond s0", "reduce 108 sums"};
+      return names;
+    }
+    for (int s = 0; s < kNumScales; ++s) {
+      const std::string scale = "s" + std::to_string(s) + " ";
+      names.push_back(scale + (s == 0 ? "yuv->linear->xyb+down" : "xyb+down"));
+      names.push_back(scale + "blur H (15 planes)");
+      names.push_back(scale + "blur V + terms + sums");
+    }
+    names.push_back("reduce 108 sums");
+    return names;
+  }
+
+  // The whole frame on `stream` (and, when concurrent, on the side streams it forks and joins:
+  // scale s waits only for the XYB/downsample of scale s - 1, which wrote its linear planes).
+  void enqueue_frame(const uint8_t* ref, const uint8_t* dis, cudaStream_t stream, double* result,
+                     StageMarks* marks) {
+    if (scales_ == 0) {  // smaller than 8x8: no scale, score 100 (the fork's rule)
+      check(cudaMemsetAsync(result, 0, sizeof(double) * kNumScales * 3 * kSums, stream),
+            "ssimulacra2: clear");
+      return;
+    }
+    if (!concurrent_) {
+      for (int s = 0; s < scales_; ++s) enqueue_scale(s, ref, dis, stream, marks);
+      if (marks) marks->stage(stream, size_t(3 * kNumScales));
+      enqueue_reduce(stream, result);
+      return;
+    }
+    if (marks) marks->stage(stream, 0);
+    enqueue_xyb(0, ref, dis, stream);
+    check(cudaEventRecord(xyb_done_[0]->get(), stream), "ssimulacra2: fork");
+    for (int s = 1; s < scales_; ++s) {
+      cudaStream_t side = side_[s]->get();
+      check(cudaStreamWaitEvent(side, xyb_done_[s - 1]->get(), 0), "ssimulacra2: fork");
+      enqueue_xyb(s, ref, dis, side);
+      check(cudaEventRecord(xyb_done_[s]->get(), side), "ssimulacra2: fork");
+      enqueue_rows(s, side);
+      enqueue_columns(s, side);
+      check(cudaEventRecord(side_done_[s]->get(), side), "ssimulacra2: join");
+    }
+    if (marks) marks->stage(stream, 1);
+    enqueue_rows(0, stream);
+    if (marks) marks->stage(stream, 2);
+    enqueue_columns(0, stream);
+    if (marks) marks->stage(stream, 3);
+    for (int s = 1; s < scales_; ++s)
+      check(cudaStreamWaitEvent(stream, side_done_[s]->get(), 0), "ssimulacra2: join");
+    if (marks) marks->stage(stream, 4);
+    enqueue_reduce(stream, result);
+  }
+
+  FrameSums frame_sums(const double* result) const {
+    FrameSums f;
+    f.scales = scales_;
+    for (int s = 0; s < scales_; ++s) {
+      f.pixels[size_t(s)] = uint64_t{width_[s]} * height_[s];
+      for (int c = 0; c < 3; ++c) {
+        const double* v = result + (s * 3 + c) * kSums;
+        f.sums[size_t(s)][size_t(c)] = ChannelSums{v[0], v[1], v[2], v[3], v[4], v[5]};
+      }
+    }
+    return f;
+  }
+
+  // Debug reads of the current scale's planes (after a synchronise).
+  DebugScale read_debug_scale(int s) const {
+    DebugScale d;
+    d.width = width_[s];
+    d.height = height_[s];
+    const size_t n = size_t(d.width) * d.height;
+    auto get = [](auto& v, const void* src, size_t count) {
+      v.resize(count);
+      check(cudaMemcpy(v.data(), src, sizeof(v[0]) * count, cudaMemcpyDeviceToHost), "debug read");
+    };
+    get(d.linear, s == 0 ? debug_linear_.get() : level_[s], 6 * n);
+    get(d.xyb, xyb_at_[s], 6 * n);
+    get(d.products, debug_products_.get(), 9 * n);
+    get(d.hblur, hblur_at_[s], 15 * n);
+    get(d.vblur, debug_vblur_.get(), 15 * n);
+    get(d.terms, debug_terms_.get(), 9 * n);
+    return d;
+  }
+
+ private:
+  PictureFormat format_;
+  EdgeDifference edge_difference_ = EdgeDifference::kFloatGroupsOf8;
+  bool rgb_ = false, row_walk_ = false, concurrent_ = false;
+  BlurCoef coef_{};
+  float cbrt_bias_ = 0.0f;
+  FrameSource source_{};
+  int scales_ = 0;
+  uint32_t width_[kNumScales] = {}, height_[kNumScales] = {};
+  ScaleTable table_{};
+  float* level_[kNumScales] = {};
+  float* xyb_at_[kNumScales] = {};    // 6 planes of scale s (one shared set unless concurrent)
+  float* hblur_at_[kNumScales] = {};  // 15 planes of scale s
+  std::unique_ptr<vqx::cuda::Stream> side_[kNumScales];
+  std::unique_ptr<vqx::cuda::Event> xyb_done_[kNumScales], side_done_[kNumScales];
+  vqx::cuda::DeviceBuffer xyb_, hblur_, linear_, partials_;
+  vqx::cuda::DeviceBuffer debug_linear_, debug_products_, debug_vblur_, debug_terms_;
+};
+
+constexpr size_t kResultDoubles = size_t(kNumScales) * 3 * kSums;
+
+class Ssimulacra2Cuda final : public CudaMetric {
+ public:
+  explicit Ssimulacra2Cuda(const OptionValues& options)
+      : matrix_(make_yuv_matrix(int(options.get_int("yuv_matrix")))) {}
+
+  std::vector<std::string> feature_names() const override { return {"ssimulacra2"}; }
+
+  std::vector<std::string> stage_names() const override { return pipeline_.stage_names(); }
+
+  void init(const CudaMetricContext& context) override {
+    const PictureFormat& f = context.format;
+    rgb_ = f.color == ColorModel::kRGB;
+    // The CPU twin's checks and messages (ssimulacra2.cpp); no fmt in this TU (nvcc's C++20
+    // front end rejects fmt's consteval format strings).
+    if (f.subsampling == ChromaSubsampling::k400)
+      throw InputError("ssimulacra2: " + f.describe() +
+                       " input has no chroma; the metric needs colour (4:2:0, 4:2:2 or 4:4:4)");
+    if (rgb_ && f.subsampling != ChromaSubsampling::k444)
+      throw InputError("ssimulacra2: RGB input must have three full-resolution planes");
+    if (rgb_ && (f.width < 8 || f.height < 8))
+      throw InputError("ssimulacra2: RGB image " + std::to_string(f.width) + "x" +
+                       std::to_string(f.height) + " is smaller than the 8x8 minimum");
+    // The CPU metric's edge mode: the fork's AVX2 arithmetic (the goldens).
+    // Profiling knobs (docs/ssimulacra2.md): VQX_SS2_HBLUR=rowwalk times the plain horizontal
+    // walk, VQX_SS2_SEQUENTIAL=1 runs the scales one after the other (a per-scale stage table).
+    // Neither changes a bit of the result.
+    PipelineOptions options;
+    const char* walk = std::getenv("VQX_SS2_HBLUR");
+    const char* sequential = std::getenv("VQX_SS2_SEQUENTIAL");
+    options.row_walk = walk && std::string(walk) == "rowwalk";
+    options.concurrent = !(sequential && std::string(sequential) == "1");
+    pipeline_.init(f, rgb_ ? nullptr : &matrix_, EdgeDifference::kFloatGroupsOf8, *context.device,
+                   options);
+  }
+
+  size_t result_bytes() const override { return sizeof(double) * kResultDoubles; }
+
+  void enqueue(const CudaFrame& frame, uint64_t, cudaStream_t stream, void* result,
+               StageMarks& marks) override {
+    pipeline_.enqueue_frame(frame.ref, frame.dis, stream, static_cast<double*>(result), &marks);
+  }
+
+  // Sections 9-10 on the host with the CPU's code.
+  void collect(const void* result, uint64_t frame, FeatureWriter& out) override {
+    out.put(frame, 0, pool_score(pipeline_.frame_sums(static_cast<const double*>(result))));
+  }
+
+ private:
+  YuvMatrix matrix_;
+  bool rgb_ = false;
+  Pipeline pipeline_;
+};
+
+}  // namespace
+
+DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
+                           EdgeDifference edge_difference, int max_scales) {
+  vqx::cuda::DeviceContext device(0);
+  Pipeline pipeline;
+  PipelineOptions options;
+  options.debug = true;
+  options.max_scales = max_scales;
+  pipeline.init(ref.format(), matrix, edge_difference, device, options);
+  DebugFrame result;
+  const size_t bytes = ref.format().frame_bytes();
+  vqx::cuda::DeviceBuffer frames(device, 2 * bytes, "debug frames");
+  vqx::cuda::DeviceBuffer sums(device, sizeof(double) * kResultDoubles, "debug sums");
+  check(cudaMemcpy(frames.get(), ref.bytes(), bytes, cudaMemcpyHostToDevice), "debug upload");
+  check(cudaMemcpy(frames.get<uint8_t>() + bytes, dis.bytes(), bytes, cudaMemcpyHostToDevice),
+        "debug upload");
+  vqx::cuda::Stream stream;
+  for (int s = 0; s < pipeline.scales(); ++s) {
+    pipeline.enqueue_scale(s, frames.get<uint8_t>(), frames.get<uint8_t>() + bytes, stream.get(),
+                           nullptr);
+    check(cudaStreamSynchronize(stream.get()), "debug scale");
+    result.scales.push_back(pipeline.read_debug_scale(s));
+  }
+  std::array<double, kResultDoubles> host{};
+  if (pipeline.scales() > 0) {
+    pipeline.enqueue_reduce(stream.get(), sums.get<double>());
+    check(cudaStreamSynchronize(stream.get()), "debug reduce");
+    check(cudaMemcpy(host.data(), sums.get(), sizeof(host), cudaMemcpyDeviceToHost), "debug read");
+  }
+  result.sums = pipeline.frame_sums(host.data());
+  result.score = pool_score(result.sums);
+  return result;
+}
+
+DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
+                                const PipelineOptions& options, int frames) {
+  vqx::cuda::DeviceContext device(0);
+  Pipeline pipeline;
+  pipeline.init(ref.format(), matrix, EdgeDifference::kFloatGroupsOf8, device, options);
+  const size_t bytes = ref.format().frame_bytes();
+  vqx::cuda::DeviceBuffer input(device, 2 * bytes, "timing frames");
+  vqx::cuda::DeviceBuffer sums(device, sizeof(double) * kResultDoubles, "timing sums");
+  check(cudaMemcpy(input.get(), ref.bytes(), bytes, cudaMemcpyHostToDevice), "timing upload");
+  check(cudaMemcpy(input.get<uint8_t>() + bytes, dis.bytes(), bytes, cudaMemcpyHostToDevice),
+        "timing upload");
+  vqx::cuda::Stream stream;
+  // The metric's frame as the engine runs it: one CUDA graph, replayed.
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  check(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), "capture");
+  pipeline.enqueue_frame(input.get<uint8_t>(), input.get<uint8_t>() + bytes, stream.get(),
+                         sums.get<double>(), nullptr);
+  check(cudaStreamEndCapture(stream.get(), &graph), "capture");
+  check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
+  cudaGraphDestroy(graph);
+  for (int i = 0; i < 50; ++i) check(cudaGraphLaunch(exec, stream.get()), "warm-up");  // clocks up
+  vqx::cuda::Event begin, end;
+  check(cudaEventRecord(begin.get(), stream.get()), "record");
+  for (int i = 0; i < frames; ++i) check(cudaGraphLaunch(exec, stream.get()), "launch");
+  check(cudaEventRecord(end.get(), stream.get()), "record");
+  check(cudaEventSynchronize(end.get()), "timing");
+  DeviceTiming t;
+  t.ms_per_frame = double(vqx::cuda::elapsed_ms(begin, end)) / frames;
+  t.peak_bytes = device.peak_bytes();
+  t.concurrent = pipeline.concurrent();
+  std::array<double, kResultDoubles> host{};
+  check(cudaMemcpy(host.data(), sums.get(), sizeof(host), cudaMemcpyDeviceToHost), "timing read");
+  t.score = pool_score(pipeline.frame_sums(host.data()));
+  cudaGraphExecDestroy(exec);
+  return t;
+}
+
+}  // namespace vqx::ssimulacra2::cuda
+
+namespace vqx {
+
+std::unique_ptr<CudaMetric> make_ssimulacra2_cuda(const OptionValues& options) {
+  return std::make_unique<ssimulacra2::cuda::Ssimulacra2Cuda>(options);
+}
+
+}  // namespace vqx

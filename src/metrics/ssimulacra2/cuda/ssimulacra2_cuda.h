@@ -1,0 +1,59 @@
+#pragma once
+// The CUDA twin of ssimulacra2 (shared/spec/ssimulacra2.md section 15): every stage on the device,
+// per-pixel bit-identical to the CPU stages of ssimulacra2_core.h, the 108 sums from a fixed
+// double-double reduction tree, one readback per frame, pooling on the host with pool_score().
+#include <memory>
+#include <vector>
+
+#include "engine/cuda/cuda_metric.h"
+#include "metrics/ssimulacra2/ssimulacra2_core.h"
+
+namespace vqx {
+
+std::unique_ptr<CudaMetric> make_ssimulacra2_cuda(const OptionValues& options);
+
+namespace ssimulacra2::cuda {
+
+// Every intermediate plane of one scale, read back from the device (debug path only).
+// Plane order: linear and xyb: ref R G B (X Y B), then dis; products: per channel p11, p22, p12;
+// hblur and vblur: per channel G(img1), G(img2), G(p11), G(p22), G(p12) after the horizontal and
+// after both passes; terms: per channel d (SSIM), art (ringing), det (blurring).
+struct DebugScale {
+  uint32_t width = 0, height = 0;
+  std::vector<float> linear, xyb, products, hblur, vblur;
+  std::vector<double> terms;
+};
+
+struct DebugFrame {
+  std::vector<DebugScale> scales;
+  FrameSums sums;      // from the device's reduction tree
+  double score = 0.0;  // pool_score(sums)
+};
+
+// How the device pipeline runs (the metric uses the defaults; the others serve tests and benches).
+struct PipelineOptions {
+  bool debug = false;           // also write every intermediate plane (DebugScale)
+  int max_scales = kNumScales;  // stop early, as the stop rule would for a smaller picture
+  bool row_walk = false;        // plain horizontal walk instead of the tiled one (for timing)
+  bool concurrent = true;       // scales 1.. on side streams when their planes fit the budget
+};
+
+// Runs one frame pair through the device kernels of the metric, with every debug plane written,
+// synchronising after each scale (never used by the metric). `max_scales` stops early (1 = only
+// scale 0), as the fork's stop rule would for a smaller picture. `matrix` null = R'G'B' input.
+DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
+                           EdgeDifference edge_difference, int max_scales = kNumScales);
+
+// Device time of the metric's whole frame (its CUDA graph, as the engine runs it), replayed
+// `frames` times after a warm-up on one uploaded pair; for bench/ssimulacra2_cuda_bench.
+struct DeviceTiming {
+  double ms_per_frame = 0.0;
+  size_t peak_bytes = 0;  // of this pipeline and the two input frames
+  bool concurrent = false;
+  double score = 0.0;
+};
+DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
+                                const PipelineOptions& options, int frames);
+
+}  // namespace ssimulacra2::cuda
+}  // namespace vqx

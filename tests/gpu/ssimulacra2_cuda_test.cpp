@@ -1,0 +1,394 @@
+// The CUDA twin of ssimulacra2 against the CPU (shared/spec/ssimulacra2.md 15.3):
+//  - every intermediate plane (linear RGB, XYB, products, the 15 horizontal and 15 full blurs,
+//    the d/art/det terms) read back from the device and compared bit for bit with the CPU's plain
+//    stage functions, at one scale and at all scales, on fixture frames and synthetic pictures;
+//  - the device's tree sums against the CPU's sequential sums, and the score within 1e-10;
+//  - the same bits on 100 repeated runs;
+//  - section 16's synthetic vectors (f64 edge mode) within 1e-10 of the spec's scores.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "gpu/gpu_support.h"
+#include "io/frame_reader.h"
+#include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
+#include "metrics/ssimulacra2/ssimulacra2_core.h"
+#include "metrics/ssimulacra2/ssimulacra2_pipeline.h"
+#include "support/fixtures.h"
+
+namespace vqx::test {
+namespace {
+
+using namespace vqx::ssimulacra2;
+using ssimulacra2::cuda::DebugFrame;
+using ssimulacra2::cuda::DebugScale;
+using ssimulacra2::cuda::run_debug_frame;
+
+// The CPU's stages written out plainly, plane by plane, with the functions of ssimulacra2_core.h
+// (the plain blur twin, not the fast kernels), in the DebugScale layout.
+struct CpuStages {
+  std::vector<DebugScale> scales;
+  FrameSums sums;
+};
+
+CpuStages cpu_stages(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
+                     EdgeDifference mode, int max_scales) {
+  CpuStages out;
+  uint32_t cw = ref.format().width, ch = ref.format().height;
+  std::vector<float> linear(size_t{6} * cw * ch);
+  const Picture* pictures[2] = {&ref, &dis};
+  for (int image = 0; image < 2; ++image) {
+    const size_t n = size_t{cw} * ch;
+    float* base = linear.data() + size_t(3 * image) * n;
+    const RgbPlanes planes{{base, base + n, base + 2 * n}, cw, ch};
+    if (matrix) yuv_to_linear_rgb(*pictures[image], *matrix, planes, 0, ch);
+    else rgb_to_linear_rgb(*pictures[image], planes, 0, ch);
+  }
+  for (int s = 0; s < kNumScales && s < max_scales; ++s) {
+    if (cw < kMinScaleSize || ch < kMinScaleSize) break;
+    const size_t n = size_t{cw} * ch;
+    DebugScale d;
+    d.width = cw;
+    d.height = ch;
+    d.linear = linear;
+    d.xyb.resize(6 * n);
+    for (int image = 0; image < 2; ++image) {
+      const float* in = linear.data() + size_t(3 * image) * n;
+      float* o = d.xyb.data() + size_t(3 * image) * n;
+      linear_rgb_to_xyb(ConstRgbPlanes{{in, in + n, in + 2 * n}, cw, ch},
+                        RgbPlanes{{o, o + n, o + 2 * n}, cw, ch}, 0, n);
+    }
+    d.products.resize(9 * n);
+    d.hblur.resize(15 * n);
+    d.vblur.resize(15 * n);
+    d.terms.resize(9 * n);
+    const size_t f32_end = mode == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
+    for (int c = 0; c < 3; ++c) {
+      const float* img1 = d.xyb.data() + size_t(c) * n;
+      const float* img2 = d.xyb.data() + size_t(3 + c) * n;
+      float* p = d.products.data() + size_t(3 * c) * n;
+      multiply_planes(img1, img1, p, 0, n);
+      multiply_planes(img2, img2, p + n, 0, n);
+      multiply_planes(img1, img2, p + 2 * n, 0, n);
+      const float* src[5] = {img1, img2, p, p + n, p + 2 * n};
+      const float* v[5];
+      for (int k = 0; k < 5; ++k) {
+        float* hb = d.hblur.data() + size_t(5 * c + k) * n;
+        float* vb = d.vblur.data() + size_t(5 * c + k) * n;
+        for (uint32_t y = 0; y < ch; ++y)
+          blur_line_reference(src[k] + size_t{y} * cw, 1, hb + size_t{y} * cw, 1, cw);
+        for (uint32_t x = 0; x < cw; ++x) blur_line_reference(hb + x, cw, vb + x, cw, ch);
+        v[k] = vb;
+      }
+      double* t = d.terms.data() + size_t(3 * c) * n;
+      for (size_t i = 0; i < n; ++i) {
+        t[i] = ssim_term(v[0][i], v[1][i], v[2][i], v[3][i], v[4][i]);
+        const double r = i < f32_end ? edge_ratio_f32_difference(img1[i], v[0][i], img2[i], v[1][i])
+                                     : edge_ratio(img1[i], v[0][i], img2[i], v[1][i]);
+        t[n + i] = r > 0.0 ? r : 0.0;
+        t[2 * n + i] = r < 0.0 ? -r : 0.0;
+      }
+      ChannelSums& sums = out.sums.sums[size_t(s)][size_t(c)];
+      accumulate_ssim(v[0], v[1], v[2], v[3], v[4], n, sums);
+      accumulate_edges(img1, v[0], img2, v[1], n, mode, sums);
+    }
+    out.sums.pixels[size_t(s)] = n;
+    out.sums.scales = s + 1;
+    out.scales.push_back(std::move(d));
+    const uint32_t nw = half_size(cw), nh = half_size(ch);
+    std::vector<float> next(size_t{6} * nw * nh);
+    for (int p = 0; p < 6; ++p)
+      downsample_2x2(linear.data() + size_t(p) * n, cw, ch, next.data() + size_t(p) * nw * nh, 0, nh);
+    linear = std::move(next);
+    cw = nw;
+    ch = nh;
+  }
+  return out;
+}
+
+template <typename T>
+std::string bits_of(T v) {
+  if constexpr (sizeof(T) == 4) {
+    uint32_t u;
+    std::memcpy(&u, &v, 4);
+    return fmt::format("{:08x} ({:.9g})", u, double(v));
+  } else {
+    uint64_t u;
+    std::memcpy(&u, &v, 8);
+    return fmt::format("{:016x} ({:.17g})", u, double(v));
+  }
+}
+
+// Bit-for-bit comparison of one stage's planes; reports the first differing pixel.
+template <typename T>
+void expect_same_planes(const std::vector<T>& cpu, const std::vector<T>& gpu, uint32_t w, uint32_t h,
+                        const std::string& what) {
+  ASSERT_EQ(cpu.size(), gpu.size()) << what;
+  if (std::memcmp(cpu.data(), gpu.data(), cpu.size() * sizeof(T)) == 0) return;
+  const size_t n = size_t{w} * h;
+  size_t differing = 0, first = cpu.size();
+  for (size_t i = 0; i < cpu.size(); ++i)
+    if (std::memcmp(&cpu[i], &gpu[i], sizeof(T)) != 0) {
+      if (first == cpu.size()) first = i;
+      ++differing;
+    }
+  const size_t plane = first / n, pixel = first % n;
+  ADD_FAILURE() << fmt::format("{}: {} values differ; first in plane {} at (x {}, y {}): cpu {}, cuda {}",
+                               what, differing, plane, pixel % w, pixel / w, bits_of(cpu[first]),
+                               bits_of(gpu[first]));
+}
+
+// Runs both and compares every stage of every scale, the sums and the score.
+void expect_stages_match(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
+                         EdgeDifference mode, int max_scales, const std::string& label) {
+  const CpuStages cpu = cpu_stages(ref, dis, matrix, mode, max_scales);
+  const DebugFrame gpu = run_debug_frame(ref, dis, matrix, mode, max_scales);
+  ASSERT_EQ(cpu.scales.size(), gpu.scales.size()) << label;
+  ASSERT_EQ(cpu.sums.scales, gpu.sums.scales) << label;
+  for (size_t s = 0; s < cpu.scales.size(); ++s) {
+    const DebugScale& a = cpu.scales[s];
+    const DebugScale& b = gpu.scales[s];
+    ASSERT_EQ(a.width, b.width);
+    ASSERT_EQ(a.height, b.height);
+    const std::string at = fmt::format("{} scale {} ({}x{})", label, s, a.width, a.height);
+    expect_same_planes(a.linear, b.linear, a.width, a.height, at + " linear RGB");
+    expect_same_planes(a.xyb, b.xyb, a.width, a.height, at + " XYB");
+    expect_same_planes(a.products, b.products, a.width, a.height, at + " products");
+    expect_same_planes(a.hblur, b.hblur, a.width, a.height, at + " horizontal blur");
+    expect_same_planes(a.vblur, b.vblur, a.width, a.height, at + " blur");
+    expect_same_planes(a.terms, b.terms, a.width, a.height, at + " d/art/det terms");
+  }
+  // The sums: only the order of the adds differs (tree vs raster order).
+  double worst = 0.0;
+  for (int s = 0; s < cpu.sums.scales; ++s) {
+    EXPECT_EQ(cpu.sums.pixels[size_t(s)], gpu.sums.pixels[size_t(s)]);
+    for (int c = 0; c < 3; ++c) {
+      const ChannelSums& x = cpu.sums.sums[size_t(s)][size_t(c)];
+      const ChannelSums& y = gpu.sums.sums[size_t(s)][size_t(c)];
+      const double pairs[6][2] = {{x.s1, y.s1}, {x.s4, y.s4}, {x.a1, y.a1},
+                                  {x.a4, y.a4}, {x.d1, y.d1}, {x.d4, y.d4}};
+      for (const auto& p : pairs) {
+        const double rel = p[0] == p[1] ? 0.0 : std::fabs(p[0] - p[1]) / std::fabs(p[0]);
+        worst = std::max(worst, rel);
+        EXPECT_LE(rel, 1e-10) << fmt::format("{} scale {} channel {}: cpu {:.17g}, cuda {:.17g}",
+                                             label, s, c, p[0], p[1]);
+      }
+    }
+  }
+  const double cpu_score = pool_score(cpu.sums);
+  EXPECT_LE(std::fabs(cpu_score - gpu.score), 1e-10)
+      << fmt::format("{}: cpu {:.17g}, cuda {:.17g}", label, cpu_score, gpu.score);
+  std::printf("stages %-40s %zu scales bit-identical; sums max rel diff %.3g; score cpu %.17g cuda %.17g |d| %.3g\n",
+              label.c_str(), cpu.scales.size(), worst, cpu_score, gpu.score,
+              std::fabs(cpu_score - gpu.score));
+}
+
+std::pair<Picture, Picture> fixture_frame(const std::string& dir, uint64_t frame) {
+  auto ref_reader = open_y4m(dir + "/ref.y4m", "reference");
+  auto dis_reader = open_y4m(dir + "/dis.y4m", "distorted");
+  Picture ref(ref_reader->format()), dis(dis_reader->format());
+  ref_reader->skip(frame);
+  dis_reader->skip(frame);
+  EXPECT_TRUE(ref_reader->read(ref));
+  EXPECT_TRUE(dis_reader->read(dis));
+  return {std::move(ref), std::move(dis)};
+}
+
+struct FixtureCase {
+  std::string pair;
+  uint64_t frame;
+  int yuv_matrix;
+};
+
+class Ssimulacra2CudaStages : public ::testing::TestWithParam<FixtureCase> {};
+
+TEST_P(Ssimulacra2CudaStages, AllScalesBitIdentical) {
+  VQX_REQUIRE_CUDA();
+  const FixtureCase& c = GetParam();
+  VQX_REQUIRE_FIXTURE(c.pair, dir);
+  auto [ref, dis] = fixture_frame(dir, c.frame);
+  const YuvMatrix m = make_yuv_matrix(c.yuv_matrix);
+  expect_stages_match(ref, dis, &m, EdgeDifference::kFloatGroupsOf8, kNumScales,
+                      fmt::format("{} frame {} matrix {}", c.pair, c.frame, c.yuv_matrix));
+}
+
+TEST_P(Ssimulacra2CudaStages, OneScaleBitIdentical) {
+  VQX_REQUIRE_CUDA();
+  const FixtureCase& c = GetParam();
+  if (c.pair == "uhd4k" || c.pair == "band1080") GTEST_SKIP() << "covered by AllScales";
+  VQX_REQUIRE_FIXTURE(c.pair, dir);
+  auto [ref, dis] = fixture_frame(dir, c.frame);
+  const YuvMatrix m = make_yuv_matrix(c.yuv_matrix);
+  expect_stages_match(ref, dis, &m, EdgeDifference::kDouble, 1,
+                      fmt::format("{} frame {} scale 0 only, f64 edges", c.pair, c.frame));
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, Ssimulacra2CudaStages,
+                         ::testing::Values(FixtureCase{"n576", 0, 0}, FixtureCase{"n576", 31, 1},
+                                           FixtureCase{"odd853", 7, 2}, FixtureCase{"hbd720", 3, 0},
+                                           FixtureCase{"band1080", 5, 3}, FixtureCase{"uhd4k", 2, 0}),
+                         [](const ::testing::TestParamInfo<FixtureCase>& info) {
+                           return fmt::format("{}_frame{}", info.param.pair, info.param.frame);
+                         });
+
+// Section 16's generator (the spec's synthetic pairs).
+std::pair<Picture, Picture> spec_pair(uint32_t w, uint32_t h, unsigned bpc, ChromaSubsampling layout) {
+  PictureFormat f;
+  f.width = w;
+  f.height = h;
+  f.subsampling = layout;
+  f.bit_depth = uint8_t(bpc);
+  Picture ref(f), dis(f);
+  uint32_t state = 2463534242u;
+  auto rnd = [&] {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return state;
+  };
+  const unsigned sh = bpc - 8;
+  const int maxv = (1 << bpc) - 1;
+  for (unsigned p = 0; p < 3; ++p) {
+    const uint32_t pw = f.plane_width(p), ph = f.plane_height(p);
+    for (uint32_t y = 0; y < ph; ++y)
+      for (uint32_t x = 0; x < pw; ++x) {
+        int v;
+        if (p == 0) v = int(((3 * x + 2 * y) + ((x ^ y) & 15)) % 200 + 24);
+        else if (p == 1) v = int(128 + ((x + 2 * y) % 48)) - 24;
+        else v = int(128 + ((3 * x - y + 1000) % 40)) - 20;
+        const int r = v << sh;
+        int d = r + (int(rnd() % 9) - 4) * (1 << sh);
+        if (((x / 8) + (y / 8)) % 5 == 0) d = (d >> (sh + 3)) << (sh + 3);
+        d = d < 0 ? 0 : (d > maxv ? maxv : d);
+        const size_t i = size_t{y} * pw + x;
+        if (bpc > 8) {
+          ref.plane<uint16_t>(p)[i] = uint16_t(r);
+          dis.plane<uint16_t>(p)[i] = uint16_t(d);
+        } else {
+          ref.plane<uint8_t>(p)[i] = uint8_t(r);
+          dis.plane<uint8_t>(p)[i] = uint8_t(d);
+        }
+      }
+  }
+  return {std::move(ref), std::move(dis)};
+}
+
+struct SpecVector {
+  uint32_t w, h;
+  unsigned bpc;
+  ChromaSubsampling layout;
+  int yuv_matrix;
+  double score;
+};
+const SpecVector kSpecVectors[] = {
+    {64, 48, 8, ChromaSubsampling::k420, 0, 82.805694376199568},
+    {576, 324, 8, ChromaSubsampling::k420, 0, 66.169949761083188},
+    {256, 256, 10, ChromaSubsampling::k444, 1, 73.776374750799079},
+    {160, 90, 8, ChromaSubsampling::k420, 0, 78.895001255803578},
+    {97, 61, 8, ChromaSubsampling::k422, 2, 82.119910909950903},
+    {300, 250, 12, ChromaSubsampling::k420, 3, 67.398491710799021},
+};
+
+// The spec's vectors use the fork's scalar (f64) edge path: planes bit-identical in that mode too,
+// and the device score within 1e-10 of the reference's.
+TEST(Ssimulacra2CudaSynthetic, SpecVectorsStagesAndScores) {
+  VQX_REQUIRE_CUDA();
+  for (const SpecVector& v : kSpecVectors) {
+    auto [ref, dis] = spec_pair(v.w, v.h, v.bpc, v.layout);
+    const YuvMatrix m = make_yuv_matrix(v.yuv_matrix);
+    const std::string label = fmt::format("spec {}x{} {}-bit {}", v.w, v.h, v.bpc, to_string(v.layout));
+    expect_stages_match(ref, dis, &m, EdgeDifference::kDouble, kNumScales, label + " f64 edges");
+    expect_stages_match(ref, dis, &m, EdgeDifference::kFloatGroupsOf8, kNumScales, label);
+    const DebugFrame gpu = run_debug_frame(ref, dis, &m, EdgeDifference::kDouble);
+    EXPECT_LE(std::fabs(gpu.score - v.score), 1e-10)
+        << fmt::format("{}: spec {:.17g}, cuda {:.17g}", label, v.score, gpu.score);
+  }
+}
+
+// Edge sizes: one scale by the stop rule (8..15), odd sizes, a width of 2^n + 1, R'G'B' input.
+TEST(Ssimulacra2CudaSynthetic, EdgeSizesAndRgb) {
+  VQX_REQUIRE_CUDA();
+  const YuvMatrix m = make_yuv_matrix(0);
+  const struct {
+    uint32_t w, h;
+    ChromaSubsampling s;
+    uint8_t bpc;
+  } sizes[] = {{8, 8, ChromaSubsampling::k444, 8},    {15, 9, ChromaSubsampling::k420, 8},
+               {33, 17, ChromaSubsampling::k422, 10}, {65, 40, ChromaSubsampling::k420, 16},
+               {129, 31, ChromaSubsampling::k444, 12}, {231, 227, ChromaSubsampling::k420, 8}};
+  for (const auto& z : sizes) {
+    PictureFormat f = make_format(z.w, z.h, z.s, z.bpc);
+    Picture ref = make_picture(f, 11, 0), dis = make_picture(f, 11, 9);
+    expect_stages_match(ref, dis, &m, EdgeDifference::kFloatGroupsOf8, kNumScales,
+                        fmt::format("{}", f.describe()));
+  }
+  PictureFormat rgb = make_format(70, 45, ChromaSubsampling::k444, 8);
+  rgb.color = ColorModel::kRGB;
+  Picture ref = make_picture(rgb, 5, 0), dis = make_picture(rgb, 5, 12);
+  expect_stages_match(ref, dis, nullptr, EdgeDifference::kFloatGroupsOf8, kNumScales, "RGB 70x45");
+}
+
+// Below 8x8 no scale is processed: exactly 100, as on the CPU.
+TEST(Ssimulacra2CudaSynthetic, TinyAndIdentical) {
+  VQX_REQUIRE_CUDA();
+  PictureFormat tiny = make_format(4, 4, ChromaSubsampling::k420, 8);
+  auto t = run_on_pictures(make_pictures(tiny, {1}), make_pictures(tiny, {2}), {"ssimulacra2"},
+                           cuda_settings());
+  EXPECT_EQ(column(*t, "ssimulacra2").at(0), 100.0);
+  PictureFormat f = make_format(96, 64, ChromaSubsampling::k420, 8);
+  auto same = run_on_pictures(make_pictures(f, {3, 4}), make_pictures(f, {3, 4}), {"ssimulacra2"},
+                              cuda_settings());
+  for (double v : column(*same, "ssimulacra2")) EXPECT_EQ(v, 100.0);
+}
+
+// Same bits on every run (15.3): 100 runs of the first 8 frames of n576, and each within 1e-10
+// of the CPU.
+TEST(Ssimulacra2CudaDeterminism, HundredRunsSameBits) {
+  VQX_REQUIRE_CUDA();
+  VQX_REQUIRE_FIXTURE("n576", dir);
+  RunSettings cpu_s = cpu_settings(), gpu_s = cuda_settings();
+  cpu_s.frame_cnt = gpu_s.frame_cnt = 8;
+  const std::vector<double> cpu = column(*run_on_pair("n576", {"ssimulacra2"}, cpu_s), "ssimulacra2");
+  const std::vector<double> first = column(*run_on_pair("n576", {"ssimulacra2"}, gpu_s), "ssimulacra2");
+  ASSERT_EQ(first.size(), 8u);
+  double max_diff = 0.0;
+  for (size_t i = 0; i < first.size(); ++i) max_diff = std::max(max_diff, std::fabs(first[i] - cpu[i]));
+  EXPECT_LE(max_diff, 1e-10);
+  size_t different_runs = 0;
+  for (int run = 1; run < 100; ++run) {
+    const std::vector<double> again =
+        column(*run_on_pair("n576", {"ssimulacra2"}, gpu_s), "ssimulacra2");
+    bool same = again.size() == first.size();
+    for (size_t i = 0; same && i < first.size(); ++i) same = same_bits(again[i], first[i]);
+    different_runs += same ? 0 : 1;
+  }
+  EXPECT_EQ(different_runs, 0u);
+  std::printf("determinism: 100 runs x 8 frames, %zu runs differ; max |cuda - cpu| %.3g\n",
+              different_runs, max_diff);
+}
+
+// The profiling knobs (sequential scales, plain row walk) change the schedule, never the bits;
+// by default scales 1.. run on side streams at this size.
+TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
+  VQX_REQUIRE_CUDA();
+  VQX_REQUIRE_FIXTURE("odd853", dir);
+  RunSettings s = cuda_settings();
+  s.frame_cnt = 6;
+  const std::vector<double> base = column(*run_on_pair("odd853", {"ssimulacra2"}, s), "ssimulacra2");
+  const char* knobs[][2] = {{"VQX_SS2_SEQUENTIAL", "1"}, {"VQX_SS2_HBLUR", "rowwalk"}};
+  for (const auto& knob : knobs) {
+    setenv(knob[0], knob[1], 1);
+    const std::vector<double> other =
+        column(*run_on_pair("odd853", {"ssimulacra2"}, s), "ssimulacra2");
+    unsetenv(knob[0]);
+    ASSERT_EQ(other.size(), base.size());
+    for (size_t i = 0; i < base.size(); ++i)
+      EXPECT_TRUE(same_bits(other[i], base[i]))
+          << fmt::format("{}={} frame {}: {:.17g} vs {:.17g}", knob[0], knob[1], i, other[i], base[i]);
+  }
+}
+
+}  // namespace
+}  // namespace vqx::test
