@@ -24,6 +24,15 @@ const std::vector<ParityRow> kParityTable = {
     {"psnr",
      {"psnr", "psnr=enable_mse=true:enable_apsnr=true", "psnr=reduced_hbd_peak=true:min_sse=0.5"},
      0.0},
+    {"vif", {"vif", "vif=vif_enhn_gain_limit=1.0:debug=true"}, 0.0},
+    {"adm",
+     {"adm=debug=true", "adm=adm_csf_mode=2:adm_enhn_gain_limit=1.0:adm_skip_aim=true"},
+     0.0},
+    {"motion",
+     {"motion=debug=true",
+      "motion=motion_five_frame_window=true:motion_moving_average=true:motion_blend_factor=0.5",
+      "motion=motion_force_zero=true"},
+     0.0},
 };
 
 struct ParityCase {
