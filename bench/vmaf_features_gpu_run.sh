@@ -13,6 +13,8 @@ fx=/dev/shm/vqx-fixtures
 mkdir -p "$fx"
 tar -xJf .carry/fixtures.tar.xz -C "$fx"
 export VQX_FIXTURES=$fx VQX_REQUIRE_FIXTURES=1
+# Goldens (vmaf_v0.6.1 / vmaf_4k_v0.6.1 of every pair) carried beside the binaries.
+[ -d "$bin/shared/golden" ] && export VQX_SHARED_DIR=$bin/shared
 run=$bin/vqx_run_pair
 feats="vif adm motion"
 t0=$(date +%s)
@@ -95,7 +97,7 @@ import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):
     f = line.split()
-    if len(f) != 5 or f[0] == "pair": continue
+    if len(f) != 5 or f[0] in ("pair", "---"): continue
     p, b, n, t2, tn = f[0], f[1], int(f[2]), int(f[3]), int(f[4])
     rows.setdefault((p, b), []).append((tn - t2) / (n - 2) / 1e6)
 for (p, b), v in sorted(rows.items()):

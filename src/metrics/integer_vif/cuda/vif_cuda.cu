@@ -56,17 +56,33 @@ __device__ __forceinline__ int lg64(const uint16_t* __restrict__ table, unsigned
 
 constexpr int32_t kNoiseVariance = 131072;
 
+// Four values of a shared row starting at a 16-byte aligned column, as one 128-bit load.
+template <int N>
+__device__ __forceinline__ void load_row(const uint32_t* row, uint32_t (&v)[N]) {
+#pragma unroll
+  for (int m = 0; m < N / 4; ++m) {
+    const uint4 q = reinterpret_cast<const uint4*>(row)[m];
+    v[4 * m] = q.x, v[4 * m + 1] = q.y, v[4 * m + 2] = q.z, v[4 * m + 3] = q.w;
+  }
+}
+
 // 2.5 for one kTileW x kTileH block of outputs at scale with radius R. Samples are raw luma
-// (uint8_t/uint16_t) at scale 0 and Q8 uint16_t above.
+// (uint8_t/uint16_t) at scale 0 and Q8 uint16_t above. Register blocking: in the vertical pass a
+// thread walks four output rows of one column, in the horizontal pass it forms four adjacent
+// outputs of one row from one run of 128-bit shared loads. Exact integer sums: their order is free.
 template <typename Sample, int R>
 __global__ void __launch_bounds__(kBlockX* kBlockY)
     vif_statistic_kernel(const Sample* __restrict__ ref, const Sample* __restrict__ dis, int w,
                          int h, Taps taps, VerticalRounding vr, double gain_limit,
                          const uint16_t* __restrict__ table, unsigned long long* acc) {
-  constexpr int IW = kTileW + 2 * R, IH = kTileH + 2 * R;
+  // Columns of the tile plus its ring, rounded up to whole 128-bit loads (the extra columns are
+  // filled like the others and never summed).
+  constexpr int kRun = (4 + 2 * R + 3) / 4 * 4;  // values one thread reads per row
+  constexpr int IW = kTileW - 4 + kRun, IH = kTileH + 2 * R;
+  static_assert(IW % 4 == 0 && kTileH % 4 == 0 && kTileW * kTileH == 4 * kBlockX * kBlockY);
   __shared__ uint16_t sx[IH][IW], sy[IH][IW];
-  __shared__ uint32_t vm1[kTileH][IW], vm2[kTileH][IW], vq11[kTileH][IW], vq22[kTileH][IW],
-      vq12[kTileH][IW];
+  __shared__ __align__(16) uint32_t vm1[kTileH][IW], vm2[kTileH][IW], vq11[kTileH][IW],
+      vq22[kTileH][IW], vq12[kTileH][IW];
   const int x0 = blockIdx.x * kTileW, y0 = blockIdx.y * kTileH;
   const int tid = threadIdx.y * kBlockX + threadIdx.x;
   constexpr int kThreads = kBlockX * kBlockY;
@@ -79,52 +95,83 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
   }
   __syncthreads();
 
-  // Vertical pass (exact integer sums: their order is free).
-  for (int idx = tid; idx < kTileH * IW; idx += kThreads) {
-    const int r = idx / IW, c = idx % IW;
-    uint32_t a1 = 0, a2 = 0;
-    unsigned long long b11 = 0, b22 = 0, b12 = 0;
+  // Vertical pass: output rows r0..r0+3 of column c from input rows r0..r0+3+2R.
+  for (int idx = tid; idx < (kTileH / 4) * IW; idx += kThreads) {
+    const int r0 = 4 * (idx / IW), c = idx % IW;
+    uint32_t a1[4] = {}, a2[4] = {};
+    unsigned long long b11[4] = {}, b22[4] = {}, b12[4] = {};
 #pragma unroll
-    for (int k = 0; k <= 2 * R; ++k) {
-      const uint32_t f = taps.f[k], x = sx[r + k][c], y = sy[r + k][c];
-      a1 += f * x;
-      a2 += f * y;
-      b11 += (unsigned long long)f * (x * x);
-      b22 += (unsigned long long)f * (y * y);
-      b12 += (unsigned long long)f * (x * y);
+    for (int k = 0; k < 4 + 2 * R; ++k) {
+      const uint32_t x = sx[r0 + k][c], y = sy[r0 + k][c];
+      const uint32_t xx = x * x, yy = y * y, xy = x * y;  // < 2^32 for 16-bit samples
+#pragma unroll
+      for (int o = 0; o < 4; ++o) {
+        const int t = k - o;
+        if (t < 0 || t > 2 * R) continue;
+        const uint32_t f = taps.f[t];
+        a1[o] += f * x;
+        a2[o] += f * y;
+        b11[o] += (unsigned long long)f * xx;
+        b22[o] += (unsigned long long)f * yy;
+        b12[o] += (unsigned long long)f * xy;
+      }
     }
-    vm1[r][c] = (a1 + vr.cv) >> vr.sv;
-    vm2[r][c] = (a2 + vr.cv) >> vr.sv;
-    vq11[r][c] = uint32_t((b11 + vr.cq) >> vr.sq);
-    vq22[r][c] = uint32_t((b22 + vr.cq) >> vr.sq);
-    vq12[r][c] = uint32_t((b12 + vr.cq) >> vr.sq);
+#pragma unroll
+    for (int o = 0; o < 4; ++o) {
+      vm1[r0 + o][c] = (a1[o] + vr.cv) >> vr.sv;
+      vm2[r0 + o][c] = (a2[o] + vr.cv) >> vr.sv;
+      vq11[r0 + o][c] = uint32_t((b11[o] + vr.cq) >> vr.sq);
+      vq22[r0 + o][c] = uint32_t((b22[o] + vr.cq) >> vr.sq);
+      vq12[r0 + o][c] = uint32_t((b12[o] + vr.cq) >> vr.sq);
+    }
   }
   __syncthreads();
 
-  unsigned long long sums[4] = {0, 0, 0, 0};  // NL, DL, NN, DN as two's complement
+  // Horizontal pass: outputs c0..c0+3 of row r.
+  const int r = tid / (kTileW / 4), c0 = 4 * (tid % (kTileW / 4));
+  uint32_t mu1[4] = {}, mu2[4] = {};
+  unsigned long long x11[4] = {}, x22[4] = {}, x12[4] = {};
+  {
+    uint32_t v[kRun];
+    load_row(&vm1[r][c0], v);
+#pragma unroll
+    for (int o = 0; o < 4; ++o)
+#pragma unroll
+      for (int k = 0; k <= 2 * R; ++k) mu1[o] += taps.f[k] * v[o + k];
+    load_row(&vm2[r][c0], v);
+#pragma unroll
+    for (int o = 0; o < 4; ++o)
+#pragma unroll
+      for (int k = 0; k <= 2 * R; ++k) mu2[o] += taps.f[k] * v[o + k];
+    load_row(&vq11[r][c0], v);
+#pragma unroll
+    for (int o = 0; o < 4; ++o)
+#pragma unroll
+      for (int k = 0; k <= 2 * R; ++k) x11[o] += (unsigned long long)taps.f[k] * v[o + k];
+    load_row(&vq22[r][c0], v);
+#pragma unroll
+    for (int o = 0; o < 4; ++o)
+#pragma unroll
+      for (int k = 0; k <= 2 * R; ++k) x22[o] += (unsigned long long)taps.f[k] * v[o + k];
+    load_row(&vq12[r][c0], v);
+#pragma unroll
+    for (int o = 0; o < 4; ++o)
+#pragma unroll
+      for (int k = 0; k <= 2 * R; ++k) x12[o] += (unsigned long long)taps.f[k] * v[o + k];
+  }
+
   long long num_log = 0, den_log = 0, num_flat = 0, den_flat = 0;
   const double eps = 65536 * 1.0e-10;
-  const int c = threadIdx.x;
-  for (int r = threadIdx.y; r < kTileH; r += kBlockY) {
-    const int i = y0 + r, j = x0 + c;
-    if (i >= h || j >= w) continue;
-    uint32_t mu1 = 0, mu2 = 0;
-    unsigned long long x11 = 0, x22 = 0, x12 = 0;
 #pragma unroll
-    for (int k = 0; k <= 2 * R; ++k) {
-      const uint32_t f = taps.f[k];
-      mu1 += f * vm1[r][c + k];
-      mu2 += f * vm2[r][c + k];
-      x11 += (unsigned long long)f * vq11[r][c + k];
-      x22 += (unsigned long long)f * vq22[r][c + k];
-      x12 += (unsigned long long)f * vq12[r][c + k];
-    }
-    const uint32_t u11 = uint32_t(((unsigned long long)mu1 * mu1 + 0x80000000ull) >> 32);
-    const uint32_t u22 = uint32_t(((unsigned long long)mu2 * mu2 + 0x80000000ull) >> 32);
-    const uint32_t u12 = uint32_t(((unsigned long long)mu1 * mu2 + 0x80000000ull) >> 32);
-    const uint32_t v11 = uint32_t((x11 + 32768) >> 16);
-    const uint32_t v22 = uint32_t((x22 + 32768) >> 16);
-    const uint32_t v12 = uint32_t((x12 + 32768) >> 16);
+  for (int o = 0; o < 4; ++o) {
+    const int i = y0 + r, j = x0 + c0 + o;
+    if (i >= h || j >= w) continue;
+    const uint32_t u11 = uint32_t(((unsigned long long)mu1[o] * mu1[o] + 0x80000000ull) >> 32);
+    const uint32_t u22 = uint32_t(((unsigned long long)mu2[o] * mu2[o] + 0x80000000ull) >> 32);
+    const uint32_t u12 = uint32_t(((unsigned long long)mu1[o] * mu2[o] + 0x80000000ull) >> 32);
+    const uint32_t v11 = uint32_t((x11[o] + 32768) >> 16);
+    const uint32_t v22 = uint32_t((x22[o] + 32768) >> 16);
+    const uint32_t v12 = uint32_t((x12[o] + 32768) >> 16);
     const int32_t sigma1 = int32_t(v11 - u11);  // 32-bit wrapping subtraction (2.5)
     const int32_t t2 = int32_t(v22 - u22);
     const int32_t sigma2 = t2 > 0 ? t2 : 0;
@@ -146,11 +193,9 @@ __global__ void __launch_bounds__(kBlockX* kBlockY)
       den_flat += 1;
     }
   }
-  sums[0] = (unsigned long long)num_log;
-  sums[1] = (unsigned long long)den_log;
-  sums[2] = (unsigned long long)num_flat;
-  sums[3] = (unsigned long long)den_flat;
-  block_add<4>(sums, acc);
+  unsigned long long sums[4] = {(unsigned long long)num_log, (unsigned long long)den_log,
+                                (unsigned long long)num_flat, (unsigned long long)den_flat};
+  block_add<4>(sums, acc);  // NL, DL, NN, DN as two's complement
 }
 
 // 2.7: filters `in` (w x h) with the next scale's taps (radius R) and keeps even rows and columns.
