@@ -34,6 +34,15 @@ const std::vector<ParityRow> kParityTable = {
     // Every per-pixel plane is bit-identical; the 108 sums come from a fixed double-double tree
     // instead of the CPU's raster-order adds (shared/spec/ssimulacra2.md 15.3: gate 1e-10).
     {"ssimulacra2", {"ssimulacra2", "ssimulacra2=yuv_matrix=1"}, 1e-10},
+    {"vif", {"vif", "vif=vif_enhn_gain_limit=1.0:debug=true"}, 0.0},
+    {"adm",
+     {"adm=debug=true", "adm=adm_csf_mode=2:adm_enhn_gain_limit=1.0:adm_skip_aim=true"},
+     0.0},
+    {"motion",
+     {"motion=debug=true",
+      "motion=motion_five_frame_window=true:motion_moving_average=true:motion_blend_factor=0.5",
+      "motion=motion_force_zero=true"},
+     0.0},
 };
 
 struct ParityCase {

@@ -10,6 +10,9 @@
 #include "metrics/integer_adm/adm_math.h"
 #include "metrics/vmaf_common/feature_name.h"
 #include "metrics/vmaf_common/size_limits.h"
+#ifdef VQX_HAVE_CUDA
+#include "metrics/integer_adm/cuda/adm_cuda.h"
+#endif
 
 namespace vqx {
 namespace {
@@ -223,7 +226,11 @@ const MetricDescriptor& integer_adm_descriptor() {
                              "as x86 libvmaf), AVX-512 or portable build (vmaf.md 9, D1)"),
       },
       [](const OptionValues& o) { return std::make_unique<IntegerAdmCpu>(o); },
+#ifdef VQX_HAVE_CUDA
+      [](const OptionValues& o) { return make_integer_adm_cuda(o); },
+#else
       nullptr,
+#endif
   };
   return descriptor;
 }

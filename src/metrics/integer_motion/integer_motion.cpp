@@ -10,6 +10,9 @@
 #include "metrics/integer_motion/motion_math.h"
 #include "metrics/vmaf_common/feature_name.h"
 #include "metrics/vmaf_common/size_limits.h"
+#ifdef VQX_HAVE_CUDA
+#include "metrics/integer_motion/cuda/motion_cuda.h"
+#endif
 
 namespace vqx {
 namespace {
@@ -142,7 +145,11 @@ const MetricDescriptor& integer_motion_descriptor() {
           OptionSpec::Bool("debug", false, "also output integer_motion (= the SAD score)"),
       },
       [](const OptionValues& o) { return std::make_unique<IntegerMotionCpu>(o); },
+#ifdef VQX_HAVE_CUDA
+      [](const OptionValues& o) { return make_integer_motion_cuda(o); },
+#else
       nullptr,
+#endif
   };
   return descriptor;
 }

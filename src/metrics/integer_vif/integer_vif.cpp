@@ -8,6 +8,9 @@
 #include "metrics/integer_vif/vif_math.h"
 #include "metrics/vmaf_common/feature_name.h"
 #include "metrics/vmaf_common/size_limits.h"
+#ifdef VQX_HAVE_CUDA
+#include "metrics/integer_vif/cuda/vif_cuda.h"
+#endif
 
 namespace vqx {
 namespace {
@@ -141,7 +144,11 @@ const MetricDescriptor& integer_vif_descriptor() {
           OptionSpec::Bool("debug", false, "also output integer_vif, its num/den and per-scale num/den"),
       },
       [](const OptionValues& o) { return std::make_unique<IntegerVifCpu>(o); },
+#ifdef VQX_HAVE_CUDA
+      [](const OptionValues& o) { return make_integer_vif_cuda(o); },
+#else
       nullptr,
+#endif
   };
   return descriptor;
 }
