@@ -6,6 +6,9 @@
 #include <cstdio>
 
 #include "engine/error.h"
+#ifdef VQX_HAVE_CUDA
+#include "metrics/float_ms_ssim/cuda/float_ms_ssim_cuda.h"
+#endif
 #include "metrics/float_ms_ssim/scratch_pool.h"
 
 namespace vqx {
@@ -109,7 +112,11 @@ const MetricDescriptor& float_ms_ssim_descriptor() {
                            "accepted for lusoris/vmaf compatibility; no effect (luma only)"),
       },
       [](const OptionValues& o) { return std::make_unique<FloatMsSsimCpu>(o); },
+#ifdef VQX_HAVE_CUDA
+      [](const OptionValues& o) { return make_float_ms_ssim_cuda(o); },
+#else
       nullptr,
+#endif
   };
   return descriptor;
 }

@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "engine/error.h"
+#ifdef VQX_HAVE_CUDA
+#include "metrics/float_ssim/cuda/float_ssim_cuda.h"
+#endif
 #include "engine/thread_pool.h"
 #include "metrics/float_ms_ssim/scratch_pool.h"
 #include "metrics/float_ms_ssim/ssim_kernels.h"
@@ -140,7 +143,11 @@ const MetricDescriptor& float_ssim_descriptor() {
           OptionSpec::Int("scale", 0, 0, 10, "decimation factor: 0 = auto (min(w,h)/256), 1 = none"),
       },
       [](const OptionValues& o) { return std::make_unique<FloatSsimCpu>(o); },
+#ifdef VQX_HAVE_CUDA
+      [](const OptionValues& o) { return make_float_ssim_cuda(o); },
+#else
       nullptr,
+#endif
   };
   return descriptor;
 }

@@ -1,0 +1,138 @@
+// float_ms_ssim on CUDA (shared/spec/ms_ssim.md section 10). Per frame, all enqueued on the
+// engine's stream with no host wait: four 9x9 decimations (reading the uploaded luma directly),
+// one launch of windows, terms and tile sums for all five scales, one launch of the sum trees,
+// which write the 20 f64 sums into the result slot (the engine's one readback per frame). Each
+// pyramid level and each scale's partial sums has its own buffer, allocated once in init().
+#include <fmt/format.h>
+
+#include <array>
+#include <cstdio>
+
+#include "engine/error.h"
+#include "metrics/float_ms_ssim/cuda/float_ms_ssim_cuda.h"
+#include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
+#include "metrics/float_ms_ssim/ssim_stages.h"
+
+namespace vqx {
+namespace {
+
+using ssim::kScales;
+using ssim::Size;
+namespace sc = ssim::cuda;
+
+struct MsSsimResult {
+  double sums[kScales][sc::kSumQuantities];  // l, c, s, ssim of each scale
+};
+
+class FloatMsSsimCuda final : public CudaMetric {
+ public:
+  explicit FloatMsSsimCuda(const OptionValues& o)
+      : enable_lcs_(o.get_bool("enable_lcs")),
+        enable_db_(o.get_bool("enable_db")),
+        clip_db_(o.get_bool("clip_db")),
+        enable_chroma_set_(o.is_set("enable_chroma")) {}
+
+  // The CPU twin's names, in its order.
+  std::vector<std::string> feature_names() const override {
+    std::vector<std::string> names = {"float_ms_ssim"};
+    if (enable_lcs_)
+      for (const char* term : {"l", "c", "s"})
+        for (int k = 0; k < kScales; ++k) names.push_back(fmt::format("float_ms_ssim_{}_scale{}", term, k));
+    return names;
+  }
+
+  std::vector<std::string> stage_names() const override {
+    return {"pyramid (4 decimations)", "windows+terms+tile sums", "sum trees"};
+  }
+
+  void init(const CudaMetricContext& context) override {
+    const PictureFormat& f = context.format;
+    // The CPU twin's check and message (spec 3.1).
+    if (f.width < uint32_t(ssim::kMsSsimMinSize) || f.height < uint32_t(ssim::kMsSsimMinSize))
+      throw InputError(fmt::format(
+          "float_ms_ssim needs at least {0}x{0} pixels (an 11x11 window at its 5th scale), got {1}x{2}",
+          ssim::kMsSsimMinSize, f.width, f.height));
+    if (enable_chroma_set_)
+      std::fputs("warning: float_ms_ssim: enable_chroma has no effect (MS-SSIM scores luma only)\n", stderr);
+    format_ = f;
+    max_db_ = ssim::max_db(clip_db_, f.bit_depth, f.width, f.height);
+    sc::prepare_device();
+    sizes_[0] = {int(f.width), int(f.height)};
+    for (int k = 1; k < kScales; ++k) sizes_[k] = ssim::half_size(sizes_[k - 1]);
+    for (int k = 0; k < kScales; ++k) {
+      if (k > 0) {
+        const size_t bytes = sizes_[k].pixels() * sizeof(float);
+        level_ref_[k] = cuda::DeviceBuffer(*context.device, bytes, "float_ms_ssim pyramid");
+        level_dis_[k] = cuda::DeviceBuffer(*context.device, bytes, "float_ms_ssim pyramid");
+      }
+      partials_[k] = cuda::DeviceBuffer(
+          *context.device, sc::partial_count(sizes_[k]) * sc::kSumQuantities * sizeof(sc::PartialSum),
+          "float_ms_ssim partial sums");
+      partial_ptrs_[k] = partials_[k].get<sc::PartialSum>();
+    }
+  }
+
+  size_t result_bytes() const override { return sizeof(MsSsimResult); }
+
+  void enqueue(const CudaFrame& frame, uint64_t, cudaStream_t stream, void* result,
+               StageMarks& marks) override {
+    std::array<sc::ScaleJob, kScales> jobs{};
+    jobs[0].ref = sc::luma_plane(frame.ref, format_);
+    jobs[0].dis = sc::luma_plane(frame.dis, format_);
+    marks.stage(stream, 0);
+    for (int k = 1; k < kScales; ++k) {
+      // Level k from level k-1, reference and distorted independently (spec 3.3).
+      sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(),
+                           level_dis_[k].get<float>(), stream);
+      jobs[k].ref = {level_ref_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
+      jobs[k].dis = {level_dis_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
+    }
+    marks.stage(stream, 1);
+    sc::enqueue_windows(jobs.data(), kScales, partial_ptrs_.data(), stream);
+    marks.stage(stream, 2);
+    sc::enqueue_reduce(sizes_.data(), kScales, partial_ptrs_.data(),
+                       &static_cast<MsSsimResult*>(result)->sums[0][0], stream);
+  }
+
+  // The CPU twin's per-frame code (float_ms_ssim.cpp) on the device sums.
+  void collect(const void* result, uint64_t frame, FeatureWriter& out) override {
+    const auto& r = *static_cast<const MsSsimResult*>(result);
+    std::array<ssim::ScaleMeans, kScales> means{};
+    for (int k = 0; k < kScales; ++k) {
+      ssim::ScaleSums sums;
+      sums.l = r.sums[k][0];
+      sums.c = r.sums[k][1];
+      sums.s = r.sums[k][2];
+      sums.ssim = r.sums[k][3];
+      means[size_t(k)] = sums.means(ssim::map_size(sizes_[k]));
+    }
+    bool infinite = false;
+    const double score = ssim::combine_scales(means, &infinite);
+    if (infinite) throw InputError(fmt::format("float_ms_ssim is infinite at frame {}", frame));
+    out.put(frame, 0, enable_db_ ? ssim::to_db(score, max_db_) : score);
+    if (!enable_lcs_) return;
+    for (int k = 0; k < kScales; ++k) {
+      const ssim::ScaleMeans& m = means[size_t(k)];
+      out.put(frame, size_t(1 + k), double(m.l));
+      out.put(frame, size_t(1 + kScales + k), double(m.c));
+      out.put(frame, size_t(1 + 2 * kScales + k), double(m.s));
+    }
+  }
+
+ private:
+  bool enable_lcs_, enable_db_, clip_db_, enable_chroma_set_;
+  PictureFormat format_;
+  double max_db_ = 0;
+  std::array<Size, kScales> sizes_{};
+  std::array<cuda::DeviceBuffer, kScales> level_ref_, level_dis_;  // [0] unused: the upload
+  std::array<cuda::DeviceBuffer, kScales> partials_;
+  std::array<sc::PartialSum*, kScales> partial_ptrs_{};
+};
+
+}  // namespace
+
+std::unique_ptr<CudaMetric> make_float_ms_ssim_cuda(const OptionValues& options) {
+  return std::make_unique<FloatMsSsimCuda>(options);
+}
+
+}  // namespace vqx

@@ -1,0 +1,502 @@
+// The CUDA twins of float_ms_ssim and float_ssim (shared/spec/ms_ssim.md section 10):
+// - every device stage read back and compared bit for bit with its plain CPU twin: conversion of
+//   8-16 bit samples, the 9x9 decimation (a whole pyramid), the box decimation, the five convolved
+//   window planes, the per-pixel l, c, s; on random, signed, flat and edge-size planes;
+// - the tile/tree sums against the CPU's sequential sums (rounding only);
+// - the spec's golden vectors through the engine, bit-exact;
+// - on every fixture frame: the 15 (float_ssim: 4) f32 means identical to the CPU, or a named
+//   one-ulp difference of a single mean (the CPU's sequential rounding straddling an f32
+//   boundary), the score within 1e-7 and identical whenever the means are; max |diff| printed;
+// - the same bits on repeated runs; the size rules.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <utility>
+
+#include "engine/cuda/cuda_check.h"
+#include "engine/cuda/device_context.h"
+#include "engine/error.h"
+#include "gpu/gpu_support.h"
+#include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
+#include "metrics/float_ms_ssim/ssim_stages.h"
+#include "metrics/float_ssim/float_ssim.h"
+#include "support/fixtures.h"
+
+namespace vqx::test {
+namespace {
+
+using ssim::Size;
+namespace sc = ssim::cuda;
+using cuda::check;
+
+// ---- Device helpers ----------------------------------------------------------------------------
+
+struct Device {
+  cuda::DeviceContext context{0};
+  cuda::Stream stream;
+  Device() { sc::prepare_device(); }
+
+  template <typename T>
+  cuda::DeviceBuffer upload(const std::vector<T>& host) {
+    cuda::DeviceBuffer b(context, host.size() * sizeof(T), "test");
+    check(cudaMemcpy(b.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    return b;
+  }
+  cuda::DeviceBuffer filled(size_t bytes) {
+    cuda::DeviceBuffer b(context, bytes, "test");
+    check(cudaMemset(b.get(), 0xff, bytes), "fill");  // NaN-like garbage: every value must be written
+    return b;
+  }
+  template <typename T>
+  std::vector<T> download(const cuda::DeviceBuffer& b, size_t count) {
+    check(cudaStreamSynchronize(stream.get()), "sync");
+    std::vector<T> host(count);
+    check(cudaMemcpy(host.data(), b.get(), count * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    return host;
+  }
+};
+
+template <typename T>
+bool same_bytes(const std::vector<T>& a, const std::vector<T>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(T)) == 0;
+}
+
+template <typename T>
+std::string first_mismatch(const std::vector<T>& a, const std::vector<T>& b, Size size) {
+  for (size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(T)) != 0)
+      return fmt::format("first mismatch at ({}, {}): cpu {:.17g} cuda {:.17g}", int(i % size.width),
+                         int(i / size.width), double(a[i]), double(b[i]));
+  return "sizes differ";
+}
+
+// The CPU's plane of one quantity (sample-wise products as window_statistics_plain forms them).
+std::vector<float> products(const std::vector<float>& a, const std::vector<float>& b) {
+  std::vector<float> out(a.size());
+  for (size_t i = 0; i < a.size(); ++i) out[i] = a[i] * b[i];
+  return out;
+}
+
+// Runs the window stage of one scale with every tap on, compares the planes with the plain twins
+// and the sums with the CPU's sequential sums. Returns how many f32 means differ (by one ulp).
+int check_window_scale(Device& dev, const sc::DevicePlane& ref_plane, const sc::DevicePlane& dis_plane,
+                       const std::vector<float>& ref, const std::vector<float>& dis, Size size,
+                       const std::string& what) {
+  const Size map = ssim::map_size(size);
+  const size_t m = map.pixels();
+  cuda::DeviceBuffer planes[5], l = dev.filled(m * 8), c = dev.filled(m * 8), s = dev.filled(m * 4);
+  for (auto& p : planes) p = dev.filled(m * 4);
+  sc::ScaleJob job;
+  job.ref = ref_plane;
+  job.dis = dis_plane;
+  job.taps = {planes[0].get<float>(), planes[1].get<float>(), planes[2].get<float>(),
+              planes[3].get<float>(), planes[4].get<float>(), l.get<double>(), c.get<double>(),
+              s.get<float>()};
+  cuda::DeviceBuffer partials = dev.filled(sc::partial_count(size) * sc::kSumQuantities * sizeof(sc::PartialSum));
+  cuda::DeviceBuffer sums = dev.filled(sc::kSumQuantities * sizeof(double));
+  sc::PartialSum* pp = partials.get<sc::PartialSum>();
+  sc::enqueue_windows(&job, 1, &pp, dev.stream.get());
+  sc::enqueue_reduce(&size, 1, &pp, sums.get<double>(), dev.stream.get());
+
+  // Plain twins.
+  const std::vector<float> inputs[5] = {ref, dis, products(ref, ref), products(dis, dis), products(ref, dis)};
+  const char* names[5] = {"mu_r", "mu_d", "sum_rr", "sum_dd", "sum_rd"};
+  for (int q = 0; q < 5; ++q) {
+    std::vector<float> expected(m);
+    ssim::window_convolve_plain(inputs[q].data(), size, expected.data());
+    const auto got = dev.download<float>(planes[q], m);
+    EXPECT_TRUE(same_bytes(expected, got)) << what << " " << names[q] << ": " << first_mismatch(expected, got, map);
+  }
+  const ssim::WindowStatistics st = ssim::window_statistics_plain(ref.data(), dis.data(), size);
+  std::vector<double> el(m), ec(m);
+  std::vector<float> es(m);
+  ssim::lcs_terms_plain(st, el.data(), ec.data(), es.data());
+  const auto gl = dev.download<double>(l, m), gc = dev.download<double>(c, m);
+  const auto gs = dev.download<float>(s, m);
+  EXPECT_TRUE(same_bytes(el, gl)) << what << " l: " << first_mismatch(el, gl, map);
+  EXPECT_TRUE(same_bytes(ec, gc)) << what << " c: " << first_mismatch(ec, gc, map);
+  EXPECT_TRUE(same_bytes(es, gs)) << what << " s: " << first_mismatch(es, gs, map);
+
+  // Sums: the same numbers up to the CPU's sequential rounding.
+  ssim::ScaleSums cpu;
+  cpu.add(el.data(), ec.data(), es.data(), m);
+  const auto got = dev.download<double>(sums, sc::kSumQuantities);
+  const double cpu_sums[4] = {cpu.l, cpu.c, cpu.s, cpu.ssim};
+  for (int q = 0; q < 4; ++q)
+    EXPECT_LE(std::fabs(got[q] - cpu_sums[q]), 1e-12 * std::max(1.0, std::fabs(cpu_sums[q])))
+        << what << " sum " << q << fmt::format(": cpu {:.17g} cuda {:.17g}", cpu_sums[q], got[q]);
+  ssim::ScaleSums gpu;
+  gpu.l = got[0];
+  gpu.c = got[1];
+  gpu.s = got[2];
+  gpu.ssim = got[3];
+  const ssim::ScaleMeans a = cpu.means(map), b = gpu.means(map);
+  int differing = 0;
+  for (auto [x, y] : {std::pair{a.l, b.l}, {a.c, b.c}, {a.s, b.s}, {a.ssim, b.ssim}})
+    if (x != y) {
+      ++differing;
+      EXPECT_EQ(std::nextafter(x, y), y) << what << " a mean differs by more than one ulp";
+    }
+  return differing;
+}
+
+std::vector<float> random_plane(Size size, std::mt19937& rng, float lo, float hi) {
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> p(size.pixels());
+  for (float& v : p) v = u(rng);
+  return p;
+}
+
+// ---- Stage tests -------------------------------------------------------------------------------
+
+struct RawCase {
+  Size size;
+  uint8_t bit_depth;
+};
+
+class SsimCudaPyramid : public ::testing::TestWithParam<RawCase> {};
+
+// Raw samples -> conversion -> the whole pyramid -> windows and terms at every level, each
+// compared with the plain CPU stages. Sizes: the 11x11 minimum, odd, 2^n +- 1, tiles with one
+// column or row, 176 (every level down to 11).
+TEST_P(SsimCudaPyramid, EveryStageBitIdenticalToThePlainTwins) {
+  VQX_REQUIRE_CUDA();
+  const RawCase rc = GetParam();
+  Device dev;
+  std::mt19937 rng(rc.size.width * 7919u + rc.size.height + rc.bit_depth);
+  const uint32_t max = (1u << rc.bit_depth) - 1;
+  PictureFormat f;
+  f.width = uint32_t(rc.size.width);
+  f.height = uint32_t(rc.size.height);
+  f.bit_depth = rc.bit_depth;
+  f.subsampling = ChromaSubsampling::k400;
+  Picture ref(f), dis(f);
+  const size_t n = rc.size.pixels();
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t a = rng() % (max + 1);
+    const uint32_t b = std::min<uint32_t>(max, a + rng() % (max / 8 + 1));  // correlated
+    if (rc.bit_depth > 8) {
+      ref.plane<uint16_t>(0)[i] = uint16_t(a);
+      dis.plane<uint16_t>(0)[i] = uint16_t(b);
+    } else {
+      ref.plane<uint8_t>(0)[i] = uint8_t(a);
+      dis.plane<uint8_t>(0)[i] = uint8_t(b);
+    }
+  }
+  std::vector<float> r(n), d(n);
+  ssim::convert_luma(ref, r.data());
+  ssim::convert_luma(dis, d.data());
+  std::vector<uint8_t> ref_bytes(ref.bytes(), ref.bytes() + ref.size_bytes());
+  std::vector<uint8_t> dis_bytes(dis.bytes(), dis.bytes() + dis.size_bytes());
+  cuda::DeviceBuffer raw_r = dev.upload(ref_bytes), raw_d = dev.upload(dis_bytes);
+  sc::DevicePlane pr = sc::luma_plane(raw_r.get(), f), pd = sc::luma_plane(raw_d.get(), f);
+
+  Size size = rc.size;
+  std::vector<cuda::DeviceBuffer> keep;
+  for (int level = 0;; ++level) {
+    const std::string what = fmt::format("{}x{} {}-bit level {} ({}x{})", rc.size.width, rc.size.height,
+                                         int(rc.bit_depth), level, size.width, size.height);
+    if (size.width >= ssim::kWindowTaps && size.height >= ssim::kWindowTaps)
+      check_window_scale(dev, pr, pd, r, d, size, what);
+    const Size half = ssim::half_size(size);
+    if (half.width < ssim::kWindowTaps || half.height < ssim::kWindowTaps || level == 4) break;
+    std::vector<float> hr(half.pixels()), hd(half.pixels());
+    ssim::decimate_plain(r.data(), size, hr.data());
+    ssim::decimate_plain(d.data(), size, hd.data());
+    keep.push_back(dev.filled(half.pixels() * 4));
+    keep.push_back(dev.filled(half.pixels() * 4));
+    float* gr = keep[keep.size() - 2].get<float>();
+    float* gd = keep.back().get<float>();
+    sc::enqueue_decimate(pr, pd, gr, gd, dev.stream.get());
+    const auto got_r = dev.download<float>(keep[keep.size() - 2], half.pixels());
+    const auto got_d = dev.download<float>(keep.back(), half.pixels());
+    EXPECT_TRUE(same_bytes(hr, got_r)) << what << " decimated ref: " << first_mismatch(hr, got_r, half);
+    EXPECT_TRUE(same_bytes(hd, got_d)) << what << " decimated dis: " << first_mismatch(hd, got_d, half);
+    r = std::move(hr);
+    d = std::move(hd);
+    size = half;
+    pr = {gr, sc::SampleType::kF32, 8, size};
+    pd = {gd, sc::SampleType::kF32, 8, size};
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, SsimCudaPyramid,
+    ::testing::Values(RawCase{{11, 11}, 8}, RawCase{{12, 13}, 8}, RawCase{{43, 75}, 8},
+                      RawCase{{42, 74}, 8}, RawCase{{65, 63}, 8}, RawCase{{97, 203}, 8},
+                      RawCase{{176, 176}, 8}, RawCase{{853, 481}, 8}, RawCase{{300, 200}, 10},
+                      RawCase{{129, 65}, 12}, RawCase{{77, 91}, 16}, RawCase{{51, 33}, 9},
+                      RawCase{{1920, 1080}, 8}),
+    [](const ::testing::TestParamInfo<RawCase>& info) {
+      return fmt::format("w{}h{}d{}", info.param.size.width, info.param.size.height, int(info.param.bit_depth));
+    });
+
+// f32 planes with negative values, wide dynamic range and exact zeros (signed products, the
+// scaled widening of tiny and negative terms), and flat planes (zero variance: the zli-nflx fix).
+TEST(SsimCudaStages, SignedFlatAndTinyPlanesBitIdentical) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  std::mt19937 rng(12345);
+  for (Size size : {Size{37, 29}, Size{200, 150}}) {
+    std::vector<std::pair<std::vector<float>, std::vector<float>>> cases;
+    cases.emplace_back(random_plane(size, rng, -40.0f, 300.0f), random_plane(size, rng, -40.0f, 300.0f));
+    auto tiny = random_plane(size, rng, -1e-20f, 1e-20f);
+    auto mixed = random_plane(size, rng, -1.0f, 1.0f);
+    for (size_t i = 0; i < mixed.size(); i += 3) mixed[i] = (i % 2) ? 0.0f : -0.0f;
+    for (size_t i = 0; i < mixed.size(); i += 7) mixed[i] *= 1e-30f;
+    cases.emplace_back(tiny, mixed);
+    cases.emplace_back(std::vector<float>(size.pixels(), 128.0f), std::vector<float>(size.pixels(), 128.0f));
+    cases.emplace_back(std::vector<float>(size.pixels(), 0.0f), random_plane(size, rng, 0.0f, 255.0f));
+    auto flat_neg = std::vector<float>(size.pixels(), -3.25f);
+    cases.emplace_back(flat_neg, random_plane(size, rng, -5.0f, 5.0f));
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const auto& [r, d] = cases[k];
+      const std::string what = fmt::format("{}x{} case {}", size.width, size.height, k);
+      cuda::DeviceBuffer gr = dev.upload(r), gd = dev.upload(d);
+      sc::DevicePlane pr{gr.get(), sc::SampleType::kF32, 8, size}, pd{gd.get(), sc::SampleType::kF32, 8, size};
+      check_window_scale(dev, pr, pd, r, d, size, what);
+      const Size half = ssim::half_size(size);
+      std::vector<float> hr(half.pixels()), hd(half.pixels());
+      ssim::decimate_plain(r.data(), size, hr.data());
+      ssim::decimate_plain(d.data(), size, hd.data());
+      cuda::DeviceBuffer or_ = dev.filled(half.pixels() * 4), od = dev.filled(half.pixels() * 4);
+      sc::enqueue_decimate(pr, pd, or_.get<float>(), od.get<float>(), dev.stream.get());
+      const auto got_r = dev.download<float>(or_, half.pixels()), got_d = dev.download<float>(od, half.pixels());
+      EXPECT_TRUE(same_bytes(hr, got_r)) << what << " decimated ref: " << first_mismatch(hr, got_r, half);
+      EXPECT_TRUE(same_bytes(hd, got_d)) << what << " decimated dis: " << first_mismatch(hd, got_d, half);
+    }
+  }
+}
+
+// float_ssim's box decimation from raw samples (every conversion) and from f32, odd sizes.
+TEST(SsimCudaStages, BoxDecimationBitIdentical) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  std::mt19937 rng(777);
+  for (uint8_t depth : {uint8_t(8), uint8_t(10), uint8_t(16)})
+    for (Size size : {Size{853, 481}, Size{64, 37}, Size{1920, 1080}})
+      for (int factor : {2, 3, 4, 8}) {
+        PictureFormat f;
+        f.width = uint32_t(size.width);
+        f.height = uint32_t(size.height);
+        f.bit_depth = depth;
+        f.subsampling = ChromaSubsampling::k400;
+        Picture pic(f);
+        const uint32_t max = (1u << depth) - 1;
+        for (size_t i = 0; i < size.pixels(); ++i) {
+          if (depth > 8) pic.plane<uint16_t>(0)[i] = uint16_t(rng() % (max + 1));
+          else pic.plane<uint8_t>(0)[i] = uint8_t(rng() % (max + 1));
+        }
+        std::vector<float> in(size.pixels());
+        ssim::convert_luma(pic, in.data());
+        const Size small = ssim::box_decimated_size(size, factor);
+        std::vector<float> expected(small.pixels());
+        ssim::box_decimate(in.data(), size, factor, expected.data(), nullptr);
+        std::vector<uint8_t> bytes(pic.bytes(), pic.bytes() + pic.size_bytes());
+        cuda::DeviceBuffer raw = dev.upload(bytes), out = dev.filled(small.pixels() * 4);
+        sc::enqueue_box_decimate(sc::luma_plane(raw.get(), f), factor, out.get<float>(), dev.stream.get());
+        const auto got = dev.download<float>(out, small.pixels());
+        EXPECT_TRUE(same_bytes(expected, got))
+            << fmt::format("{}x{} {}-bit factor {}: ", size.width, size.height, int(depth), factor)
+            << first_mismatch(expected, got, small);
+      }
+}
+
+// ---- Whole metrics -----------------------------------------------------------------------------
+
+// Spec section 11 (the generator of tests/unit/float_ms_ssim_metric_test.cpp).
+std::pair<Picture, Picture> spec_pair(uint32_t w, uint32_t h, uint8_t bpc) {
+  PictureFormat f;
+  f.width = w;
+  f.height = h;
+  f.bit_depth = bpc;
+  f.subsampling = ChromaSubsampling::k420;
+  Picture ref(f), dis(f);
+  uint32_t state = 2463534242u;
+  auto rnd = [&] {
+    state ^= state << 13;
+    state ^= state >> 17;
+    state ^= state << 5;
+    return state;
+  };
+  const int sh = bpc - 8;
+  const int64_t max = (int64_t{1} << bpc) - 1;
+  auto set = [&](Picture& p, unsigned plane, size_t i, int64_t v) {
+    if (bpc > 8) p.plane<uint16_t>(plane)[i] = uint16_t(v);
+    else p.plane<uint8_t>(plane)[i] = uint8_t(v);
+  };
+  for (uint32_t y = 0; y < h; ++y)
+    for (uint32_t x = 0; x < w; ++x) {
+      const int64_t v = int64_t(((3 * x + 2 * y) + ((x ^ y) & 15)) % 200 + 24) << sh;
+      int64_t d = v + (int64_t(rnd() % 9) - 4) * (int64_t{1} << sh);
+      if (((x / 8) + (y / 8)) % 5 == 0) d = (d >> (sh + 3)) << (sh + 3);
+      d = std::clamp<int64_t>(d, 0, max);
+      set(ref, 0, size_t(y) * w + x, v);
+      set(dis, 0, size_t(y) * w + x, d);
+    }
+  for (unsigned p = 1; p < f.plane_count(); ++p)
+    for (size_t i = 0; i < size_t(f.plane_width(p)) * f.plane_height(p); ++i) {
+      set(ref, p, i, int64_t{128} << sh);
+      set(dis, p, i, int64_t{128} << sh);
+    }
+  return {std::move(ref), std::move(dis)};
+}
+
+std::unique_ptr<RunReport> run_one(const std::pair<Picture, Picture>& pair, const std::string& feature,
+                                   const RunSettings& settings) {
+  std::vector<Picture> r, d;
+  r.emplace_back(pair.first.format());
+  d.emplace_back(pair.second.format());
+  std::memcpy(r[0].bytes(), pair.first.bytes(), pair.first.size_bytes());
+  std::memcpy(d[0].bytes(), pair.second.bytes(), pair.second.size_bytes());
+  return run_on_pictures(r, d, {feature}, settings);
+}
+
+TEST(FloatMsSsimCuda, SpecGoldenVectorsBitExact) {
+  VQX_REQUIRE_CUDA();
+  struct Vector {
+    uint32_t w, h;
+    uint8_t bpc;
+    double score;
+  };
+  for (const Vector& v : {Vector{176, 176, 8, 0.9953594375060858}, Vector{256, 192, 8, 0.99552853131579622},
+                          Vector{576, 324, 8, 0.99537055936314012}, Vector{300, 200, 10, 0.9954188853371837}}) {
+    const auto pair = spec_pair(v.w, v.h, v.bpc);
+    auto gpu = run_one(pair, "float_ms_ssim", cuda_settings());
+    EXPECT_TRUE(same_bits(column(*gpu, "float_ms_ssim").at(0), v.score))
+        << fmt::format("{}x{} {}-bit: cuda {:.17g}, spec {:.17g}", v.w, v.h, int(v.bpc),
+                       column(*gpu, "float_ms_ssim").at(0), v.score);
+  }
+}
+
+TEST(FloatMsSsimCuda, SpecPerScaleMeansAt576x324) {
+  VQX_REQUIRE_CUDA();
+  const double expected[5][3] = {
+      {0.99987238645553589, 0.99596917629241943, 0.95701926946640015},
+      {0.99993842840194702, 0.99927914142608643, 0.99331670999526978},
+      {0.9999728798866272, 0.99986797571182251, 0.99909919500350952},
+      {0.99998295307159424, 0.99998795986175537, 0.99983501434326172},
+      {0.99998414516448975, 0.99999761581420898, 0.99988257884979248},
+  };
+  auto gpu = run_one(spec_pair(576, 324, 8), "float_ms_ssim=enable_lcs=true", cuda_settings());
+  const char* terms[3] = {"l", "c", "s"};
+  for (int k = 0; k < 5; ++k)
+    for (int t = 0; t < 3; ++t) {
+      const std::string name = fmt::format("float_ms_ssim_{}_scale{}", terms[t], k);
+      EXPECT_TRUE(same_bits(column(*gpu, name).at(0), expected[k][t])) << name;
+    }
+}
+
+TEST(FloatMsSsimCuda, OptionsMatchTheCpu) {
+  VQX_REQUIRE_CUDA();
+  const auto pair = spec_pair(256, 192, 8);
+  auto same = spec_pair(256, 192, 8);
+  std::memcpy(same.second.bytes(), same.first.bytes(), same.first.size_bytes());
+  for (const char* feature : {"float_ms_ssim=enable_db=true", "float_ms_ssim=enable_db=true:clip_db=true",
+                              "float_ssim=enable_lcs=true:enable_db=true:clip_db=true", "float_ssim=scale=2",
+                              "float_ssim=scale=1"})
+    for (const std::pair<Picture, Picture>* p : {&pair, &std::as_const(same)}) {
+      auto cpu = run_one(*p, feature, cpu_settings());
+      auto gpu = run_one(*p, feature, cuda_settings());
+      ASSERT_EQ(cpu->table.feature_names(), gpu->table.feature_names()) << feature;
+      for (const auto& name : cpu->table.feature_names())
+        EXPECT_TRUE(same_bits(column(*cpu, name).at(0), column(*gpu, name).at(0)))
+            << feature << " " << name << fmt::format(": cpu {:.17g} cuda {:.17g}", column(*cpu, name).at(0),
+                                                     column(*gpu, name).at(0));
+    }
+  // Identical inputs: exactly 1, and +inf dB without clip_db.
+  auto gpu = run_one(same, "float_ms_ssim", cuda_settings());
+  EXPECT_EQ(column(*gpu, "float_ms_ssim").at(0), 1.0);
+}
+
+TEST(FloatMsSsimCuda, SizeRulesAsTheCpu) {
+  VQX_REQUIRE_CUDA();
+  EXPECT_NO_THROW(run_one(spec_pair(176, 176, 8), "float_ms_ssim", cuda_settings()));
+  EXPECT_THROW(run_one(spec_pair(175, 176, 8), "float_ms_ssim", cuda_settings()), InputError);
+  EXPECT_THROW(run_one(spec_pair(176, 175, 8), "float_ms_ssim", cuda_settings()), InputError);
+  EXPECT_THROW(run_one(spec_pair(108, 200, 8), "float_ssim=scale=10", cuda_settings()), InputError);
+}
+
+// The contract on every fixture frame (spec 10): the f32 means identical to the CPU's, or a single
+// mean one ulp away (named in the log); the score identical when the means are, else within 1e-7.
+void expect_means_contract(const std::string& pair, const std::string& feature,
+                           const std::vector<std::string>& means, const std::string& score) {
+  auto cpu = run_on_pair(pair, {feature}, cpu_settings());
+  auto gpu = run_on_pair(pair, {feature}, cuda_settings());
+  const auto cs = column(*cpu, score), gs = column(*gpu, score);
+  ASSERT_EQ(cs.size(), gs.size());
+  size_t identical = 0, straddles = 0;
+  double max_diff = 0;
+  for (size_t f = 0; f < cs.size(); ++f) {
+    int differing = 0;
+    for (const auto& name : means) {
+      const double a = column(*cpu, name)[f], b = column(*gpu, name)[f];
+      if (same_bits(a, b)) continue;
+      ++differing;
+      ++straddles;
+      EXPECT_EQ(std::nextafter(float(a), float(b)), float(b)) << pair << " frame " << f << " " << name;
+      std::printf("straddle %s %s frame %zu %s: cpu %.17g cuda %.17g (one f32 ulp)\n", pair.c_str(),
+                  feature.c_str(), f, name.c_str(), a, b);
+    }
+    EXPECT_LE(differing, 1) << pair << " frame " << f << ": more than one mean differs";
+    const double diff = std::fabs(cs[f] - gs[f]);
+    max_diff = std::max(max_diff, diff);
+    if (differing == 0)
+      EXPECT_TRUE(same_bits(cs[f], gs[f])) << fmt::format("{} frame {}: cpu {:.17g} cuda {:.17g}", pair, f, cs[f], gs[f]);
+    else
+      EXPECT_LE(diff, 1e-7) << pair << " frame " << f;
+    identical += same_bits(cs[f], gs[f]);
+  }
+  std::printf("contract %-8s %-32s %zu/%zu scores identical, %zu one-ulp means, max |diff| %.3g\n",
+              pair.c_str(), feature.c_str(), identical, cs.size(), straddles, max_diff);
+}
+
+class FixtureContract : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FixtureContract, FloatMsSsimMeansAndScore) {
+  VQX_REQUIRE_CUDA();
+  VQX_REQUIRE_FIXTURE(GetParam(), dir);
+  std::vector<std::string> means;
+  for (const char* term : {"l", "c", "s"})
+    for (int k = 0; k < 5; ++k) means.push_back(fmt::format("float_ms_ssim_{}_scale{}", term, k));
+  expect_means_contract(GetParam(), "float_ms_ssim=enable_lcs=true", means, "float_ms_ssim");
+}
+
+TEST_P(FixtureContract, FloatSsimMeansAndScore) {
+  VQX_REQUIRE_CUDA();
+  VQX_REQUIRE_FIXTURE(GetParam(), dir);
+  // float_ssim is itself a mean: all four outputs are compared as means.
+  const std::vector<std::string> means = {"float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"};
+  expect_means_contract(GetParam(), "float_ssim=enable_lcs=true", means, "float_ssim");
+  expect_means_contract(GetParam(), "float_ssim=enable_lcs=true:scale=1", means, "float_ssim");
+}
+
+// Same bits on every run (the tree's shape is fixed; no atomics).
+TEST_P(FixtureContract, RepeatedRunsGiveTheSameBits) {
+  VQX_REQUIRE_CUDA();
+  VQX_REQUIRE_FIXTURE(GetParam(), dir);
+  const std::vector<std::string> features = {"float_ms_ssim=enable_lcs=true", "float_ssim=enable_lcs=true"};
+  auto first = run_on_pair(GetParam(), features, cuda_settings());
+  for (int rep = 0; rep < 2; ++rep) {
+    auto again = run_on_pair(GetParam(), features, cuda_settings());
+    ASSERT_EQ(first->table.feature_names(), again->table.feature_names());
+    size_t compared = 0;
+    for (const auto& name : first->table.feature_names()) {
+      const auto a = column(*first, name), b = column(*again, name);
+      ASSERT_EQ(a.size(), b.size());
+      for (size_t f = 0; f < a.size(); ++f, ++compared)
+        EXPECT_TRUE(same_bits(a[f], b[f])) << GetParam() << " " << name << " frame " << f;
+    }
+    std::printf("repeat %-8s run %d: %zu values, all identical to run 0: %s\n", GetParam().c_str(), rep + 1,
+                compared, ::testing::Test::HasFailure() ? "no" : "yes");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, FixtureContract, ::testing::ValuesIn(kAllPairs));
+
+}  // namespace
+}  // namespace vqx::test
