@@ -43,6 +43,15 @@ const std::vector<ParityRow> kParityTable = {
       "motion=motion_five_frame_window=true:motion_moving_average=true:motion_blend_factor=0.5",
       "motion=motion_force_zero=true"},
      0.0},
+    // Preprocessing and K on the device, bit-identical; the f32 solver is the CPU's own code on
+    // the host (spec README, VMAF row; speed.md 15). The three VMAF v1 configurations.
+    {"speed_chroma",
+     {"speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45",
+      "speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45:"
+      "speed_prescale=0.6:speed_prescale_method=bilinear",
+      "speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45:"
+      "speed_prescale=0.5:speed_prescale_method=bilinear"},
+     0.0},
 };
 
 struct ParityCase {
