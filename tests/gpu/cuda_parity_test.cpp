@@ -50,6 +50,15 @@ const std::vector<ParityRow> kParityTable = {
     // dB of a score near 1 amplifies a 1e-7 change by 10/ln(10)/(1 - score).
     {"float_ms_ssim", {"float_ms_ssim=enable_db=true:clip_db=true"}, 1e-3},
     {"float_ssim", {"float_ssim=enable_lcs=true", "float_ssim=scale=1"}, 1e-7},
+    // Preprocessing and K on the device, bit-identical; the f32 solver is the CPU's own code on
+    // the host (spec README, VMAF row; speed.md 15). The three VMAF v1 configurations.
+    {"speed_chroma",
+     {"speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45",
+      "speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45:"
+      "speed_prescale=0.6:speed_prescale_method=bilinear",
+      "speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45:"
+      "speed_prescale=0.5:speed_prescale_method=bilinear"},
+     0.0},
 };
 
 struct ParityCase {

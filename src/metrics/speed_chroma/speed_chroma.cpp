@@ -13,6 +13,10 @@
 #include "engine/thread_pool.h"
 #include "metrics/speed_chroma/speed_pipeline.h"
 
+#ifdef VQX_HAVE_CUDA
+#include "metrics/speed_chroma/cuda/speed_chroma_cuda.h"
+#endif
+
 namespace vqx {
 namespace speed {
 namespace {
@@ -124,6 +128,23 @@ std::vector<std::string> output_names(const OptionValues& o) {
   return {"speed_chroma_u" + suffix, "speed_chroma_v" + suffix, "speed_chroma_uv" + suffix};
 }
 
+Geometry checked_geometry(const PictureFormat& f, const SpeedParams& params) {
+  const std::string what = "speed_chroma on " + f.describe();
+  if (f.color != ColorModel::kYCbCr)
+    throw InputError(what + ": needs Y'CbCr input (SpEED-chroma scores the Cb and Cr planes)");
+  if (f.subsampling == ChromaSubsampling::k400)
+    throw InputError(what + ": 4:0:0 input has no chroma planes to score");
+  if (f.bit_depth != 8 && f.bit_depth != 10 && f.bit_depth != 12 && f.bit_depth != 16)
+    throw InputError(what + ": supports 8-, 10-, 12- and 16-bit samples only, as libvmaf");
+  // speed.md 3: floor-sized chroma for subsampled layouts.
+  uint32_t w = f.width, h = f.height;
+  if (f.subsampling == ChromaSubsampling::k420) w /= 2, h /= 2;
+  if (f.subsampling == ChromaSubsampling::k422) w /= 2;
+  Geometry g = make_geometry(w, h, params.prescale);
+  validate_geometry(g, params.prescale, what);
+  return g;
+}
+
 namespace {
 
 // Per-thread scratch: extract() runs concurrently for different frames.
@@ -145,21 +166,8 @@ class SpeedChromaCpu final : public CpuMetric {
   std::vector<std::string> feature_names() const override { return names_; }
 
   void init(const MetricContext& context) override {
-    const PictureFormat& f = context.format;
     pool_ = context.pool;
-    const std::string what = "speed_chroma on " + f.describe();
-    if (f.color != ColorModel::kYCbCr)
-      throw InputError(what + ": needs Y'CbCr input (SpEED-chroma scores the Cb and Cr planes)");
-    if (f.subsampling == ChromaSubsampling::k400)
-      throw InputError(what + ": 4:0:0 input has no chroma planes to score");
-    if (f.bit_depth != 8 && f.bit_depth != 10 && f.bit_depth != 12 && f.bit_depth != 16)
-      throw InputError(what + ": supports 8-, 10-, 12- and 16-bit samples only, as libvmaf");
-    // speed.md 3: floor-sized chroma for subsampled layouts.
-    uint32_t w = f.width, h = f.height;
-    if (f.subsampling == ChromaSubsampling::k420) w /= 2, h /= 2;
-    if (f.subsampling == ChromaSubsampling::k422) w /= 2;
-    geometry_ = make_geometry(w, h, params_.prescale);
-    validate_geometry(geometry_, params_.prescale, what);
+    geometry_ = checked_geometry(context.format, params_);
     filters_ = make_filters(params_.kernel_scale);
     threshold_ = entropy_threshold(params_.sigma_nn, params_.nn_floor);
   }
@@ -252,7 +260,11 @@ const MetricDescriptor& speed_chroma_descriptor() {
                           "how block variances weight the entropies, 0-6 (alias wvm)"),
       },
       [](const OptionValues& o) { return std::make_unique<speed::SpeedChromaCpu>(o); },
+#ifdef VQX_HAVE_CUDA
+      [](const OptionValues& o) { return make_speed_chroma_cuda(o); },
+#else
       nullptr,
+#endif
   };
   return descriptor;
 }

@@ -22,5 +22,10 @@ SpeedParams resolve_params(const OptionValues& options);
 // default, sorted by option name (vmaf.md 5), e.g. speed_chroma_uv_mxv_45_nnf_0.1_snn_0.19_wvm_5.
 std::vector<std::string> output_names(const OptionValues& options);
 
+// The chroma plane geometry of `format` (speed.md 3, 4); throws InputError for inputs the
+// extractor refuses (not Y'CbCr, 4:0:0, unsupported bit depth, too small, bad prescale). Shared
+// by the CPU and CUDA twins so that both accept and refuse the same inputs.
+Geometry checked_geometry(const PictureFormat& format, const SpeedParams& params);
+
 }  // namespace speed
 }  // namespace vqx

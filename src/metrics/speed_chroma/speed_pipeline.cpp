@@ -7,7 +7,6 @@ namespace vqx::speed {
 
 ImageEstimate estimate_params(const Image& e, const Geometry& g, float sigma, StatsScratch& s,
                               bool use_plain_covariance) {
-  ImageEstimate out;
   const auto mu = offset_means(e, g);
   offset_deviations(e, g, mu, s.deviations);
   Matrix25 k;
@@ -15,6 +14,12 @@ ImageEstimate estimate_params(const Image& e, const Geometry& g, float sigma, St
     covariance_plain(s.deviations, g, k);
   else
     covariance(s.deviations, g, k);
+  return estimate_from_covariance(k, e, g, sigma, s);
+}
+
+ImageEstimate estimate_from_covariance(const Matrix25& k, const Image& e, const Geometry& g,
+                                       float sigma, StatsScratch& s) {
+  ImageEstimate out;
   const Eigenvalues ev = symmetric_eigenvalues(k);
   out.qr_steps = ev.qr_steps;
   out.step_limit_hit = ev.step_limit_hit;

@@ -4,6 +4,7 @@
 // speed_covariance.h, speed_solver.h and speed_entropy.h.
 #include <string>
 
+#include "metrics/speed_chroma/speed_covariance.h"
 #include "metrics/speed_chroma/speed_entropy.h"
 #include "metrics/speed_chroma/speed_params.h"
 #include "metrics/speed_chroma/speed_preprocess.h"
@@ -29,6 +30,12 @@ struct ImageEstimate {
 // the covariance kernel (tests only; both give identical bits).
 ImageEstimate estimate_params(const Image& e, const Geometry& g, float sigma, StatsScratch& scratch,
                               bool use_plain_covariance = false);
+
+// The part of est_params after the covariance (8.4-8.9), given K: eigenvalues, the regularity
+// test, the QR solve, variances and entropies. estimate_params() ends with this call; the CUDA
+// twin calls it on the device-computed K and E. `e` needs only its top-left tw x th samples.
+ImageEstimate estimate_from_covariance(const Matrix25& k, const Image& e, const Geometry& g,
+                                       float sigma, StatsScratch& scratch);
 
 const char* describe(Failure f);
 
