@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# The whole CUDA backend in one device call: every gpu-labelled test binary, CLI parity (CPU vs
+# CUDA JSON at %.17g) for VMAF models and the seed metrics, compute-sanitizer memcheck and
+# racecheck on the CLI with every CUDA metric at once, and --profile of all metrics together.
+# Carried: $BIN/bins.tar.xz (stripped binaries + libfmt), $BIN/shared.tar.xz (spec + goldens),
+# .carry/fixtures.tar.xz. Logs in $OUT.
+#   usage (repo root of the device copy): BIN=.carry/final bash bench/all_gpu_device_run.sh
+set -uo pipefail
+root=$PWD
+bin=/dev/shm/vqx-bin
+out=${OUT:-/tmp/vqx-out}
+mkdir -p "$out" "$bin" /dev/shm/vqx-shared /dev/shm/fx
+tar -xJf "${BIN:-.carry/final}/bins.tar.xz" -C "$bin"
+tar -xJf "${BIN:-.carry/final}/shared.tar.xz" -C /dev/shm/vqx-shared
+tar -xJf .carry/fixtures.tar.xz -C /dev/shm/fx
+export LD_LIBRARY_PATH=$bin VQX_FIXTURES=/dev/shm/fx VQX_REQUIRE_FIXTURES=1 VQX_SHARED_DIR=/dev/shm/vqx-shared
+fx=/dev/shm/fx
+t0=$(date +%s)
+stamp() { echo "--- $(( $(date +%s) - t0 )) s: $*"; }
+
+{ nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader; } >"$out/env.log" 2>&1
+
+# 1. every gpu test binary
+{
+  for t in "$bin"/*_test; do
+    stamp "$(basename "$t")"
+    "$t" 2>&1 | grep -E "^\[  (PASSED|FAILED|SKIPPED) \]|^\[==========\]|FAILED|max \|diff\|" | grep -v "^\[  SKIPPED \] .*\.$" | tail -25
+    echo "exit ${PIPESTATUS[0]}"
+  done
+} >"$out/tests.log" 2>&1
+
+# 2. CLI parity: the same JSON (but version/fps) from --backend cpu and --backend cuda
+cli() { "$bin/vqx" -r "$fx/$1/ref.y4m" -d "$fx/$1/dis.y4m" -q --json --precision max --threads 16 "${@:2}"; }
+{
+  for pair in n576 band1080 odd853 hbd720 uhd4k; do
+    for args in "-m version=vmaf_v0.6.1" "-m version=vmaf_4k_v0.6.1" "-m version=vmaf_v1.0.16_3d0h" \
+                "-m version=vmaf_v1.0.16_hfr_5d0h" "-m version=vmaf_v1.0.16_3d0h_2160" \
+                "-n --feature psnr --feature float_ms_ssim --feature float_ssim --feature cambi=full_ref=true"; do
+      cli $pair $args --backend cpu -o /dev/shm/cpu.json
+      cli $pair $args --backend cuda -o /dev/shm/cuda.json
+      if cmp -s <(tail -n +4 /dev/shm/cpu.json) <(tail -n +4 /dev/shm/cuda.json); then r=identical; else r=DIFFERENT; fi
+      echo "$pair [$args]: $r"
+    done
+  done
+} >"$out/cli_parity.log" 2>&1
+
+# 3. sanitizers: every CUDA metric in one run, a few frames
+cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer | head -1)
+all="--feature psnr --feature ssimulacra2 --feature float_ms_ssim --feature float_ssim --feature cambi=full_ref=true"
+{
+  for tool in memcheck racecheck; do
+    for pair in odd853 hbd720; do
+      stamp "$tool $pair"
+      "$cs" --tool $tool --error-exitcode 9 "$bin/vqx" -r "$fx/$pair/ref.y4m" -d "$fx/$pair/dis.y4m" -q \
+        --backend cuda --frame_cnt 2 -m version=vmaf_v1.0.16_3d0h --feature vif $all -o /dev/null 2>&1 | tail -3
+      echo "exit ${PIPESTATUS[0]}"
+    done
+  done
+} >"$out/sanitizer.log" 2>&1
+
+# 4. profile and wall time of everything together, on longer clips
+{
+  for pair in band1080:120 uhd4k:60; do
+    p=${pair%%:*}; n=${pair##*:}
+    for side in ref dis; do python3 "$root/bench/make_long_y4m.py" "$fx/$p/$side.y4m" "/dev/shm/${p}_$side.y4m" "$n"; done
+    stamp "profile $p x$n: vmaf v0.6.1 + ssimulacra2 + float_ms_ssim + cambi"
+    "$bin/vqx" -r /dev/shm/${p}_ref.y4m -d /dev/shm/${p}_dis.y4m -q --backend cuda --profile \
+      --feature ssimulacra2 --feature float_ms_ssim --feature cambi -o /dev/null 2>&1
+    for backend in cuda cpu; do
+      s=$(date +%s.%N)
+      "$bin/vqx" -r /dev/shm/${p}_ref.y4m -d /dev/shm/${p}_dis.y4m -q --backend $backend --threads 16 -o /dev/null
+      e=$(date +%s.%N)
+      echo "$p x$n vmaf_v0.6.1 --backend $backend: $(python3 -c "print(f'{($e-$s)*1000/$n:.3f} ms/frame incl. start-up')")"
+    done
+  done
+} >"$out/profile.log" 2>&1
+stamp done
+cat "$out/cli_parity.log" | grep -c identical
+grep -E "exit|ERROR SUMMARY|HAZARD" "$out/sanitizer.log" | head -20
