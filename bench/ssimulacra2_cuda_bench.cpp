@@ -13,8 +13,10 @@
 namespace vqx::bench {
 namespace {
 
+enum Variant { kDefault = 0, kRowWalk = 1, kScalarRows = 2, kChain = 4 };
+
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
-                          bool row_walk, bool concurrent) {
+                          int variant, bool concurrent) {
   if (!cuda_device_available(0)) {
     state.SkipWithError("no CUDA device");
     return;
@@ -22,7 +24,9 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   auto frames = load_frames(pair, 1, fallback);
   const ssimulacra2::YuvMatrix matrix = ssimulacra2::make_yuv_matrix(0);
   ssimulacra2::cuda::PipelineOptions options;
-  options.row_walk = row_walk;
+  options.row_walk = (variant & kRowWalk) != 0;
+  options.scalar_rows = (variant & kScalarRows) != 0;
+  options.force_chain = (variant & kChain) != 0;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -39,11 +43,15 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   BENCHMARK_CAPTURE(BM_Ssimulacra2Device, name, pair, format, walk, concurrent)                  \
       ->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond)
 
-VQX_SS2_DEVICE(1080p_tiled, "band1080", format_1080p(), false, true);
-VQX_SS2_DEVICE(1080p_tiled_sequential, "band1080", format_1080p(), false, false);
-VQX_SS2_DEVICE(1080p_rowwalk_sequential, "band1080", format_1080p(), true, false);
-VQX_SS2_DEVICE(4k_tiled, "uhd4k", format_4k(), false, true);
-VQX_SS2_DEVICE(4k_rowwalk, "uhd4k", format_4k(), true, true);
+// Default: float4 tiled horizontal pass; scales 1.. concurrent at 1080p, chained at 4K.
+VQX_SS2_DEVICE(1080p, "band1080", format_1080p(), kDefault, true);
+VQX_SS2_DEVICE(1080p_chain, "band1080", format_1080p(), kChain, true);
+VQX_SS2_DEVICE(1080p_scalar_rows, "band1080", format_1080p(), kScalarRows, true);
+VQX_SS2_DEVICE(1080p_sequential, "band1080", format_1080p(), kDefault, false);
+VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
+VQX_SS2_DEVICE(4k_scalar_rows, "uhd4k", format_4k(), kScalarRows, true);
+VQX_SS2_DEVICE(4k_sequential, "uhd4k", format_4k(), kDefault, false);
+VQX_SS2_DEVICE(4k_sequential_scalar_rows, "uhd4k", format_4k(), kScalarRows, false);
 
 }  // namespace
 }  // namespace vqx::bench

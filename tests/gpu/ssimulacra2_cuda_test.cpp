@@ -369,24 +369,32 @@ TEST(Ssimulacra2CudaDeterminism, HundredRunsSameBits) {
               different_runs, max_diff);
 }
 
-// The profiling knobs (sequential scales, plain row walk) change the schedule, never the bits;
-// by default scales 1.. run on side streams at this size.
+// The profiling knobs (sequential scales, plain row walk, tiled walk without float4, scales 1..
+// chained on one side stream as at 4K) change the schedule, never the bits; by default scales
+// 1.. run on side streams at these sizes. n576 takes the float4 horizontal pass at scales 0-4,
+// odd853 the scalar one.
 TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
   VQX_REQUIRE_CUDA();
-  VQX_REQUIRE_FIXTURE("odd853", dir);
-  RunSettings s = cuda_settings();
-  s.frame_cnt = 6;
-  const std::vector<double> base = column(*run_on_pair("odd853", {"ssimulacra2"}, s), "ssimulacra2");
-  const char* knobs[][2] = {{"VQX_SS2_SEQUENTIAL", "1"}, {"VQX_SS2_HBLUR", "rowwalk"}};
-  for (const auto& knob : knobs) {
-    setenv(knob[0], knob[1], 1);
-    const std::vector<double> other =
-        column(*run_on_pair("odd853", {"ssimulacra2"}, s), "ssimulacra2");
-    unsetenv(knob[0]);
-    ASSERT_EQ(other.size(), base.size());
-    for (size_t i = 0; i < base.size(); ++i)
-      EXPECT_TRUE(same_bits(other[i], base[i]))
-          << fmt::format("{}={} frame {}: {:.17g} vs {:.17g}", knob[0], knob[1], i, other[i], base[i]);
+  for (const char* pair : {"n576", "odd853"}) {
+    VQX_REQUIRE_FIXTURE(pair, dir);
+    RunSettings s = cuda_settings();
+    s.frame_cnt = 6;
+    const std::vector<double> base = column(*run_on_pair(pair, {"ssimulacra2"}, s), "ssimulacra2");
+    const char* knobs[][2] = {{"VQX_SS2_SEQUENTIAL", "1"},
+                              {"VQX_SS2_HBLUR", "rowwalk"},
+                              {"VQX_SS2_HBLUR", "scalar"},
+                              {"VQX_SS2_SCHEDULE", "chain"}};
+    for (const auto& knob : knobs) {
+      setenv(knob[0], knob[1], 1);
+      const std::vector<double> other =
+          column(*run_on_pair(pair, {"ssimulacra2"}, s), "ssimulacra2");
+      unsetenv(knob[0]);
+      ASSERT_EQ(other.size(), base.size());
+      for (size_t i = 0; i < base.size(); ++i)
+        EXPECT_TRUE(same_bits(other[i], base[i]))
+            << fmt::format("{} {}={} frame {}: {:.17g} vs {:.17g}", pair, knob[0], knob[1], i,
+                           other[i], base[i]);
+    }
   }
 }
 

@@ -26,6 +26,7 @@
 // plane size, so every run gives the same bits.
 #include <array>
 #include <bit>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -72,7 +73,6 @@ constexpr int kBlurPlanes = 5;               // mu1, mu2, s11, s22, s12 (one war
 constexpr int kBlockThreads = kLines * kBlurPlanes;
 constexpr int kTile = 32;                    // columns per tile of the horizontal pass
 constexpr int kTileElems = kLines * kTile;
-constexpr int kPrefetch = (kTileElems + kBlockThreads - 1) / kBlockThreads;  // 7 per thread
 constexpr int kChunkRows = 20;               // rows per step of the vertical pass (2 x 10 ring)
 constexpr int kTermRows = kChunkRows / kBlurPlanes;  // pixels per thread per chunk
 constexpr int kSums = 6;                     // S1, S4, A1, A4, D1, D4
@@ -360,11 +360,20 @@ __device__ __forceinline__ void walk_tile(const TileRing& in1, const TileRing& i
 // memory (rows padded to 33 floats: the walk reads one column across the warp without bank
 // conflicts); two tiles are kept so that in[t - 6] is at hand. Step t reads in[t + 4] from the
 // current tile, so the steps of tile j are t = 32 j - 4 ... 32 j + 27, in the spec's order.
+// kVec (width a multiple of 4, planes 16-byte aligned): tiles are loaded and the outputs stored
+// as float4, a quarter of the memory instructions; shared memory is still accessed per float
+// (8 quads of 4 rows per warp touch 32 distinct banks). Only data movement differs, not one
+// arithmetic operation.
+template <bool kVec>
 __global__ void __launch_bounds__(kBlockThreads)
 blur_rows_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
                  float* __restrict__ hblur, float* __restrict__ debug_products) {
   __shared__ float in1[2][kLines][kTile + 1], in2[2][kLines][kTile + 1];
   __shared__ float out[kBlurPlanes][kLines][kTile + 1];
+  constexpr int kWidth = kVec ? 4 : 1;                     // floats per load
+  constexpr int kUnits = kTileElems / kWidth;              // loads per image per tile
+  constexpr int kLoads = (kUnits + kBlockThreads - 1) / kBlockThreads;
+  constexpr int kUnitsPerRow = kTile / kWidth;
   const size_t n = size_t(w) * h;
   const int c = blockIdx.y;
   const uint32_t y0 = blockIdx.x * kLines;
@@ -376,22 +385,28 @@ blur_rows_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef
     in1[1][i / kTile][i % kTile] = 0.0f;
     in2[1][i / kTile][i % kTile] = 0.0f;
   }
-  // Register prefetch of the next tile (element tid + 160 m of the 32 x 32 tile).
-  float next1[kPrefetch], next2[kPrefetch];
+  // Register prefetch of the next tile (unit tid + 160 m of the tile: kWidth floats of one row).
+  float next1[kLoads][kWidth], next2[kLoads][kWidth];
   auto fetch = [&](uint32_t x0) {
 #pragma unroll
-    for (int m = 0; m < kPrefetch; ++m) {
+    for (int m = 0; m < kLoads; ++m) {
       const int e = tid + m * kBlockThreads;
-      const int r = e / kTile, j = e % kTile;
+      const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
       const uint32_t x = x0 + j;
-      float a = 0.0f, b = 0.0f;
-      if (e < kTileElems && uint32_t(r) < rows && x < w) {
-        const size_t i = size_t(y0 + r) * w + x;
-        a = __ldg(img1 + i);
-        b = __ldg(img2 + i);
+      // kVec: w % 4 == 0 and x % 4 == 0, so x < w means the whole quad is inside the row.
+      const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
+      const size_t i = inside ? size_t(y0 + r) * w + x : 0;
+      if constexpr (kVec) {
+        const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(img1 + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float4 b = inside ? __ldg(reinterpret_cast<const float4*>(img2 + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
+        next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
+      } else {
+        next1[m][0] = inside ? __ldg(img1 + i) : 0.0f;
+        next2[m][0] = inside ? __ldg(img2 + i) : 0.0f;
       }
-      next1[m] = a;
-      next2[m] = b;
     }
   };
   fetch(0);
@@ -401,25 +416,27 @@ blur_rows_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef
     const int slot = tile & 1;
     const uint32_t x0 = tile * kTile;
 #pragma unroll
-    for (int m = 0; m < kPrefetch; ++m) {
+    for (int m = 0; m < kLoads; ++m) {
       const int e = tid + m * kBlockThreads;
-      if (e < kTileElems) {
-        in1[slot][e / kTile][e % kTile] = next1[m];
-        in2[slot][e / kTile][e % kTile] = next2[m];
-      }
-    }
-    if (debug_products) {
+      if (e < kUnits) {
+        const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
 #pragma unroll
-      for (int m = 0; m < kPrefetch; ++m) {
-        const int e = tid + m * kBlockThreads;
-        const int r = e / kTile;
-        const uint32_t x = x0 + e % kTile;
-        if (e < kTileElems && uint32_t(r) < rows && x < w) {
-          const size_t i = size_t(y0 + r) * w + x;
-          float* p = debug_products + size_t(3 * c) * n + i;
-          p[0] = fmul(next1[m], next1[m]);
-          p[n] = fmul(next2[m], next2[m]);
-          p[2 * n] = fmul(next1[m], next2[m]);
+        for (int q = 0; q < kWidth; ++q) {
+          in1[slot][r][j + q] = next1[m][q];
+          in2[slot][r][j + q] = next2[m][q];
+        }
+        if (debug_products) {
+#pragma unroll
+          for (int q = 0; q < kWidth; ++q) {
+            const uint32_t x = x0 + j + q;
+            if (uint32_t(r) < rows && x < w) {
+              const size_t i = size_t(y0 + r) * w + x;
+              float* p = debug_products + size_t(3 * c) * n + i;
+              p[0] = fmul(next1[m][q], next1[m][q]);
+              p[n] = fmul(next2[m][q], next2[m][q]);
+              p[2 * n] = fmul(next1[m][q], next2[m][q]);
+            }
+          }
         }
       }
     }
@@ -436,11 +453,18 @@ blur_rows_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef
     }
     __syncthreads();
     // Outputs t = x0 - 4 + j: the block's 5 planes x rows x 32 columns, coalesced by row.
-    for (int e = tid; e < kBlurPlanes * kTileElems; e += kBlockThreads) {
-      const int p = e / kTileElems, r = (e / kTile) % kLines, j = e % kTile;
+    // kVec: t0 % 4 == 0 and w % 4 == 0, so a quad is wholly inside [0, w) or wholly outside.
+    for (int e = tid; e < kBlurPlanes * kUnits; e += kBlockThreads) {
+      const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
       const long t = t0 + j;
-      if (uint32_t(r) < rows && t >= 0 && t < long(w))
-        hblur[size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t)] = out[p][r][j];
+      if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
+        float* dst = hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t);
+        if constexpr (kVec)
+          *reinterpret_cast<float4*>(dst) =
+              make_float4(out[p][r][j], out[p][r][j + 1], out[p][r][j + 2], out[p][r][j + 3]);
+        else
+          *dst = out[p][r][j];
+      }
     }
   }
 }
@@ -474,15 +498,18 @@ blur_rows_walk_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Blu
 // x of plane k, 20 rows per step: it loads the 20 inputs in[t + 4] at once, takes in[t - 6] from
 // the previous 10 (registers), writes the 20 outputs to shared memory. Then each thread forms the
 // terms of 4 pixels of those 20 rows (rows k, k + 5, ...) from the five blurred values and the
-// XYB samples, and adds them to its own double-double sums. The partition of pixels to threads,
-// and the order within each thread, depend only on the plane size.
+// XYB samples, and adds them to its own plain f64 sums, in row order (15.2's "each thread sums a
+// fixed slice sequentially"; at most ceil(h / 5) <= 432 terms at 4K, all >= 0, so the relative
+// error of a thread's sum is below 432 * 2^-53 = 5e-14). The block then adds its 160 threads'
+// sums in double-double, in thread order. The partition of pixels to threads, and the order
+// within each thread and across threads, depend only on the plane size.
 __global__ void __launch_bounds__(kBlockThreads)
 blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
                           uint32_t w, uint32_t h, BlurCoef coef, size_t f32_end,
                           Dd* __restrict__ partials, float* __restrict__ debug_vblur,
                           double* __restrict__ debug_terms) {
   __shared__ float blurred[kBlurPlanes][kChunkRows][kLines];
-  __shared__ Dd block_sums[kSums][kBlockThreads];
+  __shared__ double block_sums[kSums][kBlockThreads];
   const size_t n = size_t(w) * h;
   const int c = blockIdx.y;
   const int lane = threadIdx.x, k = threadIdx.y, tid = k * kLines + lane;
@@ -494,9 +521,9 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
   const long len = long(h);
 
   Recurrence rec;
-  Dd acc[kSums];
+  double acc[kSums];
 #pragma unroll
-  for (int s = 0; s < kSums; ++s) acc[s] = Dd{0.0, 0.0};
+  for (int s = 0; s < kSums; ++s) acc[s] = 0.0;
   float prev_b[10];  // in[t + 4] of the previous chunk's last 10 steps = in[t - 6] of this one's
 #pragma unroll
   for (int i = 0; i < 10; ++i) prev_b[i] = 0.0f;
@@ -543,12 +570,12 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
         const double r = edge_ratio(__ldg(img1 + p), mu1, __ldg(img2 + p), mu2, p < f32_end);
         const double art = r > 0.0 ? r : 0.0;
         const double det = r < 0.0 ? -r : 0.0;
-        acc[0] = dd_add(acc[0], d);
-        acc[1] = dd_add(acc[1], quartic(d));
-        acc[2] = dd_add(acc[2], art);
-        acc[3] = dd_add(acc[3], quartic(art));
-        acc[4] = dd_add(acc[4], det);
-        acc[5] = dd_add(acc[5], quartic(det));
+        acc[0] = __dadd_rn(acc[0], d);
+        acc[1] = __dadd_rn(acc[1], quartic(d));
+        acc[2] = __dadd_rn(acc[2], art);
+        acc[3] = __dadd_rn(acc[3], quartic(art));
+        acc[4] = __dadd_rn(acc[4], det);
+        acc[5] = __dadd_rn(acc[5], quartic(det));
         if (debug_terms) {
           double* dt = debug_terms + size_t(3 * c) * n + p;
           dt[0] = d;
@@ -559,12 +586,13 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
     }
     __syncthreads();
   }
-  // Block: thread s adds the 160 threads' sums of accumulator s in thread order.
+  // Block: thread s adds the 160 threads' sums of accumulator s in thread order, in
+  // double-double (exact up to the final rounding in the reduce kernel).
 #pragma unroll
   for (int s = 0; s < kSums; ++s) block_sums[s][tid] = acc[s];
   __syncthreads();
   if (tid < kSums) {
-    Dd total = block_sums[tid][0];
+    Dd total{block_sums[tid][0], 0.0};
     for (int i = 1; i < kBlockThreads; ++i) total = dd_add(total, block_sums[tid][i]);
     partials[(size_t(c) * gridDim.x + blockIdx.x) * kSums + tid] = total;
   }
@@ -599,9 +627,15 @@ __global__ void reduce_kernel(const Dd* __restrict__ partials, ScaleTable table,
 uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
 
 // Scales 1.. run on side streams, concurrently with scale 0, when each scale can have its own XYB
-// and horizontal-blur planes within this many bytes (up to about 2560x1440; 4K runs the scales
-// one after the other in one set of planes, which keeps its peak under 1 GiB).
+// and horizontal-blur planes within this many bytes (up to about 2560x1440).
 constexpr size_t kConcurrentBytes = size_t{640} << 20;
+// Otherwise (4K) scales 1.. run one after the other on ONE side stream, in one set of planes
+// sized for scale 1, concurrently with scale 0, when scale 0's and that set fit in this many
+// bytes: 831 MiB at 3840x2160, about 965 MiB peak with the linear pyramid and the engine's
+// frames. Larger pictures run every scale in sequence in one set of planes.
+constexpr size_t kChainBytes = size_t{880} << 20;
+
+bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
 // Device buffers and launches for one geometry; shared by the metric, the debug path and the
 // device-time benchmark.
@@ -654,23 +688,39 @@ class Pipeline {
     // The next level's linear planes are written only when that level is processed.
     if (scales_ == 0) return;
     const size_t n0 = size_t(format.width) * format.height;
-    concurrent_ = options.concurrent && scales_ > 1 && sizeof(float) * 21 * pyramid <= kConcurrentBytes;
-    const size_t set = concurrent_ ? pyramid : n0;
+    const size_t n1 = scales_ > 1 ? size_t(width_[1]) * height_[1] : 0;
+    // The schedule: forced by the options (tests, profiling) where it applies, else by size.
+    schedule_ = Schedule::kSequential;
+    if (options.concurrent && scales_ > 1) {
+      if (options.force_chain) schedule_ = Schedule::kChain;
+      else if (sizeof(float) * 21 * pyramid <= kConcurrentBytes) schedule_ = Schedule::kConcurrent;
+      else if (sizeof(float) * 21 * (n0 + n1) <= kChainBytes) schedule_ = Schedule::kChain;
+    }
+    concurrent_ = schedule_ != Schedule::kSequential;
+    const size_t set = schedule_ == Schedule::kConcurrent ? pyramid
+                       : schedule_ == Schedule::kChain    ? n0 + n1
+                                                          : n0;
     xyb_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 6 * set, "ssimulacra2 XYB planes");
     hblur_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 15 * set,
                                      "ssimulacra2 horizontal blur planes");
     for (size_t s = 0, offset = 0; s < size_t(scales_); ++s) {
       xyb_at_[s] = xyb_.get<float>() + 6 * offset;
       hblur_at_[s] = hblur_.get<float>() + 15 * offset;
-      if (concurrent_) offset += size_t(width_[s]) * height_[s];
+      if (schedule_ == Schedule::kConcurrent || (schedule_ == Schedule::kChain && s == 0))
+        offset += size_t(width_[s]) * height_[s];
     }
-    if (concurrent_) {
-      for (int s = 1; s < scales_; ++s) {
-        side_[s] = std::make_unique<vqx::cuda::Stream>();
-        side_done_[s] = std::make_unique<vqx::cuda::Event>();
-      }
+    const int side_streams = schedule_ == Schedule::kConcurrent ? scales_ - 1
+                             : schedule_ == Schedule::kChain    ? 1
+                                                                : 0;
+    for (int s = 1; s <= side_streams; ++s) {
+      side_[s] = std::make_unique<vqx::cuda::Stream>();
+      side_done_[s] = std::make_unique<vqx::cuda::Event>();
+    }
+    if (concurrent_)
       for (int s = 0; s < scales_; ++s) xyb_done_[s] = std::make_unique<vqx::cuda::Event>();
-    }
+    for (int s = 0; s < scales_; ++s)
+      vec_rows_[s] = !options.scalar_rows && width_[s] % 4 == 0 && aligned16(xyb_at_[s]) &&
+                     aligned16(hblur_at_[s]);
     if (linear_floats)
       linear_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * linear_floats,
                                         "ssimulacra2 linear RGB pyramid");
@@ -744,11 +794,15 @@ class Pipeline {
     const bool debug = debug_linear_.get() != nullptr;
     const dim3 block(kLines, kBlurPlanes);
     const dim3 grid(ceil_div(h, kLines), 3);
+    float* products = debug ? debug_products_.get<float>() : nullptr;
     if (row_walk_ && !debug)
       blur_rows_walk_kernel<<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s]);
+    else if (vec_rows_[s])
+      blur_rows_kernel<true><<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
+                                                         products);
     else
-      blur_rows_kernel<<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
-                                                   debug ? debug_products_.get<float>() : nullptr);
+      blur_rows_kernel<false><<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
+                                                          products);
     check_launch("ssimulacra2: blur_rows_kernel");
   }
 
@@ -808,7 +862,19 @@ class Pipeline {
     if (marks) marks->stage(stream, 0);
     enqueue_xyb(0, ref, dis, stream);
     check(cudaEventRecord(xyb_done_[0]->get(), stream), "ssimulacra2: fork");
-    for (int s = 1; s < scales_; ++s) {
+    if (schedule_ == Schedule::kChain) {
+      // Scales 1.. in order on one side stream, in one set of planes: each scale's XYB follows
+      // the previous scale's vertical pass, the last reader of that set.
+      cudaStream_t side = side_[1]->get();
+      check(cudaStreamWaitEvent(side, xyb_done_[0]->get(), 0), "ssimulacra2: fork");
+      for (int s = 1; s < scales_; ++s) {
+        enqueue_xyb(s, ref, dis, side);
+        enqueue_rows(s, side);
+        enqueue_columns(s, side);
+      }
+      check(cudaEventRecord(side_done_[1]->get(), side), "ssimulacra2: join");
+    }
+    for (int s = 1; s < scales_ && schedule_ == Schedule::kConcurrent; ++s) {
       cudaStream_t side = side_[s]->get();
       check(cudaStreamWaitEvent(side, xyb_done_[s - 1]->get(), 0), "ssimulacra2: fork");
       enqueue_xyb(s, ref, dis, side);
@@ -823,7 +889,7 @@ class Pipeline {
     enqueue_columns(0, stream);
     if (marks) marks->stage(stream, 3);
     for (int s = 1; s < scales_; ++s)
-      check(cudaStreamWaitEvent(stream, side_done_[s]->get(), 0), "ssimulacra2: join");
+      if (side_done_[s]) check(cudaStreamWaitEvent(stream, side_done_[s]->get(), 0), "ssimulacra2: join");
     if (marks) marks->stage(stream, 4);
     enqueue_reduce(stream, result);
   }
@@ -863,7 +929,10 @@ class Pipeline {
  private:
   PictureFormat format_;
   EdgeDifference edge_difference_ = EdgeDifference::kFloatGroupsOf8;
+  enum class Schedule { kSequential, kConcurrent, kChain };
   bool rgb_ = false, row_walk_ = false, concurrent_ = false;
+  Schedule schedule_ = Schedule::kSequential;
+  bool vec_rows_[kNumScales] = {};
   BlurCoef coef_{};
   float cbrt_bias_ = 0.0f;
   FrameSource source_{};
@@ -905,13 +974,18 @@ class Ssimulacra2Cuda final : public CudaMetric {
                        std::to_string(f.height) + " is smaller than the 8x8 minimum");
     // The CPU metric's edge mode: the fork's AVX2 arithmetic (the goldens).
     // Profiling knobs (docs/ssimulacra2.md): VQX_SS2_HBLUR=rowwalk times the plain horizontal
-    // walk, VQX_SS2_SEQUENTIAL=1 runs the scales one after the other (a per-scale stage table).
-    // Neither changes a bit of the result.
+    // walk, VQX_SS2_HBLUR=scalar the tiled walk without float4 loads and stores,
+    // VQX_SS2_SEQUENTIAL=1 runs the scales one after the other (a per-scale stage table),
+    // VQX_SS2_SCHEDULE=chain runs scales 1.. in sequence on one side stream (4K's schedule) at
+    // any size. None changes a bit of the result.
     PipelineOptions options;
     const char* walk = std::getenv("VQX_SS2_HBLUR");
     const char* sequential = std::getenv("VQX_SS2_SEQUENTIAL");
+    const char* schedule = std::getenv("VQX_SS2_SCHEDULE");
     options.row_walk = walk && std::string(walk) == "rowwalk";
+    options.scalar_rows = walk && std::string(walk) == "scalar";
     options.concurrent = !(sequential && std::string(sequential) == "1");
+    options.force_chain = schedule && std::string(schedule) == "chain";
     pipeline_.init(f, rgb_ ? nullptr : &matrix_, EdgeDifference::kFloatGroupsOf8, *context.device,
                    options);
   }

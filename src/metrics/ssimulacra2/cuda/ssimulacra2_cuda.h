@@ -36,6 +36,8 @@ struct PipelineOptions {
   int max_scales = kNumScales;  // stop early, as the stop rule would for a smaller picture
   bool row_walk = false;        // plain horizontal walk instead of the tiled one (for timing)
   bool concurrent = true;       // scales 1.. on side streams when their planes fit the budget
+  bool force_chain = false;     // scales 1.. in sequence on one side stream, at any size
+  bool scalar_rows = false;     // tiled horizontal walk without float4 loads/stores (timing)
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
