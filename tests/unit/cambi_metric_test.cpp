@@ -172,6 +172,12 @@ TEST(CambiGuard, MinimumSizesAndScaleDirections) {
   EXPECT_EQ(init_error("src_width=1920:src_height=1080:full_ref=true", 1280, 720), "");
 }
 
+TEST(CambiGuard, VisibilityThresholdLeavingNoLevelIsRefused) {
+  EXPECT_EQ(init_error("cambi_vis_lum_threshold=0.06", 640, 360), "");
+  EXPECT_NE(init_error("cambi_vis_lum_threshold=100", 640, 360).find("no luma level can be scored"),
+            std::string::npos);
+}
+
 TEST(CambiGuard, EveryBitDepthFrom8To16) {
   for (int bpc = 8; bpc <= 16; ++bpc) EXPECT_EQ(init_error("", 640, 360, bpc), "") << bpc;
 }

@@ -163,6 +163,13 @@ Setup make_setup(const Options& options, const PictureFormat& f) {
   // Steps 5-8, 11.
   s.params = make_level_params(options.eotf, options.tvi_threshold, options.max_log_contrast,
                                options.vis_lum_threshold);
+  // A visibility threshold above every contrast's threshold leaves no luma level to score; say
+  // so rather than size the histograms from a negative band (vqx deviation, docs/cambi.md).
+  if (s.params.band <= 0)
+    throw InputError(fmt::format(
+        "cambi: cambi_vis_lum_threshold={} is above the visibility threshold of every contrast, so "
+        "no luma level can be scored; lower it",
+        options.vis_lum_threshold));
   s.anti_dither = enc_bitdepth < 10;
 
   // Steps 9-10: both windows are guarded, the source one even without full_ref (quirk 7).
