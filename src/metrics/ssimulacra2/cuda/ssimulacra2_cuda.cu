@@ -469,10 +469,11 @@ blur_rows_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef
   }
 }
 
-// The grouped horizontal pass (the default): one thread per line and GROUP of planes of a
-// channel, walking its planes' recurrences interleaved in one loop. kGroups = 2: {mu1, s11, s12}
-// and {mu2, s22} (9 and 6 independent f32 chains per thread instead of 3); kGroups = 3: {mu1,
-// s11}, {mu2, s22}, {s12}. A thread reads each tile sample once per step for all of its planes
+// The grouped horizontal pass: one thread per line and GROUP of planes of a channel, walking its
+// planes' recurrences interleaved in one loop. kGroups = 3 (the default): {mu1, s11}, {mu2, s22},
+// {s12} (6, 6 and 3 independent f32 chains per thread instead of 3); kGroups = 2: {mu1, s11,
+// s12} and {mu2, s22} (VQX_SS2_HBLUR=groups2). On the H200 three groups are the fastest: 2.04 ms
+// per 4K frame against 2.10 (two groups) and 2.28 (per plane), docs/ssimulacra2.md. A thread reads each tile sample once per step for all of its planes
 // and forms the products from it, so shared-memory reads per plane drop too. Each plane's
 // recurrence still takes exactly the spec's steps in the spec's order with the same operations
 // as blur_rows_kernel (the per-plane kernel, kept as VQX_SS2_HBLUR=tiled): only which thread
@@ -1118,7 +1119,7 @@ class Pipeline {
   EdgeDifference edge_difference_ = EdgeDifference::kFloatGroupsOf8;
   enum class Schedule { kSequential, kConcurrent, kChain };
   bool rgb_ = false, row_walk_ = false, concurrent_ = false, vblur_low_regs_ = false;
-  int row_groups_ = 2;
+  int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
   bool vec_rows_[kNumScales] = {};
   BlurCoef coef_{};
@@ -1163,7 +1164,7 @@ class Ssimulacra2Cuda final : public CudaMetric {
     // The CPU metric's edge mode: the fork's AVX2 arithmetic (the goldens).
     // Profiling knobs (docs/ssimulacra2.md): VQX_SS2_HBLUR=rowwalk times the plain horizontal
     // walk, VQX_SS2_HBLUR=tiled the per-plane tiled kernel (one plane per thread),
-    // VQX_SS2_HBLUR=groups3 the grouped kernel with three groups of planes,
+    // VQX_SS2_HBLUR=groups2 the grouped kernel with two groups of planes,
     // VQX_SS2_HBLUR=scalar the per-plane tiled walk without float4 loads and stores,
     // VQX_SS2_VBLUR=regs80 the vertical kernel capped at 80 registers,
     // VQX_SS2_SEQUENTIAL=1 runs the scales one after the other (a per-scale stage table),
@@ -1177,7 +1178,7 @@ class Ssimulacra2Cuda final : public CudaMetric {
     options.row_walk = walk && std::string(walk) == "rowwalk";
     options.scalar_rows = walk && std::string(walk) == "scalar";
     if (walk && (std::string(walk) == "tiled" || std::string(walk) == "scalar")) options.row_groups = 0;
-    if (walk && std::string(walk) == "groups3") options.row_groups = 3;
+    if (walk && std::string(walk) == "groups2") options.row_groups = 2;
     options.vblur_low_regs = vblur && std::string(vblur) == "regs80";
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
