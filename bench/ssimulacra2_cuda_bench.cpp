@@ -13,7 +13,15 @@
 namespace vqx::bench {
 namespace {
 
-enum Variant { kDefault = 0, kRowWalk = 1, kScalarRows = 2, kChain = 4 };
+enum Variant {
+  kDefault = 0,
+  kRowWalk = 1,
+  kScalarRows = 2,
+  kChain = 4,
+  kTiled = 8,     // the per-plane tiled horizontal kernel (one plane per thread)
+  kGroups2 = 16,  // two groups of planes per thread
+  kLowRegs = 32,  // vertical/terms kernel capped at 80 registers
+};
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
                           int variant, bool concurrent) {
@@ -27,6 +35,8 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   options.row_walk = (variant & kRowWalk) != 0;
   options.scalar_rows = (variant & kScalarRows) != 0;
   options.force_chain = (variant & kChain) != 0;
+  options.row_groups = (variant & kTiled) ? 0 : (variant & kGroups2) ? 2 : 3;
+  options.vblur_low_regs = (variant & kLowRegs) != 0;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -43,15 +53,24 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   BENCHMARK_CAPTURE(BM_Ssimulacra2Device, name, pair, format, walk, concurrent)                  \
       ->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond)
 
-// Default: float4 tiled horizontal pass; scales 1.. concurrent at 1080p, chained at 4K.
+// Default: grouped float4 horizontal pass ({mu1, s11}, {mu2, s22}, {s12} per thread); scales
+// 1.. concurrent at 1080p, chained at 4K. The other rows time the kept variants.
 VQX_SS2_DEVICE(1080p, "band1080", format_1080p(), kDefault, true);
+VQX_SS2_DEVICE(1080p_groups2, "band1080", format_1080p(), kGroups2, true);
+VQX_SS2_DEVICE(1080p_tiled, "band1080", format_1080p(), kTiled, true);
+VQX_SS2_DEVICE(1080p_lowregs, "band1080", format_1080p(), kLowRegs, true);
+VQX_SS2_DEVICE(1080p_groups2_lowregs, "band1080", format_1080p(), kGroups2 | kLowRegs, true);
 VQX_SS2_DEVICE(1080p_chain, "band1080", format_1080p(), kChain, true);
-VQX_SS2_DEVICE(1080p_scalar_rows, "band1080", format_1080p(), kScalarRows, true);
 VQX_SS2_DEVICE(1080p_sequential, "band1080", format_1080p(), kDefault, false);
+VQX_SS2_DEVICE(1080p_sequential_tiled, "band1080", format_1080p(), kTiled, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
-VQX_SS2_DEVICE(4k_scalar_rows, "uhd4k", format_4k(), kScalarRows, true);
+VQX_SS2_DEVICE(4k_groups2, "uhd4k", format_4k(), kGroups2, true);
+VQX_SS2_DEVICE(4k_tiled, "uhd4k", format_4k(), kTiled, true);
+VQX_SS2_DEVICE(4k_lowregs, "uhd4k", format_4k(), kLowRegs, true);
+VQX_SS2_DEVICE(4k_groups2_lowregs, "uhd4k", format_4k(), kGroups2 | kLowRegs, true);
 VQX_SS2_DEVICE(4k_sequential, "uhd4k", format_4k(), kDefault, false);
-VQX_SS2_DEVICE(4k_sequential_scalar_rows, "uhd4k", format_4k(), kScalarRows, false);
+VQX_SS2_DEVICE(4k_sequential_tiled, "uhd4k", format_4k(), kTiled, false);
+VQX_SS2_DEVICE(4k_sequential_groups2, "uhd4k", format_4k(), kGroups2, false);
 
 }  // namespace
 }  // namespace vqx::bench

@@ -233,6 +233,55 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, Ssimulacra2CudaStages,
                            return fmt::format("{}_frame{}", info.param.pair, info.param.frame);
                          });
 
+// The kernel variants kept for timing (the per-plane tiled horizontal kernel, two groups of
+// planes per thread, the vertical kernel capped at 80 registers) give the default's planes, sums
+// and score bit for bit (the default itself is checked against the CPU above). n576 takes the
+// float4 horizontal loads at scales 0-4, odd853 and the 97x61 picture the scalar ones.
+TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
+  VQX_REQUIRE_CUDA();
+  std::vector<std::pair<std::string, std::pair<Picture, Picture>>> inputs;
+  for (const auto& [pair, frame] : {std::pair<const char*, uint64_t>{"n576", 3}, {"odd853", 5}}) {
+    VQX_REQUIRE_FIXTURE(pair, dir);
+    inputs.emplace_back(fmt::format("{} frame {}", pair, frame), fixture_frame(dir, frame));
+  }
+  const YuvMatrix m = make_yuv_matrix(0);
+  struct Variant {
+    int row_groups;
+    bool low_regs;
+  };
+  for (const auto& [label, frames] : inputs) {
+    const DebugFrame base =
+        run_debug_frame(frames.first, frames.second, &m, EdgeDifference::kFloatGroupsOf8);
+    for (const Variant v : {Variant{0, false}, Variant{2, false}, Variant{3, true}}) {
+      const DebugFrame other = run_debug_frame(frames.first, frames.second, &m,
+                                               EdgeDifference::kFloatGroupsOf8, kNumScales,
+                                               v.row_groups, v.low_regs);
+      const std::string at = fmt::format("{} row_groups {} low_regs {}", label, v.row_groups,
+                                         v.low_regs);
+      ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
+      for (size_t s = 0; s < base.scales.size(); ++s) {
+        const DebugScale& a = base.scales[s];
+        const DebugScale& b = other.scales[s];
+        const std::string sc = fmt::format("{} scale {}", at, s);
+        expect_same_planes(a.products, b.products, a.width, a.height, sc + " products");
+        expect_same_planes(a.hblur, b.hblur, a.width, a.height, sc + " horizontal blur");
+        expect_same_planes(a.vblur, b.vblur, a.width, a.height, sc + " blur");
+        expect_same_planes(a.terms, b.terms, a.width, a.height, sc + " terms");
+      }
+      EXPECT_TRUE(same_bits(base.score, other.score)) << at;
+      for (int s = 0; s < base.sums.scales; ++s)
+        for (int c = 0; c < 3; ++c) {
+          const ChannelSums& x = base.sums.sums[size_t(s)][size_t(c)];
+          const ChannelSums& y = other.sums.sums[size_t(s)][size_t(c)];
+          EXPECT_TRUE(same_bits(x.s1, y.s1) && same_bits(x.s4, y.s4) && same_bits(x.a1, y.a1) &&
+                      same_bits(x.a4, y.a4) && same_bits(x.d1, y.d1) && same_bits(x.d4, y.d4))
+              << at << " sums scale " << s << " channel " << c;
+        }
+      std::printf("variants %s: same bits\n", at.c_str());
+    }
+  }
+}
+
 // Section 16's generator (the spec's synthetic pairs).
 std::pair<Picture, Picture> spec_pair(uint32_t w, uint32_t h, unsigned bpc, ChromaSubsampling layout) {
   PictureFormat f;
@@ -383,6 +432,9 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
     const char* knobs[][2] = {{"VQX_SS2_SEQUENTIAL", "1"},
                               {"VQX_SS2_HBLUR", "rowwalk"},
                               {"VQX_SS2_HBLUR", "scalar"},
+                              {"VQX_SS2_HBLUR", "tiled"},
+                              {"VQX_SS2_HBLUR", "groups2"},
+                              {"VQX_SS2_VBLUR", "regs80"},
                               {"VQX_SS2_SCHEDULE", "chain"}};
     for (const auto& knob : knobs) {
       setenv(knob[0], knob[1], 1);

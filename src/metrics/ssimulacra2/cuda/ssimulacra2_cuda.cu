@@ -469,6 +469,175 @@ blur_rows_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef
   }
 }
 
+// The grouped horizontal pass: one thread per line and GROUP of planes of a channel, walking its
+// planes' recurrences interleaved in one loop. kGroups = 3 (the default): {mu1, s11}, {mu2, s22},
+// {s12} (6, 6 and 3 independent f32 chains per thread instead of 3); kGroups = 2: {mu1, s11,
+// s12} and {mu2, s22} (VQX_SS2_HBLUR=groups2). On the H200 three groups are the fastest: 2.04 ms
+// per 4K frame against 2.10 (two groups) and 2.28 (per plane), docs/ssimulacra2.md. A thread reads each tile sample once per step for all of its planes
+// and forms the products from it, so shared-memory reads per plane drop too. Each plane's
+// recurrence still takes exactly the spec's steps in the spec's order with the same operations
+// as blur_rows_kernel (the per-plane kernel, kept as VQX_SS2_HBLUR=tiled): only which thread
+// runs which recurrence, and the interleaving of independent recurrences, differ.
+// Block (32 lines, kGroups) x grid (row groups, 3 channels); tiles, prefetch and the coalesced
+// output stores as in blur_rows_kernel.
+template <int kGroups>
+struct RowGroups;
+template <>
+struct RowGroups<2> {
+  static constexpr int kMaxPlanes = 3;
+};
+template <>
+struct RowGroups<3> {
+  static constexpr int kMaxPlanes = 2;
+};
+
+using OutTile = float[kBlurPlanes][kLines][kTile + 1];
+
+// One step j of the tile for group G of kGroups: a* = in[t - 6], b* = in[t + 4] (section 6.2's
+// sum fadd(in[t - N - 1], in[t + N - 1]) with the products of section 5 formed as fmul(img, img)).
+template <int kGroups, int G>
+__device__ __forceinline__ void group_step(const TileRing& in1, const TileRing& in2, int slot,
+                                           int lane, int j, const BlurCoef& coef,
+                                           Recurrence (&rec)[RowGroups<kGroups>::kMaxPlanes],
+                                           OutTile& out) {
+  const int ja = j >= 10 ? j - 10 : j + kTile - 10;
+  const int sa = j >= 10 ? slot : slot ^ 1;
+  constexpr bool kNeeds1 = G == 0 || (kGroups == 3 && G == 2);
+  constexpr bool kNeeds2 = G == 1 || (G == 0 && kGroups == 2) || (kGroups == 3 && G == 2);
+  float a1 = 0.0f, b1 = 0.0f, a2 = 0.0f, b2 = 0.0f;
+  if constexpr (kNeeds1) {
+    a1 = in1[sa][lane][ja];
+    b1 = in1[slot][lane][j];
+  }
+  if constexpr (kNeeds2) {
+    a2 = in2[sa][lane][ja];
+    b2 = in2[slot][lane][j];
+  }
+  if constexpr (G == 0) {
+    out[0][lane][j] = rec[0].step(coef, fadd(a1, b1));                        // mu1
+    out[2][lane][j] = rec[1].step(coef, fadd(fmul(a1, a1), fmul(b1, b1)));    // s11
+    if constexpr (kGroups == 2)
+      out[4][lane][j] = rec[2].step(coef, fadd(fmul(a1, a2), fmul(b1, b2)));  // s12
+  } else if constexpr (G == 1) {
+    out[1][lane][j] = rec[0].step(coef, fadd(a2, b2));                        // mu2
+    out[3][lane][j] = rec[1].step(coef, fadd(fmul(a2, a2), fmul(b2, b2)));    // s22
+  } else {
+    out[4][lane][j] = rec[0].step(coef, fadd(fmul(a1, a2), fmul(b1, b2)));    // s12
+  }
+}
+
+template <int kGroups, int G>
+__device__ __forceinline__ void walk_tile_group(const TileRing& in1, const TileRing& in2, int slot,
+                                                int lane, int steps, const BlurCoef& coef,
+                                                Recurrence (&rec)[RowGroups<kGroups>::kMaxPlanes],
+                                                OutTile& out) {
+  if (steps == kTile) {
+#pragma unroll
+    for (int j = 0; j < kTile; ++j) group_step<kGroups, G>(in1, in2, slot, lane, j, coef, rec, out);
+  } else {
+    for (int j = 0; j < steps; ++j) group_step<kGroups, G>(in1, in2, slot, lane, j, coef, rec, out);
+  }
+}
+
+template <int kGroups, bool kVec>
+__global__ void __launch_bounds__(kLines * kGroups)
+blur_rows_grouped_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
+                         float* __restrict__ hblur, float* __restrict__ debug_products) {
+  __shared__ float in1[2][kLines][kTile + 1], in2[2][kLines][kTile + 1];
+  __shared__ OutTile out;
+  constexpr int kThreads = kLines * kGroups;
+  constexpr int kWidth = kVec ? 4 : 1;                     // floats per load
+  constexpr int kUnits = kTileElems / kWidth;              // loads per image per tile
+  constexpr int kLoads = (kUnits + kThreads - 1) / kThreads;
+  constexpr int kUnitsPerRow = kTile / kWidth;
+  const size_t n = size_t(w) * h;
+  const int c = blockIdx.y;
+  const uint32_t y0 = blockIdx.x * kLines;
+  const int lane = threadIdx.x, g = threadIdx.y, tid = g * kLines + lane;
+  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
+  const float* img1 = xyb + size_t(c) * n;
+  const float* img2 = xyb + size_t(3 + c) * n;
+  for (int i = tid; i < kTileElems; i += kThreads) {  // tile -1: the left padding
+    in1[1][i / kTile][i % kTile] = 0.0f;
+    in2[1][i / kTile][i % kTile] = 0.0f;
+  }
+  float next1[kLoads][kWidth], next2[kLoads][kWidth];
+  auto fetch = [&](uint32_t x0) {
+#pragma unroll
+    for (int m = 0; m < kLoads; ++m) {
+      const int e = tid + m * kThreads;
+      const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+      const uint32_t x = x0 + j;
+      const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
+      const size_t i = inside ? size_t(y0 + r) * w + x : 0;
+      if constexpr (kVec) {
+        const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(img1 + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float4 b = inside ? __ldg(reinterpret_cast<const float4*>(img2 + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
+        next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
+      } else {
+        next1[m][0] = inside ? __ldg(img1 + i) : 0.0f;
+        next2[m][0] = inside ? __ldg(img2 + i) : 0.0f;
+      }
+    }
+  };
+  fetch(0);
+  Recurrence rec[RowGroups<kGroups>::kMaxPlanes];
+  const uint32_t tiles = (w + 4 + kTile - 1) / kTile;
+  for (uint32_t tile = 0; tile < tiles; ++tile) {
+    const int slot = tile & 1;
+    const uint32_t x0 = tile * kTile;
+#pragma unroll
+    for (int m = 0; m < kLoads; ++m) {
+      const int e = tid + m * kThreads;
+      if (e < kUnits) {
+        const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+#pragma unroll
+        for (int q = 0; q < kWidth; ++q) {
+          in1[slot][r][j + q] = next1[m][q];
+          in2[slot][r][j + q] = next2[m][q];
+        }
+        if (debug_products) {
+#pragma unroll
+          for (int q = 0; q < kWidth; ++q) {
+            const uint32_t x = x0 + j + q;
+            if (uint32_t(r) < rows && x < w) {
+              const size_t i = size_t(y0 + r) * w + x;
+              float* p = debug_products + size_t(3 * c) * n + i;
+              p[0] = fmul(next1[m][q], next1[m][q]);
+              p[n] = fmul(next2[m][q], next2[m][q]);
+              p[2 * n] = fmul(next1[m][q], next2[m][q]);
+            }
+          }
+        }
+      }
+    }
+    __syncthreads();
+    if (tile + 1 < tiles) fetch(x0 + kTile);
+    const long t0 = long(x0) - 4;
+    const int steps = long(w) - t0 < kTile ? int(long(w) - t0) : kTile;  // > 0 by `tiles`
+    if (g == 0) walk_tile_group<kGroups, 0>(in1, in2, slot, lane, steps, coef, rec, out);
+    else if (kGroups == 2 || g == 1)
+      walk_tile_group<kGroups, 1>(in1, in2, slot, lane, steps, coef, rec, out);
+    else walk_tile_group<kGroups, (kGroups == 3 ? 2 : 1)>(in1, in2, slot, lane, steps, coef, rec, out);
+    __syncthreads();
+    for (int e = tid; e < kBlurPlanes * kUnits; e += kThreads) {
+      const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
+      const long t = t0 + j;
+      if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
+        float* dst = hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t);
+        if constexpr (kVec)
+          *reinterpret_cast<float4*>(dst) =
+              make_float4(out[p][r][j], out[p][r][j + 1], out[p][r][j + 2], out[p][r][j + 3]);
+        else
+          *dst = out[p][r][j];
+      }
+    }
+  }
+}
+
 // The plain walk, kept for the --profile comparison (VQX_SS2_HBLUR=rowwalk): each thread reads
 // its own row from global memory, so a warp's load touches 32 cache lines.
 __global__ void __launch_bounds__(kBlockThreads)
@@ -503,7 +672,10 @@ blur_rows_walk_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Blu
 // error of a thread's sum is below 432 * 2^-53 = 5e-14). The block then adds its 160 threads'
 // sums in double-double, in thread order. The partition of pixels to threads, and the order
 // within each thread and across threads, depend only on the plane size.
-__global__ void __launch_bounds__(kBlockThreads)
+// kMinBlocks: 1 lets the compiler take the registers it wants (96); 5 caps them at 80 so that
+// five blocks (25 warps) fit an SM (VQX_SS2_VBLUR=regs80, for timing; same code, same bits).
+template <int kMinBlocks>
+__global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
 blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
                           uint32_t w, uint32_t h, BlurCoef coef, size_t f32_end,
                           Dd* __restrict__ partials, float* __restrict__ debug_vblur,
@@ -646,6 +818,9 @@ class Pipeline {
     const bool debug = options.debug;
     const int max_scales = options.max_scales;
     row_walk_ = options.row_walk;
+    // The plain walk and the per-plane tiled kernel are the one-plane-per-thread variants.
+    row_groups_ = options.row_walk ? 0 : options.row_groups;
+    vblur_low_regs_ = options.vblur_low_regs;
     format_ = format;
     edge_difference_ = edge_difference;
     rgb_ = matrix == nullptr;
@@ -795,7 +970,19 @@ class Pipeline {
     const dim3 block(kLines, kBlurPlanes);
     const dim3 grid(ceil_div(h, kLines), 3);
     float* products = debug ? debug_products_.get<float>() : nullptr;
-    if (row_walk_ && !debug)
+    if (row_groups_ == 2 || row_groups_ == 3) {
+      const dim3 gblock(kLines, row_groups_);
+      const bool vec = vec_rows_[s];
+      float* hb = hblur_at_[s];
+      const float* x = xyb_at_[s];
+      if (row_groups_ == 2) {
+        if (vec) blur_rows_grouped_kernel<2, true><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
+        else blur_rows_grouped_kernel<2, false><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
+      } else {
+        if (vec) blur_rows_grouped_kernel<3, true><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
+        else blur_rows_grouped_kernel<3, false><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
+      }
+    } else if (row_walk_ && !debug)
       blur_rows_walk_kernel<<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s]);
     else if (vec_rows_[s])
       blur_rows_kernel<true><<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
@@ -814,7 +1001,8 @@ class Pipeline {
     const dim3 block(kLines, kBlurPlanes);
     const dim3 grid(table_.strips[s], 3);
     const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
-    blur_columns_terms_kernel<<<grid, block, 0, stream>>>(
+    auto kernel = vblur_low_regs_ ? blur_columns_terms_kernel<5> : blur_columns_terms_kernel<1>;
+    kernel<<<grid, block, 0, stream>>>(
         hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
         partials_.get<Dd>() + table_.partial_offset[s],
         debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr);
@@ -930,7 +1118,8 @@ class Pipeline {
   PictureFormat format_;
   EdgeDifference edge_difference_ = EdgeDifference::kFloatGroupsOf8;
   enum class Schedule { kSequential, kConcurrent, kChain };
-  bool rgb_ = false, row_walk_ = false, concurrent_ = false;
+  bool rgb_ = false, row_walk_ = false, concurrent_ = false, vblur_low_regs_ = false;
+  int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
   bool vec_rows_[kNumScales] = {};
   BlurCoef coef_{};
@@ -974,7 +1163,10 @@ class Ssimulacra2Cuda final : public CudaMetric {
                        std::to_string(f.height) + " is smaller than the 8x8 minimum");
     // The CPU metric's edge mode: the fork's AVX2 arithmetic (the goldens).
     // Profiling knobs (docs/ssimulacra2.md): VQX_SS2_HBLUR=rowwalk times the plain horizontal
-    // walk, VQX_SS2_HBLUR=scalar the tiled walk without float4 loads and stores,
+    // walk, VQX_SS2_HBLUR=tiled the per-plane tiled kernel (one plane per thread),
+    // VQX_SS2_HBLUR=groups2 the grouped kernel with two groups of planes,
+    // VQX_SS2_HBLUR=scalar the per-plane tiled walk without float4 loads and stores,
+    // VQX_SS2_VBLUR=regs80 the vertical kernel capped at 80 registers,
     // VQX_SS2_SEQUENTIAL=1 runs the scales one after the other (a per-scale stage table),
     // VQX_SS2_SCHEDULE=chain runs scales 1.. in sequence on one side stream (4K's schedule) at
     // any size. None changes a bit of the result.
@@ -982,8 +1174,12 @@ class Ssimulacra2Cuda final : public CudaMetric {
     const char* walk = std::getenv("VQX_SS2_HBLUR");
     const char* sequential = std::getenv("VQX_SS2_SEQUENTIAL");
     const char* schedule = std::getenv("VQX_SS2_SCHEDULE");
+    const char* vblur = std::getenv("VQX_SS2_VBLUR");
     options.row_walk = walk && std::string(walk) == "rowwalk";
     options.scalar_rows = walk && std::string(walk) == "scalar";
+    if (walk && (std::string(walk) == "tiled" || std::string(walk) == "scalar")) options.row_groups = 0;
+    if (walk && std::string(walk) == "groups2") options.row_groups = 2;
+    options.vblur_low_regs = vblur && std::string(vblur) == "regs80";
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
     pipeline_.init(f, rgb_ ? nullptr : &matrix_, EdgeDifference::kFloatGroupsOf8, *context.device,
@@ -1011,12 +1207,15 @@ class Ssimulacra2Cuda final : public CudaMetric {
 }  // namespace
 
 DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
-                           EdgeDifference edge_difference, int max_scales) {
+                           EdgeDifference edge_difference, int max_scales, int row_groups,
+                           bool vblur_low_regs) {
   vqx::cuda::DeviceContext device(0);
   Pipeline pipeline;
   PipelineOptions options;
   options.debug = true;
   options.max_scales = max_scales;
+  options.row_groups = row_groups;
+  options.vblur_low_regs = vblur_low_regs;
   pipeline.init(ref.format(), matrix, edge_difference, device, options);
   DebugFrame result;
   const size_t bytes = ref.format().frame_bytes();

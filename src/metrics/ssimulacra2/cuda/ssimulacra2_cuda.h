@@ -38,13 +38,20 @@ struct PipelineOptions {
   bool concurrent = true;       // scales 1.. on side streams when their planes fit the budget
   bool force_chain = false;     // scales 1.. in sequence on one side stream, at any size
   bool scalar_rows = false;     // tiled horizontal walk without float4 loads/stores (timing)
+  // Horizontal pass: 3 = one thread per line walks {mu1, s11}, {mu2, s22} or {s12} (default,
+  // fastest measured); 2 = {mu1, s11, s12} or {mu2, s22}; 0 = one plane per thread (the
+  // per-plane tiled kernel).
+  int row_groups = 3;
+  bool vblur_low_regs = false;  // vertical/terms kernel capped at 80 registers (timing)
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
 // synchronising after each scale (never used by the metric). `max_scales` stops early (1 = only
 // scale 0), as the fork's stop rule would for a smaller picture. `matrix` null = R'G'B' input.
+// `row_groups` and `vblur_low_regs` pick the kernel variants as in PipelineOptions.
 DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
-                           EdgeDifference edge_difference, int max_scales = kNumScales);
+                           EdgeDifference edge_difference, int max_scales = kNumScales,
+                           int row_groups = 3, bool vblur_low_regs = false);
 
 // Device time of the metric's whole frame (its CUDA graph, as the engine runs it), replayed
 // `frames` times after a warm-up on one uploaded pair; for bench/ssimulacra2_cuda_bench.
