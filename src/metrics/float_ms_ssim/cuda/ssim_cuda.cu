@@ -4,10 +4,7 @@
 // tap (spec 3.3, 4.1); explicit __*_rn intrinsics so that nothing can be contracted (the build
 // also has --fmad=false). Only the per-scale sums differ from the CPU's sequential ones: a fixed
 // tree of double-double sums (tile -> block tree -> one tree per scale and quantity), whose shape
-// depends only on the plane size (a thread's run of outputs in order in f64, then the block and
-// scale trees in double-double). No floating-point atomics. The window kernel's per-thread
-// arithmetic (register-blocked runs, symmetric taps formed once) lives in ssim_tile.h, which the
-// host test float_ms_ssim_tile_test runs against the plain twins.
+// depends only on the plane size. No floating-point atomics.
 //
 // Why two widenings. Each tap adds f64(p) for an f32 product p. The f32->f64 conversion
 // instruction runs at a quarter of the f64 add rate on sm_90 and would bound every kernel here.
@@ -20,12 +17,9 @@
 // Some quantities use the conversion instruction and others the integer path, so that both
 // pipes work at once; a quantity never mixes the two.
 #include <algorithm>
-#include <cstring>
-#include <stdexcept>
 
 #include "engine/cuda/cuda_check.h"
 #include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
-#include "metrics/float_ms_ssim/cuda/ssim_tile.h"
 #include "metrics/float_ssim/float_ssim.h"
 
 namespace vqx::ssim::cuda {
@@ -45,6 +39,12 @@ __device__ __forceinline__ double widen_scaled(float p) {
   const unsigned u = __float_as_uint(p);
   const int hi = (int(u) >> 3) & int(0x8fffffffu);  // sign stays at bit 31; bits 30..28 cleared
   return __hiloint2double(hi, int(u << 29));
+}
+
+// The same for p with its sign bit clear (+0 and positive values): one operation less.
+__device__ __forceinline__ double widen_scaled_nonneg(float p) {
+  const unsigned u = __float_as_uint(p);
+  return __hiloint2double(int(u >> 3), int(u << 29));
 }
 
 __device__ __forceinline__ float unscale_to_f32(double scaled_sum) {
@@ -78,6 +78,15 @@ __device__ __forceinline__ float load_sample(const DevicePlane& p, size_t i, flo
 struct DoubleDouble {
   double hi, lo;
 };
+
+// hi + x with the exact rounding error of that add kept in lo (TwoSum).
+__device__ __forceinline__ void dd_add(DoubleDouble& a, double x) {
+  const double s = __dadd_rn(a.hi, x);
+  const double bp = __dsub_rn(s, a.hi);
+  const double err = __dadd_rn(__dsub_rn(a.hi, __dsub_rn(s, bp)), __dsub_rn(x, bp));
+  a.hi = s;
+  a.lo = __dadd_rn(a.lo, err);
+}
 
 __device__ __forceinline__ DoubleDouble dd_sum(DoubleDouble a, DoubleDouble b) {
   const double s = __dadd_rn(a.hi, b.hi);
@@ -173,20 +182,12 @@ __global__ void box_decimate_kernel(DevicePlane in, int factor, float* out, Size
 // ---- Windows, statistics, terms, tile sums (spec 4.1-4.3) ---------------------------------------
 
 // A tile is kTileW x kTileH map pixels; its input is (kTileW + 10) x (kTileH + 10) samples of each
-// plane (rows padded to kInStride for 16-byte loads), its horizontal pass kTileW x (kTileH + 10)
-// values of each of the five quantities. Register blocking (ssim_tile.h): a horizontal item is a
-// run of kRunH outputs of one row, a vertical item a run of kRunV outputs of one column.
+// plane, its horizontal pass kTileW x (kTileH + 10) values of each of the five quantities.
 constexpr int kTileW = 32, kTileH = 64, kThreads = 256;
-constexpr int kRunH = 8, kRunV = 8;
 constexpr int kInW = kTileW + kWindowMargin, kInH = kTileH + kWindowMargin;
-constexpr int kRunLoads = (kRunH + kWindowMargin + 3) / 4;  // float4 loads of a run's samples
-constexpr int kInStride = 44;  // the last run's loads stay inside the row
 constexpr int kQuantities = 5;  // mu_r, mu_d, r*r, d*d, r*d
-constexpr size_t kInputFloats = 2 * size_t(kInH) * kInStride;
+constexpr size_t kInputFloats = 2 * size_t(kInH) * kInW;
 constexpr size_t kWindowSmem = (kInputFloats + size_t(kQuantities) * kInH * kTileW) * sizeof(float);
-static_assert(kInStride >= kInW && kInStride % 4 == 0 && kInStride >= kTileW - kRunH + 4 * kRunLoads, "input rows");
-static_assert(kTileW % kRunH == 0 && kTileH % kRunV == 0 && kRunH % 4 == 0, "runs tile the tile");
-static_assert((kTileW * kTileH) / kRunV == kThreads, "one vertical run per thread");
 static_assert(kInputFloats * sizeof(float) % 16 == 0, "the pass region must stay aligned for doubles");
 static_assert(size_t(kQuantities) * kInH * kTileW * sizeof(float) >=
                   sizeof(DoubleDouble) * kSumQuantities * kThreads,
@@ -200,20 +201,28 @@ struct JobTable {
   int count;
 };
 
-// The CPU's Gaussian taps for ssim_tile.h (device: constant memory; host pass of nvcc: the table).
-struct DeviceGaussian {
-  static __host__ __device__ __forceinline__ float g(int t) {
-#if defined(__CUDA_ARCH__)
-    return c_gaussian[t];
-#else
-    return kGaussian[t];
-#endif
-  }
-};
+__device__ __forceinline__ void lcs_terms(float mu_r, float mu_d, float sum_rr, float sum_dd,
+                                          float sum_rd, double& l, double& c, float& s) {
+  // pixel_statistics: f32, MAX(0, v) as upstream writes it (keeps -0 and NaN).
+  float var_r = __fsub_rn(sum_rr, __fmul_rn(mu_r, mu_r));
+  float var_d = __fsub_rn(sum_dd, __fmul_rn(mu_d, mu_d));
+  var_r = 0.0f > var_r ? 0.0f : var_r;
+  var_d = 0.0f > var_d ? 0.0f : var_d;
+  const float cov = __fsub_rn(sum_rd, __fmul_rn(mu_r, mu_d));
+  // lcs_term (spec 4.3): sqrt in f64 of the f32 product, rounded to f32; l and c are f64
+  // divisions of an f64 numerator by an f32 denominator; s is all f32.
+  const float sigma = __double2float_rn(__dsqrt_rn(widen(__fmul_rn(var_r, var_d))));
+  l = __ddiv_rn(__dadd_rn(__dmul_rn(__dmul_rn(2.0, widen(mu_r)), widen(mu_d)), widen(kC1)),
+                widen(__fadd_rn(__fadd_rn(__fmul_rn(mu_r, mu_r), __fmul_rn(mu_d, mu_d)), kC1)));
+  c = __ddiv_rn(__dadd_rn(__dmul_rn(2.0, widen(sigma)), widen(kC2)),
+                widen(__fadd_rn(__fadd_rn(var_r, var_d), kC2)));
+  const float cov_fixed = (cov < 0.0f && sigma <= 0.0f) ? 0.0f : cov;  // zli-nflx flat fix
+  s = __fdiv_rn(__fadd_rn(cov_fixed, kC3), __fadd_rn(sigma, kC3));
+}
 
-__global__ void __launch_bounds__(kThreads, 2) window_kernel(const __grid_constant__ JobTable t) {
+__global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_constant__ JobTable t) {
   extern __shared__ __align__(16) float smem[];
-  float(*in)[kInH][kInStride] = reinterpret_cast<float(*)[kInH][kInStride]>(smem);  // [ref, dis]
+  float(*in)[kInH][kInW] = reinterpret_cast<float(*)[kInH][kInW]>(smem);  // [ref, dis]
   float(*pass)[kInH][kTileW] = reinterpret_cast<float(*)[kInH][kTileW]>(smem + kInputFloats);
 
   int j = 0;
@@ -225,92 +234,83 @@ __global__ void __launch_bounds__(kThreads, 2) window_kernel(const __grid_consta
   const int x0 = (tile % t.tiles_x[j]) * kTileW, y0 = (tile / t.tiles_x[j]) * kTileH;
   const int cols = min(kTileW, map.width - x0), rows = min(kTileH, map.height - y0);
   const int in_cols = cols + kWindowMargin, in_rows = rows + kWindowMargin;
-  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
 
-  // Input tile: a warp per row, a lane per column (no index division).
   const float inverse_r = inverse_divisor(job.ref.bit_depth), inverse_d = inverse_divisor(job.dis.bit_depth);
-  for (int r = warp; r < in_rows; r += kThreads / 32) {
-    const size_t row = size_t(y0 + r) * size_t(size.width) + size_t(x0);
-    for (int c = lane; c < in_cols; c += 32) {
-      in[0][r][c] = load_sample(job.ref, row + size_t(c), inverse_r);
-      in[1][r][c] = load_sample(job.dis, row + size_t(c), inverse_d);
-    }
+  for (int i = int(threadIdx.x); i < in_rows * in_cols; i += kThreads) {
+    const int r = i / in_cols, c = i % in_cols;
+    const size_t index = size_t(y0 + r) * size_t(size.width) + size_t(x0 + c);
+    in[0][r][c] = load_sample(job.ref, index, inverse_r);
+    in[1][r][c] = load_sample(job.dis, index, inverse_d);
   }
   __syncthreads();
 
-  // Horizontal pass (window_h_one): item = (row, run of kRunH columns); a warp covers 8 rows x 4
-  // runs (conflict-free 16-byte loads). Columns past `cols` read padding/stale words, never used.
-  constexpr int kRunsPerRow = kTileW / kRunH;
-  for (int i = int(threadIdx.x); i < in_rows * kRunsPerRow; i += kThreads) {
-    const int r = i / kRunsPerRow, c0 = (i % kRunsPerRow) * kRunH;
-    if (c0 >= cols) continue;
-    float rv[4 * kRunLoads], dv[4 * kRunLoads];
+  // Horizontal pass (window_h_one): a warp per row, a lane per column.
+  for (int i = int(threadIdx.x); i < in_rows * kTileW; i += kThreads) {
+    const int r = i / kTileW, c = i % kTileW;
+    if (c >= cols) continue;
+    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, a4 = 0.0;  // a2..a4 scaled by 2^-896
 #pragma unroll
-    for (int v = 0; v < kRunLoads; ++v) {
-      const float4 a = *reinterpret_cast<const float4*>(&in[0][r][c0 + 4 * v]);
-      const float4 b = *reinterpret_cast<const float4*>(&in[1][r][c0 + 4 * v]);
-      rv[4 * v] = a.x, rv[4 * v + 1] = a.y, rv[4 * v + 2] = a.z, rv[4 * v + 3] = a.w;
-      dv[4 * v] = b.x, dv[4 * v + 1] = b.y, dv[4 * v + 2] = b.z, dv[4 * v + 3] = b.w;
+    for (int k = 0; k < kWindowTaps; ++k) {
+      const float rv = in[0][r][c + k], dv = in[1][r][c + k], g = c_gaussian[k];
+      a0 = __dadd_rn(a0, widen(__fmul_rn(rv, g)));
+      a1 = __dadd_rn(a1, widen(__fmul_rn(dv, g)));
+      // Squares are never negative (-0 * -0 = +0), so the short path applies.
+      a2 = __dadd_rn(a2, widen_scaled_nonneg(__fmul_rn(__fmul_rn(rv, rv), g)));
+      a3 = __dadd_rn(a3, widen_scaled_nonneg(__fmul_rn(__fmul_rn(dv, dv), g)));
+      a4 = __dadd_rn(a4, widen_scaled(__fmul_rn(__fmul_rn(rv, dv), g)));
     }
-    float out[kQuantities][kRunH];
-    tile::horizontal_run<kRunH, DeviceGaussian>(rv, dv, out);
-#pragma unroll
-    for (int q = 0; q < kQuantities; ++q)
-#pragma unroll
-      for (int v = 0; v < kRunH / 4; ++v)
-        *reinterpret_cast<float4*>(&pass[q][r][c0 + 4 * v]) =
-            make_float4(out[q][4 * v], out[q][4 * v + 1], out[q][4 * v + 2], out[q][4 * v + 3]);
+    pass[0][r][c] = __double2float_rn(a0);
+    pass[1][r][c] = __double2float_rn(a1);
+    pass[2][r][c] = unscale_to_f32(a2);
+    pass[3][r][c] = unscale_to_f32(a3);
+    pass[4][r][c] = unscale_to_f32(a4);
   }
   __syncthreads();
 
-  // Vertical pass, statistics and terms (window_v_terms_one): item = (column, run of kRunV rows);
-  // a warp per run of rows, a lane per column. Per-thread sums: the run's outputs in order, f64.
-  const int c = lane, ry = warp * kRunV;
-  double acc[kSumQuantities] = {0.0, 0.0, 0.0, 0.0};
-  if (c < cols && ry < rows) {
-    float stat[kQuantities][kRunV];
+  // Vertical pass, statistics and terms (window_v_terms_one), summed per thread in a fixed order.
+  DoubleDouble acc[kSumQuantities] = {};
+  const WindowTaps& taps = job.taps;
+  for (int i = int(threadIdx.x); i < rows * kTileW; i += kThreads) {
+    const int y = i / kTileW, c = i % kTileW;
+    if (c >= cols) continue;
+    double b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0, b4 = 0.0;  // b2..b4 scaled by 2^-896
 #pragma unroll
-    for (int q = 0; q < kQuantities; ++q) {
-      float col[kRunV + kWindowMargin];
-#pragma unroll
-      for (int i = 0; i < kRunV + kWindowMargin; ++i) col[i] = pass[q][ry + i][c];
-      switch (q) {  // constant after unrolling
-        case 0: tile::convolve_run<kRunV, tile::kQuantityWiden[0], DeviceGaussian>(col, stat[0]); break;
-        case 1: tile::convolve_run<kRunV, tile::kQuantityWiden[1], DeviceGaussian>(col, stat[1]); break;
-        case 2: tile::convolve_run<kRunV, tile::kQuantityWiden[2], DeviceGaussian>(col, stat[2]); break;
-        case 3: tile::convolve_run<kRunV, tile::kQuantityWiden[3], DeviceGaussian>(col, stat[3]); break;
-        default: tile::convolve_run<kRunV, tile::kQuantityWiden[4], DeviceGaussian>(col, stat[4]); break;
-      }
+    for (int k = 0; k < kWindowTaps; ++k) {
+      const float g = c_gaussian[k];
+      b0 = __dadd_rn(b0, widen(__fmul_rn(pass[0][y + k][c], g)));
+      b1 = __dadd_rn(b1, widen(__fmul_rn(pass[1][y + k][c], g)));
+      // Horizontal sums of squares are never negative either.
+      b2 = __dadd_rn(b2, widen_scaled_nonneg(__fmul_rn(pass[2][y + k][c], g)));
+      b3 = __dadd_rn(b3, widen_scaled_nonneg(__fmul_rn(pass[3][y + k][c], g)));
+      b4 = __dadd_rn(b4, widen_scaled(__fmul_rn(pass[4][y + k][c], g)));
     }
-    const WindowTaps& taps = job.taps;
-    const int n = min(kRunV, rows - ry);
-#pragma unroll
-    for (int y = 0; y < kRunV; ++y) {
-      if (y >= n) break;
-      const tile::Terms term = tile::lcs_terms(stat[0][y], stat[1][y], stat[2][y], stat[3][y], stat[4][y]);
-      const double sd = widen(term.s);
-      acc[0] = __dadd_rn(acc[0], term.l);
-      acc[1] = __dadd_rn(acc[1], term.c);
-      acc[2] = __dadd_rn(acc[2], sd);
-      acc[3] = __dadd_rn(acc[3], __dmul_rn(__dmul_rn(term.l, term.c), sd));  // (l*c)*s, upstream's ssim term
-      if (taps.mu_r) {
-        const size_t o = size_t(y0 + ry + y) * size_t(map.width) + size_t(x0 + c);
-        taps.mu_r[o] = stat[0][y];
-        taps.mu_d[o] = stat[1][y];
-        taps.sum_rr[o] = stat[2][y];
-        taps.sum_dd[o] = stat[3][y];
-        taps.sum_rd[o] = stat[4][y];
-        taps.l[o] = term.l;
-        taps.c[o] = term.c;
-        taps.s[o] = term.s;
-      }
+    const float mu_r = __double2float_rn(b0), mu_d = __double2float_rn(b1);
+    const float sum_rr = unscale_to_f32(b2), sum_dd = unscale_to_f32(b3), sum_rd = unscale_to_f32(b4);
+    double l, cs;
+    float s;
+    lcs_terms(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    const double sd = widen(s);
+    dd_add(acc[0], l);
+    dd_add(acc[1], cs);
+    dd_add(acc[2], sd);
+    dd_add(acc[3], __dmul_rn(__dmul_rn(l, cs), sd));  // (l*c)*s, upstream's ssim_sum term
+    if (taps.mu_r) {
+      const size_t o = size_t(y0 + y) * size_t(map.width) + size_t(x0 + c);
+      taps.mu_r[o] = mu_r;
+      taps.mu_d[o] = mu_d;
+      taps.sum_rr[o] = sum_rr;
+      taps.sum_dd[o] = sum_dd;
+      taps.sum_rd[o] = sum_rd;
+      taps.l[o] = l;
+      taps.c[o] = cs;
+      taps.s[o] = s;
     }
   }
   __syncthreads();  // the pass region becomes the tree's scratch
 
   auto red = reinterpret_cast<DoubleDouble(*)[kThreads]>(smem + kInputFloats);
 #pragma unroll
-  for (int q = 0; q < kSumQuantities; ++q) red[q][threadIdx.x] = {acc[q], 0.0};
+  for (int q = 0; q < kSumQuantities; ++q) red[q][threadIdx.x] = acc[q];
   __syncthreads();
   block_tree<kThreads>(red);
   if (threadIdx.x < kSumQuantities) {
@@ -363,10 +363,6 @@ DevicePlane luma_plane(const void* picture, const PictureFormat& format) {
 
 void prepare_device() {
   using vqx::cuda::check;
-  // The window kernel forms the product of a sample with taps t and 10 - t once (ssim_tile.h).
-  for (int k = 0; k < kWindowTaps; ++k)
-    if (std::memcmp(&kGaussian[k], &kGaussian[kWindowMargin - k], sizeof(float)) != 0)
-      throw std::logic_error("ssim: the window kernel needs a symmetric Gaussian table");
   check(cudaMemcpyToSymbol(c_gaussian, kGaussian, sizeof(c_gaussian)), "ssim: window table");
   check(cudaMemcpyToSymbol(c_lpf, kLpf, sizeof(c_lpf)), "ssim: decimation table");
   check(cudaFuncSetAttribute(window_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWindowSmem)),
