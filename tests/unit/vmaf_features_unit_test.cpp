@@ -90,8 +90,17 @@ TEST(VmafTables, AdmRectsWorkedValues) {
 // ---- AVX2 builds against the baseline builds, bit for bit ----
 
 struct SimdGuard {
-  ~SimdGuard() { vmaf_common::set_avx2_allowed(true); }
+  ~SimdGuard() {
+    vmaf_common::set_avx2_allowed(true);
+    vmaf_common::set_plain_only(false);
+  }
 };
+
+// Selects one kernel path for the stage functions.
+void use_path(vmaf_common::KernelPath path) {
+  vmaf_common::set_plain_only(path == vmaf_common::KernelPath::kPlain);
+  vmaf_common::set_avx2_allowed(path == vmaf_common::KernelPath::kAvx2);
+}
 
 template <typename Sample>
 std::vector<Sample> random_plane(uint32_t w, uint32_t h, unsigned bpc, uint32_t seed) {
@@ -118,8 +127,9 @@ void twin_case(const TwinCase& c) {
   SimdGuard guard;
   auto ref = random_plane<Sample>(c.w, c.h, c.bpc, 1);
   auto dis = random_plane<Sample>(c.w, c.h, c.bpc, 2);
-  auto run = [&](bool avx2) {
-    vmaf_common::set_avx2_allowed(avx2);
+  auto run = [&](vmaf_common::KernelPath path) {
+    use_path(path);
+    EXPECT_EQ(vmaf_common::kernel_path(), path);
     std::vector<int64_t> out;
     // VIF: statistic at scale 0, the pyramid step and a scale-1 statistic.
     auto a = integer_vif::vif_statistic_rows(ref.data(), dis.data(), c.w, c.h, 0, c.bpc, 100.0, 0, c.h);
@@ -164,10 +174,14 @@ void twin_case(const TwinCase& c) {
     out.push_back(int64_t(integer_motion::motion_sad_rows(ref.data(), dis.data(), c.w, c.h, c.bpc, 0, c.h)));
     return out;
   };
-  std::vector<int64_t> plain = run(false), fast = run(true);
-  ASSERT_EQ(plain.size(), fast.size());
-  for (size_t i = 0; i < plain.size(); ++i)
-    ASSERT_EQ(plain[i], fast[i]) << "value " << i << " at " << c.w << "x" << c.h << " " << c.bpc << "-bit";
+  const std::vector<int64_t> plain = run(vmaf_common::KernelPath::kPlain);
+  for (auto path : {vmaf_common::KernelPath::kBaseline, vmaf_common::KernelPath::kAvx2}) {
+    const std::vector<int64_t> fast = run(path);
+    ASSERT_EQ(plain.size(), fast.size());
+    for (size_t i = 0; i < plain.size(); ++i)
+      ASSERT_EQ(plain[i], fast[i]) << "value " << i << " at " << c.w << "x" << c.h << " " << c.bpc
+                                   << "-bit, path " << int(path);
+  }
 }
 
 TEST_P(VmafSimdTwin, Avx2BuildEqualsBaseline) {

@@ -1,5 +1,6 @@
-// Integer VIF stages (shared/spec/vmaf.md section 2). The row kernels live in vif_kernels.inc,
-// built here twice (baseline x86-64 and AVX2) and chosen at run time (vmaf_common/simd.h).
+// Integer VIF stages (shared/spec/vmaf.md section 2). The fast row kernels live in
+// vif_kernels.inc, built here twice (baseline x86-64 and AVX2) and chosen at run time
+// (vmaf_common/simd.h); vif_plain.inc is their plain twin, built once, for the tests.
 #include "metrics/integer_vif/vif_math.h"
 
 #include <array>
@@ -81,6 +82,10 @@ std::array<uint16_t, 65536> make_log2_table() {
   return t;
 }
 
+namespace plain {
+#include "metrics/integer_vif/vif_plain.inc"
+}  // namespace plain
+
 namespace base {
 #include "metrics/integer_vif/vif_kernels.inc"
 }  // namespace base
@@ -99,19 +104,26 @@ const uint16_t* log2_table() {
   return table.data();
 }
 
-int32_t log2_q11_32(uint32_t x) { return base::lg32(log2_table(), x); }
-int32_t log2_q11_64(uint64_t x) { return base::lg64(log2_table(), x); }
+int32_t log2_q11_32(uint32_t x) { return plain::lg32(log2_table(), x); }
+int32_t log2_q11_64(uint64_t x) { return plain::lg64(log2_table(), x); }
 
 template <typename Sample>
 VifAccumulators vif_statistic_rows(const Sample* ref, const Sample* dis, uint32_t w, uint32_t h,
                                    int scale, unsigned bpc, double gain_limit, uint32_t row_begin,
                                    uint32_t row_end) {
   VifRowScratch& s = thread_scratch(w);
-  if (vmaf_common::use_avx2())
-    return avx2::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc, gain_limit, row_begin,
-                                row_end, s);
-  return base::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc, gain_limit, row_begin,
-                              row_end, s);
+  switch (vmaf_common::kernel_path()) {
+    case vmaf_common::KernelPath::kAvx2:
+      return avx2::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc, gain_limit,
+                                  row_begin, row_end, s);
+    case vmaf_common::KernelPath::kBaseline:
+      return base::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc, gain_limit,
+                                  row_begin, row_end, s);
+    case vmaf_common::KernelPath::kPlain:
+      break;
+  }
+  return plain::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc, gain_limit, row_begin,
+                               row_end, s);
 }
 
 VifScaleResult vif_scale_result(const VifAccumulators& acc) {
@@ -126,10 +138,15 @@ template <typename Sample>
 void vif_downsample_rows(const Sample* in, uint32_t w, uint32_t h, int from_scale, unsigned bpc,
                          uint16_t* out, uint32_t row_begin, uint32_t row_end) {
   VifRowScratch& s = thread_scratch(w);
-  if (vmaf_common::use_avx2())
-    avx2::downsample_rows(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
-  else
-    base::downsample_rows(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
+  switch (vmaf_common::kernel_path()) {
+    case vmaf_common::KernelPath::kAvx2:
+      return avx2::downsample_rows(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
+    case vmaf_common::KernelPath::kBaseline:
+      return base::downsample_rows(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
+    case vmaf_common::KernelPath::kPlain:
+      break;
+  }
+  plain::downsample_rows(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
 }
 
 template VifAccumulators vif_statistic_rows<uint8_t>(const uint8_t*, const uint8_t*, uint32_t,
