@@ -3,6 +3,8 @@
 // (vmaf_common/simd.h); vif_plain.inc is their plain twin, built once, for the tests.
 #include "metrics/integer_vif/vif_math.h"
 
+#include <immintrin.h>
+
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -86,16 +88,33 @@ namespace plain {
 #include "metrics/integer_vif/vif_plain.inc"
 }  // namespace plain
 
+// VQX_VIF_AVX2 selects the intrinsics of the AVX2 build (GCC does not define __AVX2__ under
+// #pragma GCC target).
+#define VQX_VIF_AVX2 0
 namespace base {
 #include "metrics/integer_vif/vif_kernels.inc"
 }  // namespace base
+#undef VQX_VIF_AVX2
 
 #pragma GCC push_options
 #pragma GCC target("avx2")
+#define VQX_VIF_AVX2 1
 namespace avx2 {
 #include "metrics/integer_vif/vif_kernels.inc"
 }  // namespace avx2
+#undef VQX_VIF_AVX2
 #pragma GCC pop_options
+
+// The table widened to int32 for the AVX2 gathers (same values).
+const int32_t* log2_table32() {
+  static const std::vector<int32_t> table = [] {
+    const uint16_t* t16 = log2_table();
+    std::vector<int32_t> t(65536, 0);
+    for (uint32_t i = 32767; i <= 65535; ++i) t[i] = t16[i];
+    return t;
+  }();
+  return table.data();
+}
 
 }  // namespace
 
@@ -114,11 +133,11 @@ VifAccumulators vif_statistic_rows(const Sample* ref, const Sample* dis, uint32_
   VifRowScratch& s = thread_scratch(w);
   switch (vmaf_common::kernel_path()) {
     case vmaf_common::KernelPath::kAvx2:
-      return avx2::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc, gain_limit,
-                                  row_begin, row_end, s);
+      return avx2::statistic_rows(log2_table(), log2_table32(), ref, dis, w, h, scale, bpc,
+                                  gain_limit, row_begin, row_end, s);
     case vmaf_common::KernelPath::kBaseline:
-      return base::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc, gain_limit,
-                                  row_begin, row_end, s);
+      return base::statistic_rows(log2_table(), log2_table32(), ref, dis, w, h, scale, bpc,
+                                  gain_limit, row_begin, row_end, s);
     case vmaf_common::KernelPath::kPlain:
       break;
   }
