@@ -105,17 +105,6 @@ namespace avx2 {
 #undef VQX_VIF_AVX2
 #pragma GCC pop_options
 
-// The table widened to int32 for the AVX2 gathers (same values).
-const int32_t* log2_table32() {
-  static const std::vector<int32_t> table = [] {
-    const uint16_t* t16 = log2_table();
-    std::vector<int32_t> t(65536, 0);
-    for (uint32_t i = 32767; i <= 65535; ++i) t[i] = t16[i];
-    return t;
-  }();
-  return table.data();
-}
-
 }  // namespace
 
 const uint16_t* log2_table() {
@@ -133,10 +122,10 @@ VifAccumulators vif_statistic_rows(const Sample* ref, const Sample* dis, uint32_
   VifRowScratch& s = thread_scratch(w);
   switch (vmaf_common::kernel_path()) {
     case vmaf_common::KernelPath::kAvx2:
-      return avx2::statistic_rows(log2_table(), log2_table32(), ref, dis, w, h, scale, bpc,
+      return avx2::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc,
                                   gain_limit, row_begin, row_end, s);
     case vmaf_common::KernelPath::kBaseline:
-      return base::statistic_rows(log2_table(), log2_table32(), ref, dis, w, h, scale, bpc,
+      return base::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc,
                                   gain_limit, row_begin, row_end, s);
     case vmaf_common::KernelPath::kPlain:
       break;
