@@ -32,6 +32,9 @@ struct VifRowScratch {
   uint32_t *mu1, *mu2;
   uint64_t *x11, *x22, *x12;
   int32_t *s1, *s2, *s12;
+  // Fast kernels: the vertical outputs as int16 offset by -32768 (m1, m2, and the 16-bit halves
+  // of q11, q22, q12), padded by the filter radius on both sides and 32 spare values.
+  int16_t *o_m1, *o_m2, *o_q11h, *o_q11l, *o_q22h, *o_q22l, *o_q12h, *o_q12l;
 };
 
 // Owns the buffers behind a VifRowScratch for rows of up to `w` samples.
@@ -56,6 +59,14 @@ class ScratchStorage {
         q += n;
       }
       view_.s1 = i32_.data(), view_.s2 = i32_.data() + n, view_.s12 = i32_.data() + 2 * n;
+      const size_t n16 = n + 32;
+      i16_.assign(8 * n16, 0);
+      int16_t* o = i16_.data();
+      for (int16_t** d : {&view_.o_m1, &view_.o_m2, &view_.o_q11h, &view_.o_q11l, &view_.o_q22h,
+                          &view_.o_q22l, &view_.o_q12h, &view_.o_q12l}) {
+        *d = o;
+        o += n16;
+      }
     }
     return view_;
   }
@@ -65,6 +76,7 @@ class ScratchStorage {
   std::vector<uint32_t> u32_;
   std::vector<uint64_t> u64_;
   std::vector<int32_t> i32_;
+  std::vector<int16_t> i16_;
   VifRowScratch view_{};
 };
 
