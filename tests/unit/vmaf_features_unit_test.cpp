@@ -258,6 +258,10 @@ std::vector<int64_t> adm_outputs(const std::vector<Sample>& ref, const std::vect
   adm_dwt0_rows(dis.data(), c.w, c.h, c.bpc, false, d0, 0, d0.h);
   out.insert(out.end(), r0.a.begin(), r0.a.end());
   for (int k = 0; k < 3; ++k) out.insert(out.end(), d0.detail[k].begin(), d0.detail[k].end());
+  AdmBands<int16_t> lowpass;  // adm_skip_scale0 computes only the a band
+  lowpass.resize(r0.w, r0.h, false);
+  adm_dwt0_rows(dis.data(), c.w, c.h, c.bpc, true, lowpass, 0, lowpass.h);
+  out.insert(out.end(), lowpass.a.begin(), lowpass.a.end());
   adm_scale_outputs(0, r0, d0, out);
   AdmBands<int32_t> r[2], d[2];
   for (int s = 1; s < kScales; ++s) {

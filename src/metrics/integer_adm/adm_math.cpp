@@ -3,6 +3,7 @@
 #include "metrics/integer_adm/adm_math.h"
 
 #include <fmt/format.h>
+#include <immintrin.h>
 
 #include <algorithm>
 #include <bit>
@@ -183,15 +184,21 @@ namespace plain {
 #include "metrics/integer_adm/adm_plain.inc"
 }  // namespace plain
 
+// VQX_ADM_AVX2 selects the intrinsics of the AVX2 build (GCC does not define __AVX2__ under
+// #pragma GCC target).
+#define VQX_ADM_AVX2 0
 namespace base {
 #include "metrics/integer_adm/adm_kernels.inc"
 }  // namespace base
+#undef VQX_ADM_AVX2
 
 #pragma GCC push_options
 #pragma GCC target("avx2")
+#define VQX_ADM_AVX2 1
 namespace avx2 {
 #include "metrics/integer_adm/adm_kernels.inc"
 }  // namespace avx2
+#undef VQX_ADM_AVX2
 #pragma GCC pop_options
 
 }  // namespace
