@@ -298,7 +298,8 @@ void twin_case(const TwinCase& c) {
           std::vector<int64_t> out;
           using integer_motion::motion_sad_rows;
           for (const auto* prev : {&ref, &dis})  // also identical frames: every row is skipped
-            out.push_back(int64_t(motion_sad_rows(prev->data(), ref.data(), c.w, c.h, c.bpc, 0, c.h)));
+            out.push_back(
+                int64_t(motion_sad_rows(prev->data(), ref.data(), c.w, c.h, c.bpc, 0, c.h)));
           out.push_back(
               int64_t(motion_sad_rows(dis.data(), ref.data(), c.w, c.h, c.bpc, c.h / 4, c.h / 2)));
           return out;

@@ -1,10 +1,11 @@
 #pragma once
-// Runtime choice between the builds of a kernel. The fast kernels are plain C++ compiled twice,
-// for baseline x86-64 and for AVX2 (the compiler vectorises them for each target); integer
-// arithmetic is exact and contraction is off, so the two builds give identical results. The
-// original straightforward kernels are kept as the plain twin (kernel path kPlain): the fast
-// kernels regroup exact integer sums (narrower lanes, split halves, fused passes), and the
-// *_simd_twin tests check all three paths against each other on random planes.
+// Runtime choice between the builds of a kernel. The fast kernels are C++ compiled twice, for
+// baseline x86-64 and for AVX2 (the compiler vectorises them for each target, and the AVX2 build
+// adds a few intrinsics); integer arithmetic is exact and contraction is off. The original
+// straightforward kernels are kept as the plain twins (kernel path kPlain): the fast kernels
+// regroup exact integer sums (narrower lanes, split halves, register-held taps), and the twin
+// tests of vmaf_features_unit_test check both builds against the plain twins, bit for bit, on
+// random and extreme planes.
 namespace vqx::vmaf_common {
 
 enum class KernelPath { kPlain, kBaseline, kAvx2 };
