@@ -6,7 +6,7 @@
 // reused buffers (vmaf_common/workspace_pool.h) are allocated once per 4 frames here.
 //
 // Measured (min of 3 repetitions, machine lightly loaded, AVX2 path), v061_all CPU ms per frame:
-//   band1080  1 thread 45, 2 threads 45 (wall 24);  uhd4k  1 thread 212, 2 threads 220 (wall 113)
+//   band1080  1 thread 43, 2 threads 44 (wall 23);  uhd4k  1 thread 210, 2 threads 185 (wall 95)
 // before the fast kernels: band1080 123 / 127, uhd4k 596 / 569.
 //   --benchmark_filter=v061_all --benchmark_repetitions=3
 #include <sys/resource.h>
