@@ -1,5 +1,6 @@
-// Unit tests of the integer vif / adm / motion extractors: constants and tables, the AVX2 twin of
-// every kernel, size and option errors, names, thread and subsample invariance.
+// Unit tests of the integer vif / adm / motion extractors: constants and tables, the plain twin of
+// every fast kernel (baseline and AVX2 builds), size and option errors, names, thread and
+// subsample invariance.
 #include <cstring>
 #include <fstream>
 #include <random>
@@ -87,22 +88,77 @@ TEST(VmafTables, AdmRectsWorkedValues) {
   EXPECT_EQ(integer_adm::adm_rects(1920, 1080).count, 1331908);
 }
 
-// ---- AVX2 builds against the baseline builds, bit for bit ----
+// ---- fast kernels (baseline and AVX2 builds) against the plain twins, bit for bit ----
 
 struct SimdGuard {
-  ~SimdGuard() { vmaf_common::set_avx2_allowed(true); }
+  ~SimdGuard() {
+    vmaf_common::set_avx2_allowed(true);
+    vmaf_common::set_plain_only(false);
+  }
 };
 
+// Selects one kernel path for the stage functions.
+void use_path(vmaf_common::KernelPath path) {
+  vmaf_common::set_plain_only(path == vmaf_common::KernelPath::kPlain);
+  vmaf_common::set_avx2_allowed(path == vmaf_common::KernelPath::kAvx2);
+}
+
+// Test planes. kNatural: smooth ramp plus noise and hard edges; kExtreme: every sample 0 or the
+// maximum (the widest intermediate values); kBlocks: flat blocks of random levels (flat regions,
+// sigma1 below the noise variance, all-zero motion rows); kNoise: uniform noise over the range.
+enum class Pattern { kNatural, kExtreme, kBlocks, kNoise };
+
 template <typename Sample>
-std::vector<Sample> random_plane(uint32_t w, uint32_t h, unsigned bpc, uint32_t seed) {
+std::vector<Sample> test_plane(uint32_t w, uint32_t h, unsigned bpc, uint32_t seed,
+                               Pattern pattern) {
   std::mt19937 rng(seed);
   std::vector<Sample> p(size_t(w) * h);
   const uint32_t mx = (1u << bpc) - 1;
+  std::vector<uint32_t> levels(64);
+  for (auto& l : levels) l = rng() % (mx + 1);
   for (uint32_t y = 0; y < h; ++y)
-    for (uint32_t x = 0; x < w; ++x)  // smooth ramp plus noise, and some hard edges
-      p[size_t(y) * w + x] = Sample(std::min<uint32_t>(
-          mx, ((x * 7 + y * 3) % (mx + 1)) / 2 + rng() % (mx / 4 + 1) + ((x / 9 + y / 5) % 3 == 0 ? mx / 3 : 0)));
+    for (uint32_t x = 0; x < w; ++x) {
+      uint32_t v = 0;
+      switch (pattern) {
+        case Pattern::kNatural:
+          v = std::min<uint32_t>(mx, ((x * 7 + y * 3) % (mx + 1)) / 2 + rng() % (mx / 4 + 1) +
+                                         ((x / 9 + y / 5) % 3 == 0 ? mx / 3 : 0));
+          break;
+        case Pattern::kExtreme:
+          v = (rng() & 1) ? mx : 0;
+          break;
+        case Pattern::kBlocks:
+          v = levels[((x / 11) * 7 + (y / 13) * 3 + seed) % levels.size()];
+          break;
+        case Pattern::kNoise:
+          v = rng() % (mx + 1);
+          break;
+      }
+      p[size_t(y) * w + x] = Sample(v);
+    }
   return p;
+}
+
+// Runs `produce` (which returns the stage outputs as integers) on the plain twins, the baseline
+// build and the AVX2 build, and requires identical outputs.
+template <typename Produce>
+void expect_paths_agree(const Produce& produce, const std::string& label) {
+  SimdGuard guard;
+  auto run = [&](vmaf_common::KernelPath path) {
+    use_path(path);
+    EXPECT_EQ(vmaf_common::kernel_path(), path);
+    return produce();
+  };
+  const std::vector<int64_t> plain = run(vmaf_common::KernelPath::kPlain);
+  ASSERT_FALSE(plain.empty());
+  std::vector<vmaf_common::KernelPath> paths = {vmaf_common::KernelPath::kBaseline};
+  if (__builtin_cpu_supports("avx2")) paths.push_back(vmaf_common::KernelPath::kAvx2);
+  for (auto path : paths) {
+    const std::vector<int64_t> fast = run(path);
+    ASSERT_EQ(plain.size(), fast.size()) << label;
+    for (size_t i = 0; i < plain.size(); ++i)
+      ASSERT_EQ(plain[i], fast[i]) << "value " << i << " of " << label << ", path " << int(path);
+  }
 }
 
 struct TwinCase {
@@ -110,78 +166,221 @@ struct TwinCase {
   unsigned bpc;
 };
 
+std::string describe(const TwinCase& c, Pattern pattern) {
+  return std::to_string(c.w) + "x" + std::to_string(c.h) + " " + std::to_string(c.bpc) +
+         "-bit pattern " + std::to_string(int(pattern));
+}
+
 class VmafSimdTwin : public ::testing::TestWithParam<TwinCase> {};
+
+// Every VIF stage on the whole pyramid: the four statistics (two gain limits) and the three
+// downsampling steps.
+template <typename Sample>
+std::vector<int64_t> vif_outputs(const std::vector<Sample>& ref, const std::vector<Sample>& dis,
+                                 const TwinCase& c) {
+  using namespace integer_vif;
+  std::vector<int64_t> out;
+  auto add = [&](const VifAccumulators& a) {
+    out.insert(out.end(), {a.num_log, a.den_log, a.num_flat, a.den_flat});
+  };
+  uint32_t w = c.w, h = c.h;
+  for (double egl : {100.0, 1.0})
+    add(vif_statistic_rows(ref.data(), dis.data(), w, h, 0, c.bpc, egl, 0, h));
+  // A band of rows in the middle, as the parallel split calls it.
+  add(vif_statistic_rows(ref.data(), dis.data(), w, h, 0, c.bpc, 100.0, h / 3, h / 2));
+  std::vector<uint16_t> r(size_t(w / 2) * (h / 2)), d(r.size());
+  vif_downsample_rows(ref.data(), w, h, 0, c.bpc, r.data(), 0, h / 2);
+  vif_downsample_rows(dis.data(), w, h, 0, c.bpc, d.data(), 0, h / 2);
+  w /= 2, h /= 2;
+  for (int s = 1; s < kScales; ++s) {
+    out.insert(out.end(), r.begin(), r.end());
+    out.insert(out.end(), d.begin(), d.end());
+    for (double egl : {100.0, 1.0})
+      add(vif_statistic_rows(r.data(), d.data(), w, h, s, c.bpc, egl, 0, h));
+    if (s + 1 < kScales) {
+      std::vector<uint16_t> r2(size_t(w / 2) * (h / 2)), d2(r2.size());
+      vif_downsample_rows(r.data(), w, h, s, c.bpc, r2.data(), 0, h / 2);
+      vif_downsample_rows(d.data(), w, h, s, c.bpc, d2.data(), 0, h / 2);
+      r.swap(r2), d.swap(d2);
+      w /= 2, h /= 2;
+    }
+  }
+  return out;
+}
+
+// The ADM stages of one scale on band sets r, d (decoupling with three gain limits, CSF and
+// masking for both passes and every D1 mode, denominator), appended to `out`.
+template <typename Coef>
+void adm_scale_outputs(int s, const integer_adm::AdmBands<Coef>& r,
+                       const integer_adm::AdmBands<Coef>& d, std::vector<int64_t>& out) {
+  using namespace integer_adm;
+  const AdmWeights weights = adm_weights(0, 3.0, 1080);
+  const AdmRects rects = adm_rects(r.w, r.h);
+  for (double egl : {100.0, 1.0, 1.7}) {
+    AdmDetail<Coef> rs, as, cc, mm;
+    for (auto* x : {&rs, &as, &cc, &mm}) x->resize(r.w, r.h);
+    adm_decouple_rows(s, r, d, egl, rects.extended, rs, as, rects.extended.top,
+                      rects.extended.bottom);
+    for (int k = 0; k < 3; ++k) {
+      out.insert(out.end(), rs.band[k].begin(), rs.band[k].end());
+      out.insert(out.end(), as.band[k].begin(), as.band[k].end());
+    }
+    if (egl != 100.0) continue;
+    for (int pass = 0; pass < 2; ++pass) {
+      const AdmDetail<Coef>& masked = pass == 0 ? rs : as;
+      const AdmDetail<Coef>& masker = pass == 0 ? as : rs;
+      adm_csf_rows(s, masker, weights[s], rects.extended, cc, mm, rects.extended.top,
+                   rects.extended.bottom);
+      for (int k = 0; k < 3; ++k) {
+        out.insert(out.end(), cc.band[k].begin(), cc.band[k].end());
+        out.insert(out.end(), mm.band[k].begin(), mm.band[k].end());
+      }
+      for (SimdCompat m : {SimdCompat::kNone, SimdCompat::kAvx2, SimdCompat::kAvx512})
+        for (int64_t v : adm_cm_rows(s, masked, cc, mm, weights[s], rects, m, rects.inner.top,
+                                     rects.inner.bottom))
+          out.push_back(v);
+    }
+  }
+  for (uint64_t v : adm_den_rows(s, r, rects, rects.inner.top, rects.inner.bottom))
+    out.push_back(int64_t(v));
+}
+
+// Every ADM stage on all four scales.
+template <typename Sample>
+std::vector<int64_t> adm_outputs(const std::vector<Sample>& ref, const std::vector<Sample>& dis,
+                                 const TwinCase& c) {
+  using namespace integer_adm;
+  std::vector<int64_t> out;
+  AdmBands<int16_t> r0, d0;
+  r0.resize((c.w + 1) / 2, (c.h + 1) / 2);
+  d0.resize((c.w + 1) / 2, (c.h + 1) / 2);
+  adm_dwt0_rows(ref.data(), c.w, c.h, c.bpc, false, r0, 0, r0.h);
+  adm_dwt0_rows(dis.data(), c.w, c.h, c.bpc, false, d0, 0, d0.h);
+  out.insert(out.end(), r0.a.begin(), r0.a.end());
+  for (int k = 0; k < 3; ++k) out.insert(out.end(), d0.detail[k].begin(), d0.detail[k].end());
+  AdmBands<int16_t> lowpass;  // adm_skip_scale0 computes only the a band
+  lowpass.resize(r0.w, r0.h, false);
+  adm_dwt0_rows(dis.data(), c.w, c.h, c.bpc, true, lowpass, 0, lowpass.h);
+  out.insert(out.end(), lowpass.a.begin(), lowpass.a.end());
+  adm_scale_outputs(0, r0, d0, out);
+  AdmBands<int32_t> r[2], d[2];
+  for (int s = 1; s < kScales; ++s) {
+    AdmBands<int32_t>& rs = r[s & 1];
+    AdmBands<int32_t>& ds = d[s & 1];
+    const uint32_t in_w = s == 1 ? r0.w : r[(s - 1) & 1].w, in_h = s == 1 ? r0.h : r[(s - 1) & 1].h;
+    rs.resize((in_w + 1) / 2, (in_h + 1) / 2);
+    ds.resize((in_w + 1) / 2, (in_h + 1) / 2);
+    if (s == 1) {
+      adm_dwt_rows(s, r0.a.data(), in_w, in_h, rs, 0, rs.h);
+      adm_dwt_rows(s, d0.a.data(), in_w, in_h, ds, 0, ds.h);
+    } else {
+      adm_dwt_rows(s, r[(s - 1) & 1].a.data(), in_w, in_h, rs, 0, rs.h);
+      adm_dwt_rows(s, d[(s - 1) & 1].a.data(), in_w, in_h, ds, 0, ds.h);
+    }
+    out.insert(out.end(), rs.a.begin(), rs.a.end());
+    for (int k = 0; k < 3; ++k) out.insert(out.end(), ds.detail[k].begin(), ds.detail[k].end());
+    adm_scale_outputs(s, rs, ds, out);
+  }
+  return out;
+}
 
 template <typename Sample>
 void twin_case(const TwinCase& c) {
-  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "no AVX2 on this CPU";
-  SimdGuard guard;
-  auto ref = random_plane<Sample>(c.w, c.h, c.bpc, 1);
-  auto dis = random_plane<Sample>(c.w, c.h, c.bpc, 2);
-  auto run = [&](bool avx2) {
-    vmaf_common::set_avx2_allowed(avx2);
-    std::vector<int64_t> out;
-    // VIF: statistic at scale 0, the pyramid step and a scale-1 statistic.
-    auto a = integer_vif::vif_statistic_rows(ref.data(), dis.data(), c.w, c.h, 0, c.bpc, 100.0, 0, c.h);
-    out.insert(out.end(), {a.num_log, a.den_log, a.num_flat, a.den_flat});
-    std::vector<uint16_t> r1(size_t(c.w / 2) * (c.h / 2)), d1(r1.size());
-    integer_vif::vif_downsample_rows(ref.data(), c.w, c.h, 0, c.bpc, r1.data(), 0, c.h / 2);
-    integer_vif::vif_downsample_rows(dis.data(), c.w, c.h, 0, c.bpc, d1.data(), 0, c.h / 2);
-    out.insert(out.end(), r1.begin(), r1.end());
-    auto b = integer_vif::vif_statistic_rows(r1.data(), d1.data(), c.w / 2, c.h / 2, 1, c.bpc, 1.0, 0, c.h / 2);
-    out.insert(out.end(), {b.num_log, b.den_log, b.num_flat, b.den_flat});
-    // ADM scale 0 and scale 1, every stage.
-    using namespace integer_adm;
-    AdmBands<int16_t> rb, db;
-    rb.resize((c.w + 1) / 2, (c.h + 1) / 2);
-    db.resize((c.w + 1) / 2, (c.h + 1) / 2);
-    adm_dwt0_rows(ref.data(), c.w, c.h, c.bpc, false, rb, 0, rb.h);
-    adm_dwt0_rows(dis.data(), c.w, c.h, c.bpc, false, db, 0, db.h);
-    auto weights = adm_weights(0, 3.0, 1080);
-    auto stages = [&](int s, auto& r, auto& d) {
-      using Coef = typename std::remove_reference_t<decltype(r.a)>::value_type;
-      auto rects = adm_rects(r.w, r.h);
-      AdmDetail<Coef> rs, as, cc, mm;
-      for (auto* x : {&rs, &as, &cc, &mm}) x->resize(r.w, r.h);
-      adm_decouple_rows(s, r, d, 1.0, rects.extended, rs, as, rects.extended.top, rects.extended.bottom);
-      adm_csf_rows(s, as, weights[s], rects.extended, cc, mm, rects.extended.top, rects.extended.bottom);
-      for (SimdCompat m : {SimdCompat::kNone, SimdCompat::kAvx2})
-        for (int64_t v : adm_cm_rows(s, rs, cc, mm, weights[s], rects, m, rects.inner.top, rects.inner.bottom))
-          out.push_back(v);
-      for (uint64_t v : adm_den_rows(s, r, rects, rects.inner.top, rects.inner.bottom)) out.push_back(int64_t(v));
-      for (int k = 0; k < 3; ++k) {
-        out.insert(out.end(), rs.band[k].begin(), rs.band[k].end());
-        out.insert(out.end(), mm.band[k].begin(), mm.band[k].end());
-      }
-    };
-    stages(0, rb, db);
-    AdmBands<int32_t> r1b, d1b;
-    r1b.resize((rb.w + 1) / 2, (rb.h + 1) / 2);
-    d1b.resize((rb.w + 1) / 2, (rb.h + 1) / 2);
-    adm_dwt_rows(1, rb.a.data(), rb.w, rb.h, r1b, 0, r1b.h);
-    adm_dwt_rows(1, db.a.data(), db.w, db.h, d1b, 0, d1b.h);
-    stages(1, r1b, d1b);
-    out.push_back(int64_t(integer_motion::motion_sad_rows(ref.data(), dis.data(), c.w, c.h, c.bpc, 0, c.h)));
-    return out;
-  };
-  std::vector<int64_t> plain = run(false), fast = run(true);
-  ASSERT_EQ(plain.size(), fast.size());
-  for (size_t i = 0; i < plain.size(); ++i)
-    ASSERT_EQ(plain[i], fast[i]) << "value " << i << " at " << c.w << "x" << c.h << " " << c.bpc << "-bit";
+  for (Pattern pattern :
+       {Pattern::kNatural, Pattern::kExtreme, Pattern::kBlocks, Pattern::kNoise}) {
+    const auto ref = test_plane<Sample>(c.w, c.h, c.bpc, 1, pattern);
+    const auto dis = test_plane<Sample>(c.w, c.h, c.bpc, 2, pattern);
+    const std::string label = describe(c, pattern);
+    expect_paths_agree([&] { return vif_outputs(ref, dis, c); }, "vif " + label);
+    expect_paths_agree([&] { return adm_outputs(ref, dis, c); }, "adm " + label);
+    expect_paths_agree(
+        [&] {
+          std::vector<int64_t> out;
+          using integer_motion::motion_sad_rows;
+          for (const auto* prev : {&ref, &dis})  // also identical frames: every row is skipped
+            out.push_back(
+                int64_t(motion_sad_rows(prev->data(), ref.data(), c.w, c.h, c.bpc, 0, c.h)));
+          out.push_back(
+              int64_t(motion_sad_rows(dis.data(), ref.data(), c.w, c.h, c.bpc, c.h / 4, c.h / 2)));
+          return out;
+        },
+        "motion " + label);
+  }
 }
 
-TEST_P(VmafSimdTwin, Avx2BuildEqualsBaseline) {
+TEST_P(VmafSimdTwin, FastKernelsEqualPlainTwins) {
   if (GetParam().bpc == 8)
     twin_case<uint8_t>(GetParam());
   else
     twin_case<uint16_t>(GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, VmafSimdTwin,
-                         ::testing::Values(TwinCase{33, 33, 8}, TwinCase{64, 48, 8},
-                                           TwinCase{97, 61, 8}, TwinCase{127, 65, 10},
-                                           TwinCase{256, 129, 12}, TwinCase{200, 90, 16},
-                                           TwinCase{321, 97, 8}));
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, VmafSimdTwin,
+    ::testing::Values(TwinCase{33, 33, 8}, TwinCase{34, 34, 8}, TwinCase{35, 37, 8},
+                      TwinCase{64, 48, 8}, TwinCase{97, 61, 8}, TwinCase{321, 97, 8},
+                      TwinCase{140, 40, 8}, TwinCase{127, 65, 9}, TwinCase{127, 65, 10},
+                      TwinCase{256, 129, 12}, TwinCase{67, 45, 14}, TwinCase{200, 90, 16},
+                      TwinCase{33, 40, 16}),
+    [](const ::testing::TestParamInfo<TwinCase>& info) {
+      return std::to_string(info.param.w) + "x" + std::to_string(info.param.h) + "_" +
+             std::to_string(info.param.bpc) + "bit";
+    });
+
+// ADM stages on synthetic bands that DWT outputs of valid pictures rarely reach: scale-0 int16
+// bands over the whole range (0, -32768, 32767 included) and scales 1-3 int32 bands of growing
+// magnitude, across the range limits of the fast decoupling (|o| < 2^15, |t| < 2^22).
+TEST(VmafSimdTwinBands, AdmStagesOnFullRangeBands) {
+  using namespace integer_adm;
+  std::mt19937 rng;  // reseeded in every produce() call: each path must see the same bands
+  const uint32_t w = 61, h = 37;
+  auto fill = [&](auto& bands, int64_t range) {
+    using Coef = typename std::remove_reference_t<decltype(bands.a)>::value_type;
+    bands.resize(w, h);
+    for (auto* v : {&bands.a, &bands.detail[0], &bands.detail[1], &bands.detail[2]})
+      for (auto& x : *v) {
+        const uint32_t pick = rng() % 16;
+        int64_t value = int64_t(rng() % uint64_t(2 * range + 1)) - range;
+        if (pick == 0) value = 0;
+        if (pick == 1) value = -range;
+        if (pick == 2) value = range;
+        if (pick == 3) value = int64_t(rng() % 5) - 2;
+        x = Coef(value);
+      }
+  };
+  expect_paths_agree(
+      [&] {
+        rng.seed(7);
+        std::vector<int64_t> out;
+        AdmBands<int16_t> r, d;
+        for (int rep = 0; rep < 3; ++rep) {
+          fill(r, rep == 0 ? 32767 : 2000);
+          fill(d, 32767);
+          if (rep == 0)  // the most negative value too
+            r.detail[kH][5] = -32768, d.detail[kV][9] = -32768;
+          adm_scale_outputs(0, r, d, out);
+        }
+        return out;
+      },
+      "scale-0 bands");
+  for (int64_t range : {int64_t{1} << 12, int64_t{1} << 15, int64_t{1} << 20, int64_t{1} << 22,
+                        int64_t{1} << 24, int64_t{1} << 28}) {
+    for (int s = 1; s < kScales; ++s)
+      expect_paths_agree(
+          [&] {
+            rng.seed(uint32_t(range) + s);
+            std::vector<int64_t> out;
+            AdmBands<int32_t> r, d;
+            fill(r, std::min<int64_t>(range, 32767));
+            fill(d, range);
+            adm_scale_outputs(s, r, d, out);
+            fill(r, range);
+            adm_scale_outputs(s, r, d, out);
+            return out;
+          },
+          "scale-" + std::to_string(s) + " bands, range " + std::to_string(range));
+  }
+}
 
 // ---- engine-level behaviour ----
 

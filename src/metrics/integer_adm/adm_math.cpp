@@ -3,6 +3,7 @@
 #include "metrics/integer_adm/adm_math.h"
 
 #include <fmt/format.h>
+#include <immintrin.h>
 
 #include <algorithm>
 #include <bit>
@@ -179,22 +180,41 @@ AdmWeights adm_weights(int csf_mode, double nvd, int rdh) {
 
 namespace {
 
+namespace plain {
+#include "metrics/integer_adm/adm_plain.inc"
+}  // namespace plain
+
+// VQX_ADM_AVX2 selects the intrinsics of the AVX2 build (GCC does not define __AVX2__ under
+// #pragma GCC target).
+#define VQX_ADM_AVX2 0
 namespace base {
 #include "metrics/integer_adm/adm_kernels.inc"
 }  // namespace base
+#undef VQX_ADM_AVX2
 
 #pragma GCC push_options
 #pragma GCC target("avx2")
+#define VQX_ADM_AVX2 1
 namespace avx2 {
 #include "metrics/integer_adm/adm_kernels.inc"
 }  // namespace avx2
+#undef VQX_ADM_AVX2
 #pragma GCC pop_options
 
 }  // namespace
 
-// Dispatch: the AVX2 build where the CPU has it (same results, vmaf_common/simd.h).
-#define VQX_ADM_DISPATCH(fn, ...) \
-  (vmaf_common::use_avx2() ? avx2::fn(__VA_ARGS__) : base::fn(__VA_ARGS__))
+// Dispatch: the AVX2 build of the fast kernels where the CPU has it, the plain twin when a test
+// asks for it (same results, vmaf_common/simd.h).
+#define VQX_ADM_DISPATCH(fn, ...)             \
+  switch (vmaf_common::kernel_path()) {         \
+    case vmaf_common::KernelPath::kAvx2:        \
+      return avx2::fn(__VA_ARGS__);             \
+    case vmaf_common::KernelPath::kBaseline:    \
+      return base::fn(__VA_ARGS__);             \
+    case vmaf_common::KernelPath::kPlain:       \
+      break;                                    \
+  }                                             \
+  return plain::fn(__VA_ARGS__)
 
 template <typename Sample>
 void adm_dwt0_rows(const Sample* luma, uint32_t width, uint32_t height, unsigned bpc,
@@ -229,13 +249,13 @@ std::array<int64_t, 3> adm_cm_rows(int scale, const AdmDetail<Coef>& x, const Ad
                                    const AdmDetail<Coef>& m, const AdmScaleWeights& weights,
                                    const AdmRects& rects, SimdCompat compat, int row_begin,
                                    int row_end) {
-  return VQX_ADM_DISPATCH(cm_rows, scale, x, c, m, weights, rects, compat, row_begin, row_end);
+  VQX_ADM_DISPATCH(cm_rows, scale, x, c, m, weights, rects, compat, row_begin, row_end);
 }
 
 template <typename Coef>
 std::array<uint64_t, 3> adm_den_rows(int scale, const AdmBands<Coef>& ref, const AdmRects& rects,
                                      int row_begin, int row_end) {
-  return VQX_ADM_DISPATCH(den_rows, scale, ref, rects, row_begin, row_end);
+  VQX_ADM_DISPATCH(den_rows, scale, ref, rects, row_begin, row_end);
 }
 
 // ---------------------------------------------------------------------------------------------

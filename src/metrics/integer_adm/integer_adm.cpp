@@ -10,6 +10,7 @@
 #include "metrics/integer_adm/adm_math.h"
 #include "metrics/vmaf_common/feature_name.h"
 #include "metrics/vmaf_common/size_limits.h"
+#include "metrics/vmaf_common/workspace_pool.h"
 #ifdef VQX_HAVE_CUDA
 #include "metrics/integer_adm/cuda/adm_cuda.h"
 #endif
@@ -48,6 +49,19 @@ Array parallel_sum(ThreadPool& pool, int begin, int end, const Body& body) {
   });
   return total;
 }
+
+// The frame-sized buffers of one extract() call, reused by later calls (WorkspacePool).
+struct AdmWorkspace {
+  AdmBands<int16_t> r0, d0;
+  AdmBands<int32_t> r[2], d[2];
+  std::array<AdmDetail<int16_t>, 4> detail0;  // restored, additive, c, m at scale 0
+  std::array<AdmDetail<int32_t>, 4> detail;   // the same at scales 1-3
+  template <typename Coef>
+  std::array<AdmDetail<Coef>, 4>& details() {
+    if constexpr (sizeof(Coef) == 2) return detail0;
+    else return detail;
+  }
+};
 
 class IntegerAdmCpu final : public CpuMetric {
  public:
@@ -113,12 +127,15 @@ class IntegerAdmCpu final : public CpuMetric {
   }
 
  private:
+  // Every stage writes the extended rectangle before any stage reads it, and reads nothing
+  // outside it, so the reused buffers need no clearing.
   template <typename Coef>
-  AdmScaleValues process_scale(int s, const AdmBands<Coef>& ref, const AdmBands<Coef>& dis) {
+  AdmScaleValues process_scale(int s, const AdmBands<Coef>& ref, const AdmBands<Coef>& dis,
+                               AdmWorkspace& ws) {
     const uint32_t w = ref.w, h = ref.h;
     const AdmRects rects = adm_rects(w, h);
     const AdmRect& ext = rects.extended;
-    AdmDetail<Coef> restored, additive, c, m;
+    auto& [restored, additive, c, m] = ws.details<Coef>();
     for (auto* d : {&restored, &additive, &c, &m}) d->resize(w, h);
     ThreadPool& pool = *pool_;
     pool.parallel_for(size_t(ext.bottom - ext.top), kRowGrain, [&](size_t b, size_t e) {
@@ -154,7 +171,10 @@ class IntegerAdmCpu final : public CpuMetric {
   template <typename Sample>
   void compute(const Sample* ref, const Sample* dis, std::array<AdmScaleValues, kScales>& scales) {
     const uint32_t W = format_.width, H = format_.height;
-    AdmBands<int16_t> r0, d0;
+    auto lease = workspaces_.acquire();
+    AdmWorkspace& ws = *lease;
+    AdmBands<int16_t>& r0 = ws.r0;
+    AdmBands<int16_t>& d0 = ws.d0;
     r0.resize((W + 1) / 2, (H + 1) / 2, !skip_scale0_);
     d0.resize((W + 1) / 2, (H + 1) / 2, !skip_scale0_);
     pool_->parallel_for(r0.h, kRowGrain, [&](size_t b, size_t e) {
@@ -164,8 +184,9 @@ class IntegerAdmCpu final : public CpuMetric {
     if (skip_scale0_)
       scales[0] = {0.0f, 1e-10f, 0.0f};  // 3.12
     else
-      scales[0] = process_scale(0, r0, d0);
-    AdmBands<int32_t> r[2], d[2];
+      scales[0] = process_scale(0, r0, d0, ws);
+    AdmBands<int32_t>* r = ws.r;
+    AdmBands<int32_t>* d = ws.d;
     for (int s = 1; s < kScales; ++s) {
       AdmBands<int32_t>& rs = r[s & 1];
       AdmBands<int32_t>& ds = d[s & 1];
@@ -182,7 +203,7 @@ class IntegerAdmCpu final : public CpuMetric {
           adm_dwt_rows(s, d[(s - 1) & 1].a.data(), in_w, in_h, ds, uint32_t(b), uint32_t(e));
         }
       });
-      scales[s] = process_scale(s, rs, ds);
+      scales[s] = process_scale(s, rs, ds, ws);
     }
   }
 
@@ -191,6 +212,7 @@ class IntegerAdmCpu final : public CpuMetric {
   SimdCompat compat_;
   std::string suffix_;
   AdmWeights weights_{};
+  vmaf_common::WorkspacePool<AdmWorkspace> workspaces_;
   PictureFormat format_;
   ThreadPool* pool_ = nullptr;
 };

@@ -1,65 +1,47 @@
-// Integer motion stages (shared/spec/vmaf.md section 4).
+// Integer motion stages (shared/spec/vmaf.md section 4). The SAD kernel: motion_kernels.inc built
+// twice (baseline x86-64 and AVX2, chosen at run time, vmaf_common/simd.h) and its plain twin
+// motion_plain.inc.
 #include "metrics/integer_motion/motion_math.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <type_traits>
+#include <vector>
+
+#include "metrics/vmaf_common/simd.h"
 
 namespace vqx::integer_motion {
 namespace {
 
-inline uint32_t mirror(int64_t k, uint32_t n) {
-  if (k < 0) return uint32_t(-k);
-  if (k >= int64_t(n)) return uint32_t(2 * (int64_t(n) - 1) - k);
-  return uint32_t(k);
-}
+namespace plain {
+#include "metrics/integer_motion/motion_plain.inc"
+}  // namespace plain
 
-// Vertical sums fit int32 up to 12 bits (65536 * 4095 < 2^31); wider samples use int64. Both are
-// exact, so the choice cannot change a result.
-template <typename Wide, typename Sample>
-uint64_t sad_rows(const Sample* prev, const Sample* cur, uint32_t w, uint32_t h, unsigned bpc,
-                  uint32_t row_begin, uint32_t row_end) {
-  thread_local std::vector<Wide> acc;
-  thread_local std::vector<int32_t> y;
-  acc.resize(w);
-  y.resize(w + 4);
-  const Wide round = Wide{1} << (bpc - 1);
-  uint64_t sad = 0;
-  for (uint32_t i = row_begin; i < row_end; ++i) {
-    std::fill(acc.begin(), acc.end(), Wide{0});
-    for (int k = 0; k < 5; ++k) {
-      size_t row = mirror(int64_t(i) - 2 + k, h);
-      const Sample* p = prev + row * w;
-      const Sample* c = cur + row * w;
-      Wide* __restrict a = acc.data();
-      for (uint32_t j = 0; j < w; ++j) a[j] += Wide(kBlur[k]) * (Wide(p[j]) - Wide(c[j]));
-    }
-    bool any = false;
-    for (uint32_t j = 0; j < w; ++j) {
-      y[2 + j] = int32_t((acc[j] + round) >> bpc);  // arithmetic shift (floor)
-      any |= y[2 + j] != 0;
-    }
-    if (!any) continue;  // contributes 0 either way
-    y[1] = y[3], y[0] = y[4];
-    y[w + 2] = y[w], y[w + 3] = y[w - 1];
-    int64_t row_sad = 0;
-    for (uint32_t j = 0; j < w; ++j) {
-      int64_t s = 0;
-      for (int k = 0; k < 5; ++k) s += int64_t(kBlur[k]) * y[j + k];
-      row_sad += std::abs(int32_t((s + 32768) >> 16));
-    }
-    sad += uint32_t(row_sad);  // the row total is uint32 (4.2)
-  }
-  return sad;
-}
+namespace base {
+#include "metrics/integer_motion/motion_kernels.inc"
+}  // namespace base
+
+#pragma GCC push_options
+#pragma GCC target("avx2")
+namespace avx2 {
+#include "metrics/integer_motion/motion_kernels.inc"
+}  // namespace avx2
+#pragma GCC pop_options
 
 }  // namespace
 
 template <typename Sample>
 uint64_t motion_sad_rows(const Sample* prev, const Sample* cur, uint32_t w, uint32_t h,
                          unsigned bpc, uint32_t row_begin, uint32_t row_end) {
-  if (bpc <= 12) return sad_rows<int32_t>(prev, cur, w, h, bpc, row_begin, row_end);
-  return sad_rows<int64_t>(prev, cur, w, h, bpc, row_begin, row_end);
+  switch (vmaf_common::kernel_path()) {
+    case vmaf_common::KernelPath::kAvx2:
+      return avx2::motion_sad_rows(prev, cur, w, h, bpc, row_begin, row_end);
+    case vmaf_common::KernelPath::kBaseline:
+      return base::motion_sad_rows(prev, cur, w, h, bpc, row_begin, row_end);
+    case vmaf_common::KernelPath::kPlain:
+      break;
+  }
+  return plain::motion_sad_rows(prev, cur, w, h, bpc, row_begin, row_end);
 }
 
 double motion_score(uint64_t sad, uint32_t w, uint32_t h, double fps_weight, double max_val) {

@@ -8,6 +8,7 @@
 #include "metrics/integer_vif/vif_math.h"
 #include "metrics/vmaf_common/feature_name.h"
 #include "metrics/vmaf_common/size_limits.h"
+#include "metrics/vmaf_common/workspace_pool.h"
 #ifdef VQX_HAVE_CUDA
 #include "metrics/integer_vif/cuda/vif_cuda.h"
 #endif
@@ -107,8 +108,11 @@ class IntegerVifCpu final : public CpuMetric {
   void compute(const Sample* ref, const Sample* dis, std::array<VifScaleResult, kScales>& scales) {
     uint32_t w = format_.width, h = format_.height;
     if (!skip_scale0_) scales[0] = statistic(ref, dis, w, h, 0);
-    // Per-call buffers: extract() runs concurrently for different frames.
-    std::vector<uint16_t> r[2], d[2];
+    // Per-call buffers (extract() runs concurrently for different frames), reused from earlier
+    // calls; the downsampling overwrites them whole.
+    auto lease = pyramids_.acquire();
+    std::vector<uint16_t>* r = lease->r;
+    std::vector<uint16_t>* d = lease->d;
     downsample(ref, w, h, 0, r[0]);
     downsample(dis, w, h, 0, d[0]);
     w /= 2, h /= 2;
@@ -127,6 +131,10 @@ class IntegerVifCpu final : public CpuMetric {
   double gain_limit_;
   bool skip_scale0_, debug_;
   std::string suffix_;
+  struct Pyramid {
+    std::vector<uint16_t> r[2], d[2];
+  };
+  vmaf_common::WorkspacePool<Pyramid> pyramids_;
   PictureFormat format_;
   ThreadPool* pool_ = nullptr;
 };

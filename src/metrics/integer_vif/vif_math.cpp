@@ -1,6 +1,9 @@
-// Integer VIF stages (shared/spec/vmaf.md section 2). The row kernels live in vif_kernels.inc,
-// built here twice (baseline x86-64 and AVX2) and chosen at run time (vmaf_common/simd.h).
+// Integer VIF stages (shared/spec/vmaf.md section 2). The fast row kernels live in
+// vif_kernels.inc, built here twice (baseline x86-64 and AVX2) and chosen at run time
+// (vmaf_common/simd.h); vif_plain.inc is their plain twin, built once, for the tests.
 #include "metrics/integer_vif/vif_math.h"
+
+#include <immintrin.h>
 
 #include <array>
 #include <cmath>
@@ -29,6 +32,9 @@ struct VifRowScratch {
   uint32_t *mu1, *mu2;
   uint64_t *x11, *x22, *x12;
   int32_t *s1, *s2, *s12;
+  // Fast kernels: the vertical outputs as int16 offset by -32768 (m1, m2, and the 16-bit halves
+  // of q11, q22, q12), padded by the filter radius on both sides and 32 spare values.
+  int16_t *o_m1, *o_m2, *o_q11h, *o_q11l, *o_q22h, *o_q22l, *o_q12h, *o_q12l;
 };
 
 // Owns the buffers behind a VifRowScratch for rows of up to `w` samples.
@@ -53,6 +59,14 @@ class ScratchStorage {
         q += n;
       }
       view_.s1 = i32_.data(), view_.s2 = i32_.data() + n, view_.s12 = i32_.data() + 2 * n;
+      const size_t n16 = n + 32;
+      i16_.assign(8 * n16, 0);
+      int16_t* o = i16_.data();
+      for (int16_t** d : {&view_.o_m1, &view_.o_m2, &view_.o_q11h, &view_.o_q11l, &view_.o_q22h,
+                          &view_.o_q22l, &view_.o_q12h, &view_.o_q12l}) {
+        *d = o;
+        o += n16;
+      }
     }
     return view_;
   }
@@ -62,6 +76,7 @@ class ScratchStorage {
   std::vector<uint32_t> u32_;
   std::vector<uint64_t> u64_;
   std::vector<int32_t> i32_;
+  std::vector<int16_t> i16_;
   VifRowScratch view_{};
 };
 
@@ -81,15 +96,25 @@ std::array<uint16_t, 65536> make_log2_table() {
   return t;
 }
 
+namespace plain {
+#include "metrics/integer_vif/vif_plain.inc"
+}  // namespace plain
+
+// VQX_VIF_AVX2 selects the intrinsics of the AVX2 build (GCC does not define __AVX2__ under
+// #pragma GCC target).
+#define VQX_VIF_AVX2 0
 namespace base {
 #include "metrics/integer_vif/vif_kernels.inc"
 }  // namespace base
+#undef VQX_VIF_AVX2
 
 #pragma GCC push_options
 #pragma GCC target("avx2")
+#define VQX_VIF_AVX2 1
 namespace avx2 {
 #include "metrics/integer_vif/vif_kernels.inc"
 }  // namespace avx2
+#undef VQX_VIF_AVX2
 #pragma GCC pop_options
 
 }  // namespace
@@ -99,19 +124,26 @@ const uint16_t* log2_table() {
   return table.data();
 }
 
-int32_t log2_q11_32(uint32_t x) { return base::lg32(log2_table(), x); }
-int32_t log2_q11_64(uint64_t x) { return base::lg64(log2_table(), x); }
+int32_t log2_q11_32(uint32_t x) { return plain::lg32(log2_table(), x); }
+int32_t log2_q11_64(uint64_t x) { return plain::lg64(log2_table(), x); }
 
 template <typename Sample>
 VifAccumulators vif_statistic_rows(const Sample* ref, const Sample* dis, uint32_t w, uint32_t h,
                                    int scale, unsigned bpc, double gain_limit, uint32_t row_begin,
                                    uint32_t row_end) {
   VifRowScratch& s = thread_scratch(w);
-  if (vmaf_common::use_avx2())
-    return avx2::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc, gain_limit, row_begin,
-                                row_end, s);
-  return base::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc, gain_limit, row_begin,
-                              row_end, s);
+  switch (vmaf_common::kernel_path()) {
+    case vmaf_common::KernelPath::kAvx2:
+      return avx2::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc,
+                                  gain_limit, row_begin, row_end, s);
+    case vmaf_common::KernelPath::kBaseline:
+      return base::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc,
+                                  gain_limit, row_begin, row_end, s);
+    case vmaf_common::KernelPath::kPlain:
+      break;
+  }
+  return plain::statistic_rows(log2_table(), ref, dis, w, h, scale, bpc, gain_limit, row_begin,
+                               row_end, s);
 }
 
 VifScaleResult vif_scale_result(const VifAccumulators& acc) {
@@ -126,10 +158,15 @@ template <typename Sample>
 void vif_downsample_rows(const Sample* in, uint32_t w, uint32_t h, int from_scale, unsigned bpc,
                          uint16_t* out, uint32_t row_begin, uint32_t row_end) {
   VifRowScratch& s = thread_scratch(w);
-  if (vmaf_common::use_avx2())
-    avx2::downsample_rows(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
-  else
-    base::downsample_rows(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
+  switch (vmaf_common::kernel_path()) {
+    case vmaf_common::KernelPath::kAvx2:
+      return avx2::downsample_rows(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
+    case vmaf_common::KernelPath::kBaseline:
+      return base::downsample_rows(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
+    case vmaf_common::KernelPath::kPlain:
+      break;
+  }
+  plain::downsample_rows(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
 }
 
 template VifAccumulators vif_statistic_rows<uint8_t>(const uint8_t*, const uint8_t*, uint32_t,
