@@ -89,7 +89,11 @@ void print_model_means(const std::vector<vmaf::LoadedModel>& models, const Resul
     if (!values || values->empty()) continue;
     std::string mean = numbers.significant_digits == 0 ? fmt::format("{:.6f}", pool(*values).mean)
                                                       : numbers.format(pool(*values).mean);
-    std::fprintf(stderr, "%s: %s\n", model.label().c_str(), mean.c_str());
+    // libvmaf names the model by its version or path alone.
+    std::string name = model.label();
+    for (const char* prefix : {"version=", "path="})
+      if (name.rfind(prefix, 0) == 0) name = name.substr(std::strlen(prefix));
+    std::fprintf(stderr, "%s: %s\n", name.c_str(), mean.c_str());
   }
 }
 
