@@ -2,6 +2,7 @@
 // bit for bit, on random planes of edge sizes and on split row/column ranges.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <random>
@@ -80,6 +81,38 @@ TEST(Ssimulacra2Blur, FusedProductMatchesProductThenBlur) {
     blur_rows_of_product(a.data(), nullptr, fast.data(), s.w, 0, s.h);
     blur_columns_in_place(fast.data(), s.w, s.h, 0, s.w);
     expect_same_bits(fast, plain_want, s.w, what + " a");
+  }
+}
+
+// The streamed vertical pass (strips of rows through a ring, state carried per column) against
+// the plain twin's vertical pass, for several strip and ring sizes.
+TEST(Ssimulacra2Blur, StreamedColumnsMatchPlainTwin) {
+  struct Ring {
+    uint32_t strip, rows;
+  };
+  for (const Size& s : kSizes) {
+    const std::vector<float> in = random_plane(s.w, s.h, 7 + s.w * 31 + s.h);
+    std::vector<float> temp(in.size()), want(in.size());
+    blur_plane_reference(in.data(), temp.data(), want.data(), s.w, s.h);
+    for (const Ring r : {Ring{8, 24}, Ring{16, 32}, Ring{8, 32}}) {
+      const std::string what = std::to_string(s.w) + "x" + std::to_string(s.h) + " strip " +
+                               std::to_string(r.strip) + " ring " + std::to_string(r.rows);
+      std::vector<float> ring(size_t{r.rows} * s.w, 1e30f);  // garbage that must not leak in
+      std::vector<float> state(column_state_floats(s.w), 0.0f);
+      std::vector<float> got(in.size(), -1.0f);
+      for (uint32_t y0 = 0; y0 < s.h; y0 += r.strip) {
+        const uint32_t y1 = std::min(s.h, y0 + r.strip);
+        for (uint32_t y = y0; y < y1; ++y)  // the horizontal pass's rows, from the plain twin
+          std::memcpy(ring.data() + size_t{y % r.rows} * s.w, temp.data() + size_t{y} * s.w,
+                      s.w * sizeof(float));
+        const long t0 = long(y0) - 4, t1 = y1 == s.h ? long(s.h) : long(y1) - 4;
+        blur_columns_steps(ring.data(), r.rows, s.w, s.h, t0, t1, state.data());
+        for (long t = std::max(t0, 0L); t < t1; ++t)
+          std::memcpy(got.data() + size_t(t) * s.w,
+                      ring.data() + size_t((t + r.rows - 6) % r.rows) * s.w, s.w * sizeof(float));
+      }
+      expect_same_bits(got, want, s.w, what);
+    }
   }
 }
 

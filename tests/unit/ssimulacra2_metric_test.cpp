@@ -179,6 +179,70 @@ TEST(Ssimulacra2Metric, ScaleCountFollowsTheForkStopRule) {
   }
 }
 
+// The streamed pipeline (the metric's path) against the plane pipeline, every sum bit for bit:
+// heights around the strip and ring sizes, odd widths, every layout, both depths, both edge
+// modes, Y'CbCr and RGB, with and without a pool.
+TEST(Ssimulacra2Metric, StreamedPipelineMatchesPlanePipeline) {
+  ThreadPool pool(2);
+  const ssimulacra2::YuvMatrix matrix = ssimulacra2::make_yuv_matrix(0);
+  ssimulacra2::Workspace planes;
+  ssimulacra2::StreamWorkspace streamed;
+  struct Case {
+    uint32_t w, h;
+    unsigned bpc;
+    ChromaSubsampling layout;
+  };
+  const Case cases[] = {{8, 8, 8, ChromaSubsampling::k420},      {9, 17, 8, ChromaSubsampling::k444},
+                        {33, 15, 10, ChromaSubsampling::k422},   {16, 16, 8, ChromaSubsampling::k420},
+                        {57, 31, 8, ChromaSubsampling::k420},    {40, 32, 8, ChromaSubsampling::k444},
+                        {23, 33, 10, ChromaSubsampling::k420},   {301, 173, 10, ChromaSubsampling::k422},
+                        {225, 225, 8, ChromaSubsampling::k444},  {160, 90, 8, ChromaSubsampling::k420},
+                        {853, 481, 8, ChromaSubsampling::k420},  {96, 300, 8, ChromaSubsampling::k420}};
+  for (const Case& c : cases) {
+    SyntheticPair pair = make_pair(c.w, c.h, c.bpc, c.layout);
+    for (bool rgb : {false, true}) {
+      Picture r = copy_of(pair.ref), d = copy_of(pair.dis);
+      if (rgb) {
+        if (c.layout != ChromaSubsampling::k444) continue;
+        PictureFormat f = r.format();
+        f.color = ColorModel::kRGB;
+        Picture rr(f), rd(f);
+        std::memcpy(rr.bytes(), r.bytes(), r.size_bytes());
+        std::memcpy(rd.bytes(), d.bytes(), d.size_bytes());
+        r = std::move(rr);
+        d = std::move(rd);
+      }
+      const ssimulacra2::YuvMatrix* m = rgb ? nullptr : &matrix;
+      for (auto mode : {ssimulacra2::EdgeDifference::kDouble,
+                        ssimulacra2::EdgeDifference::kFloatGroupsOf8}) {
+        ssimulacra2::load_linear(planes, r, d, m, nullptr);
+        const ssimulacra2::FrameSums want = planes.run(nullptr, mode);
+        for (ThreadPool* p : {static_cast<ThreadPool*>(nullptr), &pool}) {
+          const ssimulacra2::FrameSums got = streamed.run(r, d, m, p, mode);
+          const std::string what = std::to_string(c.w) + "x" + std::to_string(c.h) +
+                                   (rgb ? " rgb" : " yuv") + (p ? " pool" : "") +
+                                   (mode == ssimulacra2::EdgeDifference::kDouble ? " f64" : " f32");
+          ASSERT_EQ(got.scales, want.scales) << what;
+          EXPECT_GT(got.scales, 0) << what;
+          for (int s = 0; s < want.scales; ++s) {
+            EXPECT_EQ(got.pixels[size_t(s)], want.pixels[size_t(s)]) << what;
+            for (size_t ch = 0; ch < 3; ++ch) {
+              const ssimulacra2::ChannelSums& a = got.sums[size_t(s)][ch];
+              const ssimulacra2::ChannelSums& b = want.sums[size_t(s)][ch];
+              const double ga[6] = {a.s1, a.s4, a.a1, a.a4, a.d1, a.d4};
+              const double wb[6] = {b.s1, b.s4, b.a1, b.a4, b.d1, b.d4};
+              for (int k = 0; k < 6; ++k)
+                EXPECT_EQ(bits(ga[k]), bits(wb[k]))
+                    << what << " scale " << s << " channel " << ch << " sum " << k;
+            }
+          }
+          EXPECT_NE(got.sums[0][0].s1, 0.0) << what;  // the frames differ: real sums
+        }
+      }
+    }
+  }
+}
+
 TEST(Ssimulacra2Metric, ThreadCountDoesNotChangeAnyBit) {
   // Three frames (different distortions), 4:2:2 and 4:2:0, odd size, 10-bit, 0/1/2 threads.
   for (auto layout : {ChromaSubsampling::k422, ChromaSubsampling::k420}) {

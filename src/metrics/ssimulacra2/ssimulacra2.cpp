@@ -38,9 +38,9 @@ class Ssimulacra2Cpu final : public CpuMetric {
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame, FeatureWriter& out) override {
-    std::unique_ptr<ssimulacra2::Workspace> workspace = take_workspace();
+    std::unique_ptr<ssimulacra2::StreamWorkspace> workspace = take_workspace();
     const double score =
-        ssimulacra2::score_pair(*workspace, ref, dis, rgb_ ? nullptr : &matrix_, pool_);
+        ssimulacra2::score_pair_streamed(*workspace, ref, dis, rgb_ ? nullptr : &matrix_, pool_);
     give_back(std::move(workspace));
     out.put(frame, 0, score);
   }
@@ -48,14 +48,14 @@ class Ssimulacra2Cpu final : public CpuMetric {
  private:
   // Frames may arrive concurrently; each takes a workspace from this stack, so scratch memory
   // is reused across frames and there are at most as many workspaces as frames in flight.
-  std::unique_ptr<ssimulacra2::Workspace> take_workspace() {
+  std::unique_ptr<ssimulacra2::StreamWorkspace> take_workspace() {
     std::lock_guard lock(mutex_);
-    if (spare_.empty()) return std::make_unique<ssimulacra2::Workspace>();
+    if (spare_.empty()) return std::make_unique<ssimulacra2::StreamWorkspace>();
     auto w = std::move(spare_.back());
     spare_.pop_back();
     return w;
   }
-  void give_back(std::unique_ptr<ssimulacra2::Workspace> w) {
+  void give_back(std::unique_ptr<ssimulacra2::StreamWorkspace> w) {
     std::lock_guard lock(mutex_);
     spare_.push_back(std::move(w));
   }
@@ -64,7 +64,7 @@ class Ssimulacra2Cpu final : public CpuMetric {
   ThreadPool* pool_ = nullptr;
   bool rgb_ = false;
   std::mutex mutex_;
-  std::vector<std::unique_ptr<ssimulacra2::Workspace>> spare_;
+  std::vector<std::unique_ptr<ssimulacra2::StreamWorkspace>> spare_;
 };
 
 }  // namespace

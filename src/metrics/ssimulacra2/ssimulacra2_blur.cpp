@@ -235,7 +235,37 @@ void blur_column_strip(float* plane, uint32_t w, uint32_t h, uint32_t x, uint32_
   }
 }
 
+constexpr float kZeroRow[kLanes] = {};
+
 }  // namespace
+
+void blur_columns_steps(float* ring, uint32_t ring_rows, uint32_t w, uint32_t h, long t0, long t1,
+                        float* state) {
+  const long len = long(h), rows = long(ring_rows);
+  auto row = [&](long y) { return ring + size_t(y % rows) * w; };
+  Recurrence rec;
+  for (uint32_t x = 0, g = 0; x < w; x += kLanes, ++g) {
+    const uint32_t n = w - x < kLanes ? w - x : kLanes;
+    float* st = state + size_t{g} * 48;
+    for (int k = 0; k < 3; ++k) {
+      std::memcpy(&rec.prev1[k], st + 8 * k, sizeof(Lanes));
+      std::memcpy(&rec.prev2[k], st + 24 + 8 * k, sizeof(Lanes));
+    }
+    for (long t = t0; t < t1; ++t) {
+      // Exactly blur_line_reference's sum: in[t - 6] + in[t + 4], zeros included.
+      const long ia = t - kBlurRadius - 1, ib = t + kBlurRadius - 1;
+      const Lanes a = ia >= 0 ? load_lanes(row(ia) + x, n) : load_lanes(kZeroRow, kLanes);
+      const Lanes b = ib < len ? load_lanes(row(ib) + x, n) : load_lanes(kZeroRow, kLanes);
+      const Lanes o = rec.step(a + b);
+      // Output t goes to the ring row of input t - 6 (never live: rows < 0 are not stored).
+      if (t >= 0) store_lanes(row(ia + rows) + x, o, n);
+    }
+    for (int k = 0; k < 3; ++k) {
+      std::memcpy(st + 8 * k, &rec.prev1[k], sizeof(Lanes));
+      std::memcpy(st + 24 + 8 * k, &rec.prev2[k], sizeof(Lanes));
+    }
+  }
+}
 
 void blur_rows_in_place(float* plane, uint32_t w, uint32_t /*h*/, uint32_t y0, uint32_t y1) {
   blur_rows<false>(plane, nullptr, plane, w, y0, y1);

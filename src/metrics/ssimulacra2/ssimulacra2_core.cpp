@@ -50,7 +50,7 @@ inline uint32_t chroma_index(uint32_t x, uint32_t plane_size, uint32_t luma_size
 }
 
 template <typename Sample>
-void yuv_rows(const Picture& picture, const YuvMatrix& m, const RgbPlanes& out, uint32_t y0,
+void yuv_rows(const Picture& picture, const YuvMatrix& m, float* const out[3], uint32_t y0,
               uint32_t y1) {
   const PictureFormat& f = picture.format();
   const uint32_t w = f.width, h = f.height;
@@ -69,9 +69,9 @@ void yuv_rows(const Picture& picture, const YuvMatrix& m, const RgbPlanes& out, 
     const Sample* row_y = py + size_t{y} * w;
     const Sample* row_u = pu + size_t{cy} * cw;
     const Sample* row_v = pv + size_t{cy} * cw;
-    float* r_out = out.c[0] + size_t{y} * w;
-    float* g_out = out.c[1] + size_t{y} * w;
-    float* b_out = out.c[2] + size_t{y} * w;
+    float* r_out = out[0] + size_t{y - y0} * w;
+    float* g_out = out[1] + size_t{y - y0} * w;
+    float* b_out = out[2] + size_t{y - y0} * w;
     for (uint32_t x = 0; x < w; ++x) {
       const uint32_t cx = cxs[x];
       const float Y = float(row_y[x]) * inv_peak;
@@ -91,28 +91,46 @@ void yuv_rows(const Picture& picture, const YuvMatrix& m, const RgbPlanes& out, 
 }
 
 template <typename Sample>
-void rgb_rows(const Picture& picture, const RgbPlanes& out, uint32_t y0, uint32_t y1) {
+void rgb_rows(const Picture& picture, float* const out[3], uint32_t y0, uint32_t y1) {
   const PictureFormat& f = picture.format();
   const uint32_t w = f.width;
   const float inv_peak = inverse_peak(f.bit_depth);
+  const size_t begin = size_t{y0} * w, count = size_t{y1 - y0} * w;
   for (unsigned c = 0; c < 3; ++c) {
-    const Sample* in = picture.plane<Sample>(c);
-    for (size_t i = size_t{y0} * w; i < size_t{y1} * w; ++i)
-      out.c[c][i] = srgb_eotf(float(in[i]) * inv_peak);
+    const Sample* in = picture.plane<Sample>(c) + begin;
+    for (size_t i = 0; i < count; ++i) out[c][i] = srgb_eotf(float(in[i]) * inv_peak);
   }
+}
+
+// Where row y0 of each plane lies.
+struct RowStarts {
+  float* c[3];
+};
+RowStarts row_starts(const RgbPlanes& out, uint32_t y0) {
+  const size_t offset = size_t{y0} * out.width;
+  return {{out.c[0] + offset, out.c[1] + offset, out.c[2] + offset}};
 }
 
 }  // namespace
 
-void yuv_to_linear_rgb(const Picture& picture, const YuvMatrix& matrix, const RgbPlanes& out,
-                       uint32_t y0, uint32_t y1) {
+void yuv_to_linear_rgb_rows(const Picture& picture, const YuvMatrix& matrix, float* const out[3],
+                            uint32_t y0, uint32_t y1) {
   if (picture.format().bit_depth > 8) yuv_rows<uint16_t>(picture, matrix, out, y0, y1);
   else yuv_rows<uint8_t>(picture, matrix, out, y0, y1);
 }
 
-void rgb_to_linear_rgb(const Picture& picture, const RgbPlanes& out, uint32_t y0, uint32_t y1) {
+void rgb_to_linear_rgb_rows(const Picture& picture, float* const out[3], uint32_t y0, uint32_t y1) {
   if (picture.format().bit_depth > 8) rgb_rows<uint16_t>(picture, out, y0, y1);
   else rgb_rows<uint8_t>(picture, out, y0, y1);
+}
+
+void yuv_to_linear_rgb(const Picture& picture, const YuvMatrix& matrix, const RgbPlanes& out,
+                       uint32_t y0, uint32_t y1) {
+  yuv_to_linear_rgb_rows(picture, matrix, row_starts(out, y0).c, y0, y1);
+}
+
+void rgb_to_linear_rgb(const Picture& picture, const RgbPlanes& out, uint32_t y0, uint32_t y1) {
+  rgb_to_linear_rgb_rows(picture, row_starts(out, y0).c, y0, y1);
 }
 
 // ---- Section 3 ---------------------------------------------------------------------------------
@@ -202,34 +220,35 @@ void linear_rgb_to_xyb(const ConstRgbPlanes& in, const RgbPlanes& out, size_t be
 
 // ---- Section 4 ---------------------------------------------------------------------------------
 
+void downsample_2x2_row(const float* row0, const float* row1, uint32_t iw, float* o) {
+  // Order of the four adds: (dy, dx) = (0,0), (0,1), (1,0), (1,1), starting from 0.0f.
+  const uint32_t full = iw / 2;
+  for (uint32_t ox = 0; ox < full; ++ox) {
+    float sum = 0.0f;
+    sum = sum + row0[2 * ox];
+    sum = sum + row0[2 * ox + 1];
+    sum = sum + row1[2 * ox];
+    sum = sum + row1[2 * ox + 1];
+    o[ox] = sum * 0.25f;
+  }
+  if (full < half_size(iw)) {  // odd width: the last column repeats
+    const uint32_t ix = iw - 1;
+    float sum = 0.0f;
+    sum = sum + row0[ix];
+    sum = sum + row0[ix];
+    sum = sum + row1[ix];
+    sum = sum + row1[ix];
+    o[full] = sum * 0.25f;
+  }
+}
+
 void downsample_2x2(const float* in, uint32_t iw, uint32_t ih, float* out, uint32_t oy0,
                     uint32_t oy1) {
   const uint32_t ow = half_size(iw);
   for (uint32_t oy = oy0; oy < oy1; ++oy) {
     const uint32_t iy0 = 2 * oy;
     const uint32_t iy1 = iy0 + 1 < ih ? iy0 + 1 : ih - 1;
-    const float* row0 = in + size_t{iy0} * iw;
-    const float* row1 = in + size_t{iy1} * iw;
-    float* o = out + size_t{oy} * ow;
-    // Order of the four adds: (dy, dx) = (0,0), (0,1), (1,0), (1,1), starting from 0.0f.
-    const uint32_t full = iw / 2;
-    for (uint32_t ox = 0; ox < full; ++ox) {
-      float sum = 0.0f;
-      sum = sum + row0[2 * ox];
-      sum = sum + row0[2 * ox + 1];
-      sum = sum + row1[2 * ox];
-      sum = sum + row1[2 * ox + 1];
-      o[ox] = sum * 0.25f;
-    }
-    if (full < ow) {  // odd width: the last column repeats
-      const uint32_t ix = iw - 1;
-      float sum = 0.0f;
-      sum = sum + row0[ix];
-      sum = sum + row0[ix];
-      sum = sum + row1[ix];
-      sum = sum + row1[ix];
-      o[full] = sum * 0.25f;
-    }
+    downsample_2x2_row(in + size_t{iy0} * iw, in + size_t{iy1} * iw, iw, out + size_t{oy} * ow);
   }
 }
 
@@ -266,14 +285,13 @@ void accumulate_ssim(const float* mu1, const float* mu2, const float* s11, const
   sums.s4 = s4;
 }
 
-void accumulate_edges(const float* img1, const float* mu1, const float* img2, const float* mu2,
-                      size_t n, EdgeDifference mode, ChannelSums& sums) {
-  const size_t f32_end = mode == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
+void accumulate_edges_run(const float* img1, const float* mu1, const float* img2,
+                          const float* mu2, size_t n, size_t f32_count, ChannelSums& sums) {
   double art[kTermBlock], det[kTermBlock];
   double a1 = sums.a1, a4 = sums.a4, d1 = sums.d1, d4 = sums.d4;
   for (size_t base = 0; base < n; base += kTermBlock) {
     const size_t len = n - base < kTermBlock ? n - base : kTermBlock;
-    const size_t split = f32_end <= base ? 0 : (f32_end - base < len ? f32_end - base : len);
+    const size_t split = f32_count <= base ? 0 : (f32_count - base < len ? f32_count - base : len);
     for (size_t j = 0; j < split; ++j) {
       const size_t i = base + j;
       const double r = edge_ratio_f32_difference(img1[i], mu1[i], img2[i], mu2[i]);
@@ -297,6 +315,12 @@ void accumulate_edges(const float* img1, const float* mu1, const float* img2, co
   sums.a4 = a4;
   sums.d1 = d1;
   sums.d4 = d4;
+}
+
+void accumulate_edges(const float* img1, const float* mu1, const float* img2, const float* mu2,
+                      size_t n, EdgeDifference mode, ChannelSums& sums) {
+  accumulate_edges_run(img1, mu1, img2, mu2, n,
+                       mode == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0, sums);
 }
 
 // ---- Section 10 --------------------------------------------------------------------------------

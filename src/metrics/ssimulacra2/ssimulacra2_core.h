@@ -65,6 +65,11 @@ void yuv_to_linear_rgb(const Picture& picture, const YuvMatrix& matrix, const Rg
 // Rows [y0, y1) of an R'G'B' picture (ColorModel::kRGB, 4:4:4): normalisation (2.3) and the same
 // EOTF, without any matrix (the image mode of section 13).
 void rgb_to_linear_rgb(const Picture& picture, const RgbPlanes& out, uint32_t y0, uint32_t y1);
+// The same two conversions into a buffer of rows: out[c] is where row y0 of plane c goes, rows of
+// `width` samples back to back (the streamed pipeline's strips). Same operations per pixel.
+void yuv_to_linear_rgb_rows(const Picture& picture, const YuvMatrix& matrix, float* const out[3],
+                            uint32_t y0, uint32_t y1);
+void rgb_to_linear_rgb_rows(const Picture& picture, float* const out[3], uint32_t y0, uint32_t y1);
 
 // ---- Section 3: linear RGB -> XYB --------------------------------------------------------------
 
@@ -94,6 +99,8 @@ inline uint32_t half_size(uint32_t n) { return (n + 1) / 2; }
 // Output rows [oy0, oy1) of one plane; output size is (half_size(iw), half_size(ih)).
 void downsample_2x2(const float* in, uint32_t iw, uint32_t ih, float* out, uint32_t oy0,
                     uint32_t oy1);
+// One output row from its two input rows (row1 == row0 for the last row of an odd height).
+void downsample_2x2_row(const float* row0, const float* row1, uint32_t iw, float* out);
 
 // ---- Section 5: products -----------------------------------------------------------------------
 
@@ -129,6 +136,17 @@ void blur_rows_of_product(const float* a, const float* b, float* out, uint32_t w
                           uint32_t y1);
 // Vertical pass over columns [x0, x1).
 void blur_columns_in_place(float* plane, uint32_t w, uint32_t h, uint32_t x0, uint32_t x1);
+
+// The vertical pass run a few rows at a time over a ring of `ring_rows` rows of w samples (row y
+// of the horizontally blurred plane lives in ring row y % ring_rows), for a plane of h rows.
+// Runs the recurrence's steps [t0, t1) (the first call starts at t0 = -4) of every column: step t
+// reads input rows t - 6 and t + 4 (zero outside [0, h)) and writes output row t, for t >= 0,
+// into the ring row of input row t - 6, which step t read for the last time. `state` carries each
+// column's recurrence between calls: column_state_floats(w) floats, zero before step -4. Each
+// column sees exactly the operations of blur_line_reference in the same order.
+inline size_t column_state_floats(uint32_t w) { return size_t{(w + 7) / 8} * 48; }
+void blur_columns_steps(float* ring, uint32_t ring_rows, uint32_t w, uint32_t h, long t0, long t1,
+                        float* state);
 
 // ---- Sections 7-9: per-pixel terms and their sums ----------------------------------------------
 
@@ -189,6 +207,10 @@ void accumulate_ssim(const float* mu1, const float* mu2, const float* s11, const
 // A1, A4, D1, D4 over pixels [0, n) in raster order.
 void accumulate_edges(const float* img1, const float* mu1, const float* img2, const float* mu2,
                       size_t n, EdgeDifference mode, ChannelSums& sums);
+// A1, A4, D1, D4 continued over pixels [0, n) of a run of the raster (a row): its first
+// `f32_count` pixels take the f32 difference (kFloatGroupsOf8), the rest the f64 one.
+void accumulate_edges_run(const float* img1, const float* mu1, const float* img2,
+                          const float* mu2, size_t n, size_t f32_count, ChannelSums& sums);
 
 // ---- Section 10: pooling -----------------------------------------------------------------------
 

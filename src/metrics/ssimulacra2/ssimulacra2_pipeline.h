@@ -44,6 +44,32 @@ double score_pair(Workspace& workspace, const Picture& ref, const Picture& dis,
                   const YuvMatrix* matrix, ThreadPool* pool,
                   EdgeDifference edge_difference = EdgeDifference::kFloatGroupsOf8);
 
+// The same computation streamed in strips of rows (the metric's path): per scale, each strip goes
+// from the picture (or the scale's linear planes) through XYB, products and both blur passes to the
+// sums while it is in cache; the vertical pass carries each column's recurrence from strip to
+// strip, so every column and every sum sees the operations of Workspace::run in the same order
+// and run() returns the same bits (ssimulacra2_metric_test). Only the next scale's linear planes
+// are whole planes: about 2 planes of the input size per image pair instead of 13.5.
+// Not thread-safe: one frame per workspace at a time.
+class StreamWorkspace {
+ public:
+  // `matrix` null = R'G'B' pictures. `pool` may be null.
+  FrameSums run(const Picture& ref, const Picture& dis, const YuvMatrix* matrix, ThreadPool* pool,
+                EdgeDifference edge_difference);
+
+ private:
+  std::vector<float> strip_;   // 6 strips of linear RGB at scale 0
+  std::vector<float> xyb_;     // 6 rings of XYB rows
+  std::vector<float> blur_;    // 15 rings: blur inputs, then outputs (3 channels x 5 planes)
+  std::vector<float> state_;   // 15 planes' vertical recurrence state per column
+  std::vector<float> down_[2]; // linear RGB of the odd / even scales > 0 (6 planes each)
+};
+
+// StreamWorkspace::run + pool_score.
+double score_pair_streamed(StreamWorkspace& workspace, const Picture& ref, const Picture& dis,
+                           const YuvMatrix* matrix, ThreadPool* pool,
+                           EdgeDifference edge_difference = EdgeDifference::kFloatGroupsOf8);
+
 // Calls body(begin, end) over [0, n) in chunks of `grain`, on the pool when there is one.
 void for_chunks(ThreadPool* pool, size_t n, size_t grain,
                 const std::function<void(size_t, size_t)>& body);
