@@ -8,6 +8,7 @@
 #include "engine/error.h"
 #include "engine/thread_pool.h"
 #include "metrics/integer_adm/adm_math.h"
+#include "metrics/integer_adm/adm_outputs.h"
 #include "metrics/vmaf_common/feature_name.h"
 #include "metrics/vmaf_common/size_limits.h"
 #include "metrics/vmaf_common/workspace_pool.h"
@@ -112,18 +113,7 @@ class IntegerAdmCpu final : public CpuMetric {
     else
       compute(ref.plane<uint16_t>(0), dis.plane<uint16_t>(0), scales);
     AdmFrameScores f = adm_combine(scales, format_.width, format_.height, dlm_weight_, min_val_);
-    out.put(frame, 0, f.adm2);
-    out.put(frame, 1, f.aim);
-    out.put(frame, 2, f.adm3);
-    for (int s = 0; s < kScales; ++s) out.put(frame, 3 + s, f.scale[s]);
-    if (!debug_) return;
-    out.put(frame, 7, f.adm2);
-    out.put(frame, 8, f.num);
-    out.put(frame, 9, f.den);
-    for (int s = 0; s < kScales; ++s) {
-      out.put(frame, 10 + 2 * s, double(scales[s].num));
-      out.put(frame, 11 + 2 * s, double(scales[s].den));
-    }
+    write_adm_outputs(out, frame, scales, f, debug_);
   }
 
  private:
@@ -258,3 +248,24 @@ const MetricDescriptor& integer_adm_descriptor() {
 }
 
 }  // namespace vqx
+
+namespace vqx::integer_adm {
+
+void write_adm_outputs(FeatureWriter& out, uint64_t frame,
+                       const std::array<AdmScaleValues, kScales>& scales, const AdmFrameScores& f,
+                       bool debug) {
+  out.put(frame, 0, f.adm2);
+  out.put(frame, 1, f.aim);
+  out.put(frame, 2, f.adm3);
+  for (int s = 0; s < kScales; ++s) out.put(frame, 3 + s, f.scale[s]);
+  if (!debug) return;
+  out.put(frame, 7, f.adm2);
+  out.put(frame, 8, f.num);
+  out.put(frame, 9, f.den);
+  for (int s = 0; s < kScales; ++s) {
+    out.put(frame, 10 + 2 * s, double(scales[s].num));
+    out.put(frame, 11 + 2 * s, double(scales[s].den));
+  }
+}
+
+}  // namespace vqx::integer_adm

@@ -17,6 +17,7 @@
 
 #include "engine/cuda/cuda_check.h"
 #include "metrics/integer_adm/adm_math.h"
+#include "metrics/integer_adm/adm_outputs.h"
 #include "metrics/integer_adm/cuda/adm_cuda.h"
 #include "metrics/integer_adm/integer_adm.h"
 #include "metrics/vmaf_common/cuda/block_sum.cuh"
@@ -523,20 +524,8 @@ class IntegerAdmCuda final : public CudaMetric {
       v.num = adm_num_value(s, dlm, width_[s], height_[s], rects_[s].count, noise_weight_);
       if (!skip_aim_) v.aim = adm_num_value(s, aim, width_[s], height_[s], rects_[s].count, 0.0);
     }
-    // The CPU twin's outputs (integer_adm.cpp extract), in the same order.
     AdmFrameScores f = adm_combine(scales, format_.width, format_.height, dlm_weight_, min_val_);
-    out.put(frame, 0, f.adm2);
-    out.put(frame, 1, f.aim);
-    out.put(frame, 2, f.adm3);
-    for (int s = 0; s < kScales; ++s) out.put(frame, 3 + s, f.scale[s]);
-    if (!debug_) return;
-    out.put(frame, 7, f.adm2);
-    out.put(frame, 8, f.num);
-    out.put(frame, 9, f.den);
-    for (int s = 0; s < kScales; ++s) {
-      out.put(frame, 10 + 2 * s, double(scales[s].num));
-      out.put(frame, 11 + 2 * s, double(scales[s].den));
-    }
+    write_adm_outputs(out, frame, scales, f, debug_);
   }
 
  private:
