@@ -1,5 +1,6 @@
 // libvmaf float_ms_ssim on the CPU (shared/spec/ms_ssim.md).
 #include "metrics/float_ms_ssim/float_ms_ssim.h"
+#include "metrics/float_ms_ssim/float_ms_ssim_outputs.h"
 
 #include <fmt/format.h>
 
@@ -54,11 +55,7 @@ class FloatMsSsimCpu final : public CpuMetric {
         enable_chroma_set_(o.is_set("enable_chroma")) {}
 
   std::vector<std::string> feature_names() const override {
-    std::vector<std::string> names = {"float_ms_ssim"};
-    if (enable_lcs_)
-      for (const char* term : {"l", "c", "s"})
-        for (int k = 0; k < ssim::kScales; ++k) names.push_back(fmt::format("float_ms_ssim_{}_scale{}", term, k));
-    return names;
+    return ssim::float_ms_ssim_feature_names(enable_lcs_);
   }
 
   void init(const MetricContext& context) override {
@@ -122,3 +119,15 @@ const MetricDescriptor& float_ms_ssim_descriptor() {
 }
 
 }  // namespace vqx
+
+namespace vqx::ssim {
+
+std::vector<std::string> float_ms_ssim_feature_names(bool enable_lcs) {
+  std::vector<std::string> names = {"float_ms_ssim"};
+  if (enable_lcs)
+    for (const char* term : {"l", "c", "s"})
+      for (int k = 0; k < kScales; ++k) names.push_back(fmt::format("float_ms_ssim_{}_scale{}", term, k));
+  return names;
+}
+
+}  // namespace vqx::ssim

@@ -2,6 +2,7 @@
 // (shared/spec/ms_ssim.md section 1), decimates by a box filter, then runs one scale of the IQA
 // SSIM (spec section 4) and reports f32(ssim_sum / N) and the f32 l, c, s means.
 #include "metrics/float_ssim/float_ssim.h"
+#include "metrics/float_ssim/float_ssim_outputs.h"
 
 #include <fmt/format.h>
 
@@ -73,8 +74,7 @@ class FloatSsimCpu final : public CpuMetric {
         scale_(int(o.get_int("scale"))) {}
 
   std::vector<std::string> feature_names() const override {
-    if (enable_lcs_) return {"float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"};
-    return {"float_ssim"};
+    return ssim::float_ssim_feature_names(enable_lcs_);
   }
 
   void init(const MetricContext& context) override {
@@ -110,13 +110,7 @@ class FloatSsimCpu final : public CpuMetric {
       d = s->dis_small.data();
     }
     const ssim::ScaleMeans m = ssim::ssim_scale(r, d, size, pool_, isa_);
-    const double score = double(m.ssim);
-    out.put(frame, 0, enable_db_ ? ssim::to_db(score, max_db_) : score);
-    if (enable_lcs_) {
-      out.put(frame, 1, double(m.l));
-      out.put(frame, 2, double(m.c));
-      out.put(frame, 3, double(m.s));
-    }
+    ssim::write_float_ssim_outputs(out, frame, m, enable_db_, max_db_, enable_lcs_);
   }
 
  private:
@@ -153,3 +147,22 @@ const MetricDescriptor& float_ssim_descriptor() {
 }
 
 }  // namespace vqx
+
+namespace vqx::ssim {
+
+std::vector<std::string> float_ssim_feature_names(bool enable_lcs) {
+  if (enable_lcs) return {"float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"};
+  return {"float_ssim"};
+}
+
+void write_float_ssim_outputs(FeatureWriter& out, uint64_t frame, const ScaleMeans& means,
+                              bool enable_db, double max_db, bool enable_lcs) {
+  const double score = double(means.ssim);
+  out.put(frame, 0, enable_db ? to_db(score, max_db) : score);
+  if (!enable_lcs) return;
+  out.put(frame, 1, double(means.l));
+  out.put(frame, 2, double(means.c));
+  out.put(frame, 3, double(means.s));
+}
+
+}  // namespace vqx::ssim

@@ -10,6 +10,7 @@
 
 #include "engine/error.h"
 #include "metrics/float_ms_ssim/cuda/float_ms_ssim_cuda.h"
+#include "metrics/float_ms_ssim/float_ms_ssim_outputs.h"
 #include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
 #include "metrics/float_ms_ssim/ssim_stages.h"
 
@@ -32,13 +33,8 @@ class FloatMsSsimCuda final : public CudaMetric {
         clip_db_(o.get_bool("clip_db")),
         enable_chroma_set_(o.is_set("enable_chroma")) {}
 
-  // The CPU twin's names, in its order.
   std::vector<std::string> feature_names() const override {
-    std::vector<std::string> names = {"float_ms_ssim"};
-    if (enable_lcs_)
-      for (const char* term : {"l", "c", "s"})
-        for (int k = 0; k < kScales; ++k) names.push_back(fmt::format("float_ms_ssim_{}_scale{}", term, k));
-    return names;
+    return ssim::float_ms_ssim_feature_names(enable_lcs_);
   }
 
   std::vector<std::string> stage_names() const override {

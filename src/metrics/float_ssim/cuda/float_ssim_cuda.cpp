@@ -8,6 +8,7 @@
 #include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
 #include "metrics/float_ssim/cuda/float_ssim_cuda.h"
 #include "metrics/float_ssim/float_ssim.h"
+#include "metrics/float_ssim/float_ssim_outputs.h"
 
 namespace vqx {
 namespace {
@@ -27,8 +28,7 @@ class FloatSsimCuda final : public CudaMetric {
         scale_(int(o.get_int("scale"))) {}
 
   std::vector<std::string> feature_names() const override {
-    if (enable_lcs_) return {"float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"};
-    return {"float_ssim"};
+    return ssim::float_ssim_feature_names(enable_lcs_);
   }
 
   std::vector<std::string> stage_names() const override {
@@ -87,13 +87,7 @@ class FloatSsimCuda final : public CudaMetric {
     sums.s = r.sums[2];
     sums.ssim = r.sums[3];
     const ssim::ScaleMeans m = sums.means(ssim::map_size(small_));
-    const double score = double(m.ssim);
-    out.put(frame, 0, enable_db_ ? ssim::to_db(score, max_db_) : score);
-    if (enable_lcs_) {
-      out.put(frame, 1, double(m.l));
-      out.put(frame, 2, double(m.c));
-      out.put(frame, 3, double(m.s));
-    }
+    ssim::write_float_ssim_outputs(out, frame, m, enable_db_, max_db_, enable_lcs_);
   }
 
  private:
