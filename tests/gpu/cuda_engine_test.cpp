@@ -2,6 +2,9 @@
 // through the pipeline, device state for temporal metrics, --profile, and clear errors.
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <tuple>
+
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/cuda_metric.h"
 #include "engine/cuda/device_context.h"
@@ -198,6 +201,39 @@ TEST(CudaEngine, ProfilePrintsStagesTransfersAndPeakMemory) {
   for (const char* needle : {"upload H2D", "psnr: sse", "psnr: clear", "readback D2H",
                              "host read", "peak device memory", "MiB"})
     EXPECT_NE(text.find(needle), std::string::npos) << needle << " missing from:\n" << text;
+}
+
+// Every CUDA metric in one run: side by side on their own streams (the default), one after
+// another (VQX_CUDA_METRIC_STREAMS=0) and side by side again must give the same bits, frame
+// selection and the temporal metric (motion) included; the exact twins must also equal the CPU.
+TEST(CudaEngine, MetricsSideBySideGiveTheSameBitsAsOneAfterAnother) {
+  VQX_REQUIRE_CUDA();
+  const std::vector<std::string> all = {"psnr",          "vif",        "adm",
+                                        "motion",        "cambi",      "speed_chroma",
+                                        "ssimulacra2",   "float_ms_ssim", "float_ssim"};
+  const std::vector<std::string> exact = {"psnr",  "vif",          "adm",          "motion",
+                                          "cambi", "speed_chroma", "float_ssim"};
+  for (auto [w, h, depth] : {std::tuple{256u, 192u, uint8_t(8)}, std::tuple{333u, 201u, uint8_t(10)}}) {
+    auto f = make_format(w, h, ChromaSubsampling::k420, depth);
+    auto ref = random_pictures(f, 7, 21), dis = random_pictures(f, 7, 22);
+    for (uint64_t subsample : {1, 2}) {
+      RunSettings s = cuda_settings();
+      s.subsample = subsample;
+      const std::string label = fmt::format("{}x{} {}-bit subsample {}", w, h, depth, subsample);
+      unsetenv("VQX_CUDA_METRIC_STREAMS");
+      auto side_by_side = run_on_pictures(ref, dis, all, s);
+      setenv("VQX_CUDA_METRIC_STREAMS", "0", 1);
+      auto in_turn = run_on_pictures(ref, dis, all, s);
+      unsetenv("VQX_CUDA_METRIC_STREAMS");
+      auto again = run_on_pictures(ref, dis, all, s);
+      expect_same_tables(*in_turn, *side_by_side, label + " side by side vs in turn");
+      expect_same_tables(*side_by_side, *again, label + " repeated");
+      RunSettings c = cpu_settings();
+      c.subsample = subsample;
+      expect_same_tables(*run_on_pictures(ref, dis, exact, c), *run_on_pictures(ref, dis, exact, s),
+                         label + " exact twins vs cpu");
+    }
+  }
 }
 
 TEST(CudaEngine, AutoPicksCudaWhenEveryMetricHasATwin) {

@@ -1,8 +1,11 @@
 // The CUDA backend's frame pipeline (shared/spec and issue 6):
 //  - the reader fills pinned host buffers (reference and distorted read concurrently);
 //  - each pair is copied to the device once, on a copy stream, in native layout;
-//  - every metric enqueues its work on one compute stream, after an event says the upload is done,
-//    reading that one device copy; its per-frame values land in its slice of a result block;
+//  - after an event says the upload is done, every metric enqueues its work on a stream of its own
+//    (forked from the compute stream and joined back into it), reading that one device copy, so
+//    the metrics of a frame run side by side and fill the device together; its per-frame values
+//    land in its slice of a result block (--profile and VQX_CUDA_METRIC_STREAMS=0 run the metrics
+//    one after another on the compute stream instead, so each stage's time is its own);
 //  - one device-to-host copy brings the whole block back; the host waits once per frame, on the
 //    frame kSlots behind the one being read, so reading, uploading and computing overlap;
 //  - per slot, the metrics' work plus the readback are captured into a CUDA graph once and
@@ -12,6 +15,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -157,6 +161,13 @@ void print_profile(const cuda::DeviceContext& device, const PictureFormat& forma
   std::fputs(out.c_str(), stderr);
 }
 
+// VQX_CUDA_METRIC_STREAMS=0 runs the metrics of a frame one after another (for measuring what
+// running them side by side gains); anything else, or unset, runs them side by side.
+bool metric_streams_enabled() {
+  const char* value = std::getenv("VQX_CUDA_METRIC_STREAMS");
+  return !(value && std::string(value) == "0");
+}
+
 }  // namespace
 
 bool cuda_device_available(int device) {
@@ -238,10 +249,24 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
   }
   cudaStream_t copy = copy_stream.get(), compute = compute_stream.get();
 
+  // One stream per metric when several run: a metric keeps its stream for the whole clip, so its
+  // device state (temporal metrics, scratch) is still used in frame order, and the join before
+  // the readback keeps whole frames in order on the compute stream.
+  const bool side_by_side = instances.size() > 1 && !settings.profile && metric_streams_enabled();
+  std::vector<std::unique_ptr<cuda::Stream>> metric_streams;
+  std::vector<std::unique_ptr<cuda::Event>> metric_joined;
+  cuda::Event fork(false);
+  if (side_by_side)
+    for (size_t m = 0; m < instances.size(); ++m) {
+      metric_streams.push_back(std::make_unique<cuda::Stream>());
+      metric_joined.push_back(std::make_unique<cuda::Event>(false));
+    }
+
   // Enqueues the metrics that run on this frame, then the one readback of the result block.
   NoMarks no_marks;
   ProfileMarks profile_marks;
   auto enqueue_frame = [&](Slot& s, uint64_t index, bool profiling) {
+    bool forked = false;
     for (size_t m = 0; m < instances.size(); ++m) {
       if (!s.active[m]) continue;
       void* result = s.device_results.get<uint8_t>() + instances[m].offset;
@@ -255,6 +280,16 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
         profile_marks.bind(nullptr);
         check(cudaEventRecord(ev.boundary.back()->get(), compute), "cudaEventRecord");
         ev.recorded.back() = true;
+      } else if (side_by_side) {
+        if (!forked) {
+          check(cudaEventRecord(fork.get(), compute), "cudaEventRecord (fork)");
+          forked = true;
+        }
+        cudaStream_t own = metric_streams[m]->get();
+        check(cudaStreamWaitEvent(own, fork.get(), 0), "cudaStreamWaitEvent (fork)");
+        instances[m].metric->enqueue(s.frame, index, own, result, no_marks);
+        check(cudaEventRecord(metric_joined[m]->get(), own), "cudaEventRecord (join)");
+        check(cudaStreamWaitEvent(compute, metric_joined[m]->get(), 0), "cudaStreamWaitEvent (join)");
       } else {
         instances[m].metric->enqueue(s.frame, index, compute, result, no_marks);
       }

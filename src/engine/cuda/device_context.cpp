@@ -68,7 +68,10 @@ PinnedBuffer::~PinnedBuffer() {
   if (data_) cudaFreeHost(data_);
 }
 
-Event::Event() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
+Event::Event(bool timing) {
+  check(cudaEventCreateWithFlags(&event_, timing ? cudaEventDefault : cudaEventDisableTiming),
+        "cudaEventCreate");
+}
 Event::~Event() {
   if (event_) cudaEventDestroy(event_);
 }
