@@ -24,6 +24,9 @@ struct RunSettings {
   Backend backend = Backend::kCpu;
   int gpu = 0;                // CUDA device index
   bool profile = false;       // print per-stage timings (CUDA) to stderr
+  // CUDA: frames of one non-temporal metric on the device at once, each in its own copy of the
+  // metric's device state on its own stream (0 = as many as fit a 1 GiB budget, at most 4).
+  unsigned gpu_frames = 0;
   // Called from the reading thread after each frame pair is read.
   std::function<void(uint64_t frames_read)> progress;
   // Non-fatal notices (e.g. one input ended first).

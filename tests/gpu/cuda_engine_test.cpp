@@ -204,8 +204,9 @@ TEST(CudaEngine, ProfilePrintsStagesTransfersAndPeakMemory) {
 }
 
 // Every CUDA metric in one run: side by side on their own streams (the default), one after
-// another (VQX_CUDA_METRIC_STREAMS=0) and side by side again must give the same bits, frame
-// selection and the temporal metric (motion) included; the exact twins must also equal the CPU.
+// another (VQX_CUDA_METRIC_STREAMS=0), side by side again, and with 1 or 3 frames of each
+// non-temporal metric in flight must give the same bits, frame selection and the temporal metric
+// (motion) included; the exact twins must also equal the CPU.
 TEST(CudaEngine, MetricsSideBySideGiveTheSameBitsAsOneAfterAnother) {
   VQX_REQUIRE_CUDA();
   const std::vector<std::string> all = {"psnr",          "vif",        "adm",
@@ -228,6 +229,12 @@ TEST(CudaEngine, MetricsSideBySideGiveTheSameBitsAsOneAfterAnother) {
       auto again = run_on_pictures(ref, dis, all, s);
       expect_same_tables(*in_turn, *side_by_side, label + " side by side vs in turn");
       expect_same_tables(*side_by_side, *again, label + " repeated");
+      for (unsigned frames : {1u, 3u}) {
+        RunSettings f_s = s;
+        f_s.gpu_frames = frames;
+        expect_same_tables(*in_turn, *run_on_pictures(ref, dis, all, f_s),
+                           fmt::format("{} --gpu_frames {}", label, frames));
+      }
       RunSettings c = cpu_settings();
       c.subsample = subsample;
       expect_same_tables(*run_on_pictures(ref, dis, exact, c), *run_on_pictures(ref, dis, exact, s),

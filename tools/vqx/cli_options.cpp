@@ -70,6 +70,7 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   uint64_t subsample = 1, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
   unsigned cpumask = 0, gpumask = 0;
   int gpu = 0;
+  unsigned gpu_frames = 0;
   bool xml = false, json = false, csv = false, sub = false, profile = false, no_cuda = false;
 
   app.add_option("-r,--reference", o.reference, "Reference video (.y4m, raw .yuv with -w/-h/-p/-b, or .png)");
@@ -98,6 +99,9 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   app.add_option("--precision", precision, "Number format: N (%.Ng, 1-17), max/full (%.17g) or legacy (%.6f); default as libvmaf");
   app.add_option("--backend", backend, "cpu (default), cuda or auto");
   app.add_option("--gpu", gpu, "CUDA device index")->check(CLI::NonNegativeNumber);
+  app.add_option("--gpu_frames", gpu_frames,
+                 "CUDA: frames per metric on the device at once (default 0 = as many as fit 1 GiB, at most 4)")
+      ->check(CLI::Range(0u, 16u));
   app.add_flag("--no_cuda", no_cuda, "Never use CUDA (same as --backend cpu)");
   app.add_flag("--profile", profile, "Print per-stage device timings and memory (CUDA backend)");
   app.add_flag("--list-features", o.list_features, "List the available features and their options");
@@ -139,6 +143,7 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   }
   o.run.gpu = gpu;
   o.run.profile = profile;
+  o.run.gpu_frames = gpu_frames;
   return o;
 }
 

@@ -1,16 +1,19 @@
 // The CUDA backend's frame pipeline (shared/spec and issue 6):
 //  - the reader fills pinned host buffers (reference and distorted read concurrently);
 //  - each pair is copied to the device once, on a copy stream, in native layout;
-//  - after an event says the upload is done, every metric enqueues its work on a stream of its own
-//    (forked from the compute stream and joined back into it), reading that one device copy, so
-//    the metrics of a frame run side by side and fill the device together; its per-frame values
-//    land in its slice of a result block (--profile and VQX_CUDA_METRIC_STREAMS=0 run the metrics
-//    one after another on the compute stream instead, so each stage's time is its own);
-//  - one device-to-host copy brings the whole block back; the host waits once per frame, on the
-//    frame kSlots behind the one being read, so reading, uploading and computing overlap;
-//  - per slot, the metrics' work plus the readback are captured into a CUDA graph once and
-//    replayed (eager launches only with --profile or a metric that is not graph_safe()).
-// Memory (pinned, device, graphs) is allocated once, before the first frame.
+//  - after an event says the upload is done, every metric enqueues its work on a stream of its own,
+//    reading that one device copy, so the metrics of a frame run side by side; a non-temporal
+//    metric may also have several replicas (copies of its device state, each on its own stream)
+//    so that consecutive frames of it overlap (--gpu_frames; by default as many as fit 1 GiB);
+//  - per-frame values land in each metric's slice of the slot's result block, and one
+//    device-to-host copy, after every metric of the frame has finished, brings the block back; the
+//    host waits once per frame, on the oldest slot, so reading, uploading and computing overlap;
+//  - each (slot, metric, replica) captures its work into a CUDA graph the first time and replays it
+//    (eager launches only with --profile or a metric that is not graph_safe());
+//  - --profile and VQX_CUDA_METRIC_STREAMS=0 run the metrics one after another, one frame at a
+//    time, on the compute stream, so each stage's time is its own. Streams never change a bit:
+//    every metric's work on a frame is the same launches on the same data in the same order.
+// Memory (pinned, device, graphs) is allocated once, before the first frame; graphs on first use.
 #include <fmt/format.h>
 
 #include <chrono>
@@ -33,9 +36,14 @@ namespace {
 using cuda::check;
 using Clock = std::chrono::steady_clock;
 
-// Three slots: frame N is read into one while N-1 uploads/computes and N-2's results come back.
-constexpr size_t kSlots = 3;
+// At least three slots: frame N is read into one while N-1 uploads/computes and N-2's results come
+// back; with several frames of a metric on the device at once, one more slot per extra frame.
+constexpr size_t kMinSlots = 3;
 constexpr size_t kAlign = 256;
+// Frames in flight per metric chosen automatically: as many copies of each non-temporal metric's
+// device state as keep the run's device memory under the budget, at most kMaxAutoFrames.
+constexpr unsigned kMaxAutoFrames = 4;
+constexpr size_t kAutoBudgetBytes = size_t{1} << 30;
 
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
 
@@ -43,12 +51,19 @@ double ms_since(Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
+// One requested metric. Non-temporal metrics may have several replicas (copies of the device
+// state, each on its own stream): frame N runs on replica N % replicas, so frames of the same
+// metric overlap on the device. Replica 0 is the one collect()/finish() go through, in frame order.
 struct Instance {
   std::string name;
-  std::unique_ptr<CudaMetric> metric;
+  std::vector<std::unique_ptr<CudaMetric>> replicas;
+  std::vector<std::unique_ptr<cuda::Stream>> streams;  // one per replica; empty when serial
   std::unique_ptr<ColumnWriter> writer;
   std::vector<std::string> stages;
-  size_t offset = 0;  // of its slice in the result block
+  size_t offset = 0;       // of its slice in the result block
+  size_t device_bytes = 0;  // device memory of one replica
+  bool temporal = false, graph_safe = true;
+  CudaMetric& primary() { return *replicas[0]; }
 };
 
 // Stage events of one metric in one slot: boundary i is where stage i starts, the last one is
@@ -84,7 +99,8 @@ struct Slot {
   Picture ref, dis;
   CudaFrame frame;
   cuda::Event uploaded, done;
-  cudaGraphExec_t graph = nullptr;
+  std::vector<std::vector<cudaGraphExec_t>> graphs;  // [metric][replica], captured on first use
+  std::vector<std::unique_ptr<cuda::Event>> joined;  // [metric]: its work on this frame is done
   bool pending = false;           // work enqueued, not yet collected
   std::vector<bool> active;       // which metrics ran on the frame in this slot
   // --profile only
@@ -92,7 +108,9 @@ struct Slot {
   std::vector<MetricEvents> metric_events;
 
   ~Slot() {
-    if (graph) cudaGraphExecDestroy(graph);
+    for (auto& per_metric : graphs)
+      for (cudaGraphExec_t g : per_metric)
+        if (g) cudaGraphExecDestroy(g);
   }
 };
 
@@ -190,38 +208,75 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
   ResultTable& table = report->table;
   table.set_subsample(settings.subsample);
 
-  // Metrics: columns, init (their device allocations), result slices.
+  // Metrics run side by side, each on its own stream(s), unless profiling (each stage's time is
+  // then its own) or VQX_CUDA_METRIC_STREAMS=0; then one after another on the compute stream.
+  const bool serial = settings.profile || !metric_streams_enabled();
+
+  // Metrics: columns, init of the first replica (its device allocations), result slices.
   std::vector<Instance> instances;
   size_t result_bytes = 0, flush_bytes = 0;
-  bool graphs = !settings.profile, any_temporal = false;
   std::vector<size_t> flush_offsets;
+  CudaMetricContext context{format, &device};
   for (const auto& req : requests) {
     Instance inst;
     inst.name = req.spec_text;
-    inst.metric = req.metric->make_cuda(req.options);
+    inst.replicas.push_back(req.metric->make_cuda(req.options));
     inst.writer = std::make_unique<ColumnWriter>(
-        table, add_columns(table, inst.metric->feature_names(), req.spec_text));
+        table, add_columns(table, inst.primary().feature_names(), req.spec_text));
     instances.push_back(std::move(inst));
   }
-  CudaMetricContext context{format, &device};
   for (auto& inst : instances) {
-    inst.metric->init(context);
-    inst.stages = inst.metric->stage_names();
+    const size_t before = device.bytes_in_use();
+    inst.primary().init(context);
+    inst.device_bytes = device.bytes_in_use() - before;
+    inst.stages = inst.primary().stage_names();
     if (inst.stages.empty()) inst.stages = {"all"};
     inst.offset = result_bytes;
-    result_bytes += align_up(inst.metric->result_bytes());
+    result_bytes += align_up(inst.primary().result_bytes());
     flush_offsets.push_back(flush_bytes);
-    flush_bytes += align_up(inst.metric->flush_bytes());
-    graphs = graphs && inst.metric->graph_safe();
-    any_temporal = any_temporal || inst.metric->temporal();
+    flush_bytes += align_up(inst.primary().flush_bytes());
+    inst.temporal = inst.primary().temporal();
+    inst.graph_safe = inst.primary().graph_safe() && !settings.profile;
   }
 
-  // Buffers, once for this geometry.
+  // Frames in flight per non-temporal metric, and the slots that keep them fed.
   const size_t frame_bytes = format.frame_bytes();
   const size_t frame_stride = align_up(frame_bytes);
+  auto slots_for = [](unsigned frames) { return std::max(kMinSlots, size_t(frames) + 2); };
+  auto device_bytes_for = [&](unsigned frames) {
+    size_t total = slots_for(frames) * (2 * frame_stride + result_bytes);
+    for (const auto& inst : instances) total += inst.device_bytes * (inst.temporal ? 1 : frames);
+    return total;
+  };
+  unsigned frames_in_flight = 1;
+  if (!serial) {
+    if (settings.gpu_frames > 0) {
+      frames_in_flight = settings.gpu_frames;
+    } else {
+      while (frames_in_flight < kMaxAutoFrames &&
+             device_bytes_for(frames_in_flight + 1) <= kAutoBudgetBytes)
+        ++frames_in_flight;
+    }
+  }
+  for (size_t m = 0; m < instances.size(); ++m) {
+    Instance& inst = instances[m];
+    const unsigned replicas = inst.temporal ? 1 : frames_in_flight;
+    for (unsigned r = 1; r < replicas; ++r) {
+      inst.replicas.push_back(requests[m].metric->make_cuda(requests[m].options));
+      inst.replicas.back()->init(context);
+    }
+    if (!serial)
+      for (unsigned r = 0; r < replicas; ++r) inst.streams.push_back(std::make_unique<cuda::Stream>());
+  }
+  // init() may have queued work (e.g. clearing state) on the legacy stream, which the engine's
+  // non-blocking streams do not wait for.
+  check(cudaDeviceSynchronize(), "metric initialisation");
+
+  // Buffers, once for this geometry.
+  const size_t slot_count = slots_for(frames_in_flight);
   cuda::Stream copy_stream, compute_stream;
   std::vector<std::unique_ptr<Slot>> slots;
-  for (size_t i = 0; i < kSlots; ++i) {
+  for (size_t i = 0; i < slot_count; ++i) {
     auto s = std::make_unique<Slot>();
     s->host_frames = cuda::PinnedBuffer(2 * frame_stride, "frame buffers");
     s->device_frames = cuda::DeviceBuffer(device, 2 * frame_stride, "frame buffers");
@@ -232,6 +287,10 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
     s->frame = CudaFrame{s->device_frames.get<uint8_t>(),
                          s->device_frames.get<uint8_t>() + frame_stride, format};
     s->active.assign(instances.size(), false);
+    for (const auto& inst : instances) {
+      s->graphs.emplace_back(inst.replicas.size(), nullptr);
+      s->joined.push_back(std::make_unique<cuda::Event>(false));
+    }
     if (settings.profile) {
       s->upload_begin = std::make_unique<cuda::Event>();
       s->upload_end = std::make_unique<cuda::Event>();
@@ -249,77 +308,73 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
   }
   cudaStream_t copy = copy_stream.get(), compute = compute_stream.get();
 
-  // One stream per metric when several run: a metric keeps its stream for the whole clip, so its
-  // device state (temporal metrics, scratch) is still used in frame order, and the join before
-  // the readback keeps whole frames in order on the compute stream.
-  const bool side_by_side = instances.size() > 1 && !settings.profile && metric_streams_enabled();
-  std::vector<std::unique_ptr<cuda::Stream>> metric_streams;
-  std::vector<std::unique_ptr<cuda::Event>> metric_joined;
-  cuda::Event fork(false);
-  if (side_by_side)
-    for (size_t m = 0; m < instances.size(); ++m) {
-      metric_streams.push_back(std::make_unique<cuda::Stream>());
-      metric_joined.push_back(std::make_unique<cuda::Event>(false));
-    }
-
-  // Enqueues the metrics that run on this frame, then the one readback of the result block.
+  // One metric's work on one frame, on `stream`: replayed from the slot's graph for that replica
+  // (captured the first time), or launched eagerly (profiling, or not graph_safe()).
   NoMarks no_marks;
   ProfileMarks profile_marks;
-  auto enqueue_frame = [&](Slot& s, uint64_t index, bool profiling) {
-    bool forked = false;
-    for (size_t m = 0; m < instances.size(); ++m) {
-      if (!s.active[m]) continue;
-      void* result = s.device_results.get<uint8_t>() + instances[m].offset;
-      if (profiling) {
-        MetricEvents& ev = s.metric_events[m];
-        ev.recorded.assign(ev.recorded.size(), false);
-        check(cudaEventRecord(ev.boundary[0]->get(), compute), "cudaEventRecord");
-        ev.recorded[0] = true;
-        profile_marks.bind(&ev);
-        instances[m].metric->enqueue(s.frame, index, compute, result, profile_marks);
-        profile_marks.bind(nullptr);
-        check(cudaEventRecord(ev.boundary.back()->get(), compute), "cudaEventRecord");
-        ev.recorded.back() = true;
-      } else if (side_by_side) {
-        if (!forked) {
-          check(cudaEventRecord(fork.get(), compute), "cudaEventRecord (fork)");
-          forked = true;
-        }
-        cudaStream_t own = metric_streams[m]->get();
-        check(cudaStreamWaitEvent(own, fork.get(), 0), "cudaStreamWaitEvent (fork)");
-        instances[m].metric->enqueue(s.frame, index, own, result, no_marks);
-        check(cudaEventRecord(metric_joined[m]->get(), own), "cudaEventRecord (join)");
-        check(cudaStreamWaitEvent(compute, metric_joined[m]->get(), 0), "cudaStreamWaitEvent (join)");
-      } else {
-        instances[m].metric->enqueue(s.frame, index, compute, result, no_marks);
-      }
+  auto enqueue_metric = [&](Slot& s, size_t m, uint64_t index, cudaStream_t stream) {
+    Instance& inst = instances[m];
+    const size_t r = inst.temporal ? 0 : size_t(index % inst.replicas.size());
+    CudaMetric& metric = *inst.replicas[r];
+    void* result = s.device_results.get<uint8_t>() + inst.offset;
+    if (settings.profile) {
+      MetricEvents& ev = s.metric_events[m];
+      ev.recorded.assign(ev.recorded.size(), false);
+      check(cudaEventRecord(ev.boundary[0]->get(), stream), "cudaEventRecord");
+      ev.recorded[0] = true;
+      profile_marks.bind(&ev);
+      metric.enqueue(s.frame, index, stream, result, profile_marks);
+      profile_marks.bind(nullptr);
+      check(cudaEventRecord(ev.boundary.back()->get(), stream), "cudaEventRecord");
+      ev.recorded.back() = true;
+      return;
     }
-    if (profiling) check(cudaEventRecord(s.readback_begin->get(), compute), "cudaEventRecord");
-    check(cudaMemcpyAsync(s.host_results.get(), s.device_results.get(), result_bytes,
-                          cudaMemcpyDeviceToHost, compute),
-          "result readback");
-    if (profiling) check(cudaEventRecord(s.readback_end->get(), compute), "cudaEventRecord");
-  };
-
-  // Graphs of the full frame (every metric), one per slot: the slot's buffers are baked in.
-  if (graphs) {
-    for (auto& s : slots) {
-      s->active.assign(instances.size(), true);
+    if (!inst.graph_safe) {
+      metric.enqueue(s.frame, index, stream, result, no_marks);
+      return;
+    }
+    cudaGraphExec_t& exec = s.graphs[m][r];
+    if (!exec) {
       cudaGraph_t graph = nullptr;
-      check(cudaStreamBeginCapture(compute, cudaStreamCaptureModeThreadLocal), "graph capture");
+      check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "graph capture");
       try {
-        enqueue_frame(*s, 0, false);
+        metric.enqueue(s.frame, index, stream, result, no_marks);
       } catch (...) {
-        cudaStreamEndCapture(compute, &graph);
+        cudaStreamEndCapture(stream, &graph);
         if (graph) cudaGraphDestroy(graph);
         throw;
       }
-      check(cudaStreamEndCapture(compute, &graph), "graph capture");
-      cudaError_t status = cudaGraphInstantiate(&s->graph, graph, 0);
+      check(cudaStreamEndCapture(stream, &graph), "graph capture");
+      cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
       cudaGraphDestroy(graph);
       check(status, "cudaGraphInstantiate");
     }
-  }
+    check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+  };
+
+  // A frame: every active metric after the upload (side by side on their streams, or in turn on
+  // the compute stream), then the one readback of the result block once they have all finished.
+  auto enqueue_frame = [&](Slot& s, uint64_t index) {
+    if (serial) check(cudaStreamWaitEvent(compute, s.uploaded.get(), 0), "cudaStreamWaitEvent");
+    for (size_t m = 0; m < instances.size(); ++m) {
+      if (!s.active[m]) continue;
+      if (serial) {
+        enqueue_metric(s, m, index, compute);
+        continue;
+      }
+      Instance& inst = instances[m];
+      cudaStream_t own = inst.streams[inst.temporal ? 0 : index % inst.streams.size()]->get();
+      check(cudaStreamWaitEvent(own, s.uploaded.get(), 0), "cudaStreamWaitEvent (upload)");
+      enqueue_metric(s, m, index, own);
+      check(cudaEventRecord(s.joined[m]->get(), own), "cudaEventRecord (join)");
+      check(cudaStreamWaitEvent(compute, s.joined[m]->get(), 0), "cudaStreamWaitEvent (join)");
+    }
+    if (settings.profile) check(cudaEventRecord(s.readback_begin->get(), compute), "cudaEventRecord");
+    check(cudaMemcpyAsync(s.host_results.get(), s.device_results.get(), result_bytes,
+                          cudaMemcpyDeviceToHost, compute),
+          "result readback");
+    if (settings.profile) check(cudaEventRecord(s.readback_end->get(), compute), "cudaEventRecord");
+  };
 
   ProfileTotals totals;
   totals.stage_ms.resize(instances.size());
@@ -344,7 +399,7 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
 
   // The one host wait per frame: the oldest frame in flight.
   auto complete = [&](uint64_t index) {
-    Slot& s = *slots[index % kSlots];
+    Slot& s = *slots[index % slot_count];
     if (!s.pending) return;
     auto t0 = Clock::now();
     check(cudaEventSynchronize(s.done.get()), "frame completion");
@@ -352,8 +407,8 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
     if (settings.profile) accumulate_profile(s);
     for (size_t m = 0; m < instances.size(); ++m)
       if (s.active[m])
-        instances[m].metric->collect(s.host_results.get() + instances[m].offset, index,
-                                     *instances[m].writer);
+        instances[m].primary().collect(s.host_results.get() + instances[m].offset, index,
+                                       *instances[m].writer);
     s.pending = false;
   };
 
@@ -365,8 +420,8 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
   uint64_t frame = 0;
   try {
     while (settings.frame_cnt == 0 || frame < settings.frame_cnt) {
-      Slot& s = *slots[frame % kSlots];
-      if (frame >= kSlots) complete(frame - kSlots);
+      Slot& s = *slots[frame % slot_count];
+      if (frame >= slot_count) complete(frame - slot_count);
       auto t0 = Clock::now();
       auto [have_ref, have_dis] = pair_reader.read(s.ref, s.dis);
       if (!have_ref || !have_dis) {
@@ -383,7 +438,7 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
       bool selected = table.frame_selected(index);
       bool any = false;
       for (size_t m = 0; m < instances.size(); ++m) {
-        s.active[m] = selected || instances[m].metric->temporal();
+        s.active[m] = selected || instances[m].temporal;
         any = any || s.active[m];
       }
       if (!any) continue;
@@ -393,15 +448,11 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
             "frame upload");
       if (settings.profile) check(cudaEventRecord(s.upload_end->get(), copy), "cudaEventRecord");
       check(cudaEventRecord(s.uploaded.get(), copy), "cudaEventRecord");
-      check(cudaStreamWaitEvent(compute, s.uploaded.get(), 0), "cudaStreamWaitEvent");
-      if (graphs && selected)
-        check(cudaGraphLaunch(s.graph, compute), "cudaGraphLaunch");
-      else
-        enqueue_frame(s, index, settings.profile);
+      enqueue_frame(s, index);
       check(cudaEventRecord(s.done.get(), compute), "cudaEventRecord");
       s.pending = true;
     }
-    for (uint64_t f = frame > kSlots ? frame - kSlots : 0; f < frame; ++f) complete(f);
+    for (uint64_t f = frame > slot_count ? frame - slot_count : 0; f < frame; ++f) complete(f);
   } catch (...) {
     cudaDeviceSynchronize();  // let in-flight copies finish before their buffers go away
     cudaGetLastError();
@@ -411,28 +462,31 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
   table.set_frame_count(frame);
   totals.frames = frame;
 
-  // End of clip: device work of temporal metrics, one readback, then their final values.
+  // End of clip: device work of temporal metrics, one readback, then their final values. Temporal
+  // metrics have one replica, whose stream holds all their frames' work; flush after it.
+  check(cudaDeviceSynchronize(), "end of clip");
   if (flush_bytes > 0) {
     cuda::DeviceBuffer device_flush(device, flush_bytes, "flush block");
     cuda::PinnedBuffer host_flush(flush_bytes, "flush block");
     for (size_t m = 0; m < instances.size(); ++m)
-      if (instances[m].metric->flush_bytes() > 0)
-        instances[m].metric->enqueue_flush(compute,
-                                           device_flush.get<uint8_t>() + flush_offsets[m]);
+      if (instances[m].primary().flush_bytes() > 0)
+        instances[m].primary().enqueue_flush(compute,
+                                             device_flush.get<uint8_t>() + flush_offsets[m]);
     check(cudaMemcpyAsync(host_flush.get(), device_flush.get(), flush_bytes,
                           cudaMemcpyDeviceToHost, compute),
           "flush readback");
     check(cudaStreamSynchronize(compute), "flush");
     for (size_t m = 0; m < instances.size(); ++m)
-      instances[m].metric->finish(
-          instances[m].metric->flush_bytes() > 0 ? host_flush.get() + flush_offsets[m] : nullptr,
+      instances[m].primary().finish(
+          instances[m].primary().flush_bytes() > 0 ? host_flush.get() + flush_offsets[m] : nullptr,
           *instances[m].writer);
   } else {
-    for (auto& inst : instances) inst.metric->finish(nullptr, *inst.writer);
+    for (auto& inst : instances) inst.primary().finish(nullptr, *inst.writer);
   }
   double wall_ms = ms_since(start);
   report->wall_seconds = wall_ms / 1000.0;
-  if (settings.profile) print_profile(device, format, instances, totals, result_bytes, wall_ms);
+  if (settings.profile)
+    print_profile(device, format, instances, totals, result_bytes, wall_ms);
   return report;
 }
 
