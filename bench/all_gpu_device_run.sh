@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole CUDA backend in one device call: every gpu-labelled test binary, CLI parity (CPU vs
 # CUDA JSON at %.17g) for VMAF models and the seed metrics, compute-sanitizer memcheck and
-# racecheck on the CLI with every CUDA metric at once, and --profile of all metrics together.
-# Carried: $BIN/bins.tar.xz (stripped binaries + libfmt), $BIN/shared.tar.xz (spec + goldens),
-# .carry/fixtures.tar.xz. Logs in $OUT.
+# racecheck on the CLI with every CUDA metric at once (metrics side by side, two frames of each in
+# flight), --profile of all metrics together, device throughput with 1/2/4 frames in flight
+# (cuda_throughput_bench), and CLI ms/frame per engine schedule on long clips.
+# Carried: $BIN/bins.tar.xz (stripped binaries + libfmt, libpng), $BIN/shared.tar.xz (spec +
+# goldens), .carry/fixtures.tar.xz. Logs in $OUT.
 #   usage (repo root of the device copy): BIN=.carry/final bash bench/all_gpu_device_run.sh
 set -uo pipefail
 root=$PWD
@@ -20,7 +22,17 @@ stamp() { echo "--- $(( $(date +%s) - t0 )) s: $*"; }
 
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader; } >"$out/env.log" 2>&1
 
-# 1. CLI parity: the same JSON (but version/fps) from --backend cpu and --backend cuda
+# 1. every gpu test binary, the parity table first
+{
+  for t in "$bin"/cuda_parity_test $(ls "$bin"/*_test | grep -v cuda_parity_test); do
+    stamp "$(basename "$t")"
+    timeout 150 "$t" 2>&1 | grep -E "^\[  (PASSED|FAILED) \]|^\[==========\]|FAILED|max \|diff\||identical|differ" | tail -40
+    echo "exit ${PIPESTATUS[0]}"
+  done
+} >"$out/tests.log" 2>&1
+stamp "tests done"
+
+# 2. CLI parity: the same JSON (but version/fps) from --backend cpu and --backend cuda
 cli() { "$bin/vqx" -r "$fx/$1/ref.y4m" -d "$fx/$1/dis.y4m" -q --json --precision max --threads 16 "${@:2}"; }
 {
   for pair in n576 band1080 odd853 hbd720 uhd4k; do
@@ -34,46 +46,51 @@ cli() { "$bin/vqx" -r "$fx/$1/ref.y4m" -d "$fx/$1/dis.y4m" -q --json --precision
     done
   done
 } >"$out/cli_parity.log" 2>&1
+stamp "cli parity done"
 
-# 2. sanitizers: every CUDA metric in one run, a few frames
+# 3. sanitizers: every CUDA metric in one run, side by side, two frames of each in flight
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer | head -1)
 all="--feature psnr --feature ssimulacra2 --feature float_ms_ssim --feature float_ssim --feature cambi=full_ref=true"
 {
   for tool in memcheck racecheck; do
-    for pair in odd853; do
-      stamp "$tool $pair"
-      "$cs" --tool $tool --error-exitcode 9 "$bin/vqx" -r "$fx/$pair/ref.y4m" -d "$fx/$pair/dis.y4m" -q \
-        --backend cuda --frame_cnt 2 -m version=vmaf_v1.0.16_3d0h --feature vif $all -o /dev/null 2>&1 | tail -3
-      echo "exit ${PIPESTATUS[0]}"
-    done
-  done
-} >"$out/sanitizer.log" 2>&1
-
-# 3. every gpu test binary, the parity table first
-{
-  for t in "$bin"/cuda_parity_test $(ls "$bin"/*_test | grep -v cuda_parity_test); do
-    stamp "$(basename "$t")"
-    timeout 120 "$t" 2>&1 | grep -E "^\[  (PASSED|FAILED) \]|^\[==========\]|FAILED|max \|diff\|" | tail -25
+    stamp "$tool odd853"
+    "$cs" --tool $tool --error-exitcode 9 "$bin/vqx" -r "$fx/odd853/ref.y4m" -d "$fx/odd853/dis.y4m" -q \
+      --backend cuda --frame_cnt 3 --gpu_frames 2 -m version=vmaf_v1.0.16_3d0h --feature vif $all -o /dev/null 2>&1 | tail -3
     echo "exit ${PIPESTATUS[0]}"
   done
-} >"$out/tests.log" 2>&1
+} >"$out/sanitizer.log" 2>&1
+stamp "sanitizers done"
 
-# 4. profile and wall time of everything together, on longer clips
+# 4. device throughput (one uploaded pair scored 96 times; 1, 2, 4 frames in flight)
+timeout 150 "$bin/cuda_throughput_bench" --benchmark_counters_tabular=true >"$out/throughput.log" 2>&1
+stamp "throughput done"
+
+# 5. profile (single frame at a time, per stage) and CLI ms/frame per schedule, on longer clips
 {
-  for pair in band1080:120 uhd4k:60; do
-    p=${pair%%:*}; n=${pair##*:}
+  for spec in band1080:240 uhd4k:96; do
+    p=${spec%%:*}; n=${spec##*:}
     for side in ref dis; do python3 "$root/bench/make_long_y4m.py" "$fx/$p/$side.y4m" "/dev/shm/${p}_$side.y4m" "$n"; done
     stamp "profile $p x$n: vmaf v0.6.1 + ssimulacra2 + float_ms_ssim + cambi"
     "$bin/vqx" -r /dev/shm/${p}_ref.y4m -d /dev/shm/${p}_dis.y4m -q --backend cuda --profile \
       --feature ssimulacra2 --feature float_ms_ssim --feature cambi -o /dev/null 2>&1
-    for backend in cuda cpu; do
-      s=$(date +%s.%N)
-      "$bin/vqx" -r /dev/shm/${p}_ref.y4m -d /dev/shm/${p}_dis.y4m -q --backend $backend --threads 16 -o /dev/null
-      e=$(date +%s.%N)
-      echo "$p x$n vmaf_v0.6.1 --backend $backend: $(python3 -c "print(f'{($e-$s)*1000/$n:.3f} ms/frame incl. start-up')")"
+    for feats in "-n --feature ssimulacra2" "-n --feature cambi" "-n --feature float_ms_ssim" \
+                 "-n --feature ssimulacra2 --feature float_ms_ssim --feature cambi" \
+                 "--feature ssimulacra2 --feature float_ms_ssim --feature cambi" ""; do
+      line="$p x$n [${feats:-vmaf v0.6.1}] CLI ms/frame (JSON fps):"
+      for mode in serial f1 auto f2 f4 cpu; do
+        env=""; extra="--backend cuda"
+        case $mode in serial) env=VQX_CUDA_METRIC_STREAMS=0;; f1) extra="$extra --gpu_frames 1";;
+                      f2) extra="$extra --gpu_frames 2";; f4) extra="$extra --gpu_frames 4";; cpu) extra="--backend cpu";; esac
+        [ $mode = cpu ] && [ $p = uhd4k ] && continue
+        env $env "$bin/vqx" -r /dev/shm/${p}_ref.y4m -d /dev/shm/${p}_dis.y4m -q --threads 16 $feats $extra \
+          --frame_cnt $([ $mode = cpu ] && echo 24 || echo $n) --json -o /dev/shm/o.json || echo FAIL
+        line="$line $mode $(python3 -c "import json; print(f'{1000/json.load(open(\"/dev/shm/o.json\"))[\"fps\"]:.3f}')")"
+      done
+      echo "$line"
     done
+    rm -f /dev/shm/${p}_*.y4m
   done
 } >"$out/profile.log" 2>&1
 stamp done
-cat "$out/cli_parity.log" | grep -c identical
+grep -c identical "$out/cli_parity.log"
 grep -E "exit|ERROR SUMMARY|HAZARD" "$out/sanitizer.log" | head -20
