@@ -21,6 +21,10 @@ enum Variant {
   kTiled = 8,     // the per-plane tiled horizontal kernel (one plane per thread)
   kGroups2 = 16,  // two groups of planes per thread
   kLowRegs = 32,  // vertical/terms kernel capped at 80 registers
+  kPoles = 64,    // pole-split horizontal kernel (one thread per line, plane and pole)
+  kFastTerms = 128,  // terms with the inlined division, branch-free
+  kGroups3 = 256,    // three groups of planes per thread (the default before the pole split)
+  kPlainTerms = 512, // the terms kernel before the fast terms
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -35,8 +39,13 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   options.row_walk = (variant & kRowWalk) != 0;
   options.scalar_rows = (variant & kScalarRows) != 0;
   options.force_chain = (variant & kChain) != 0;
-  options.row_groups = (variant & kTiled) ? 0 : (variant & kGroups2) ? 2 : 3;
+  if (variant & kTiled) options.row_groups = 0;
+  if (variant & kGroups2) options.row_groups = 2;
+  if (variant & kGroups3) options.row_groups = 3;
+  if (variant & kPoles) options.row_groups = ssimulacra2::cuda::kRowPoles;
   options.vblur_low_regs = (variant & kLowRegs) != 0;
+  if (variant & kFastTerms) options.fast_terms = true;
+  if (variant & kPlainTerms) options.fast_terms = false;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -53,24 +62,23 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   BENCHMARK_CAPTURE(BM_Ssimulacra2Device, name, pair, format, walk, concurrent)                  \
       ->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond)
 
-// Default: grouped float4 horizontal pass ({mu1, s11}, {mu2, s22}, {s12} per thread); scales
-// 1.. concurrent at 1080p, chained at 4K. The other rows time the kept variants.
+// Default schedule: scales 1.. concurrent at 1080p, chained at 4K. The rows time the default
+// and the variants side by side: three groups of planes per thread (before), the pole split, the
+// fast terms and both.
 VQX_SS2_DEVICE(1080p, "band1080", format_1080p(), kDefault, true);
-VQX_SS2_DEVICE(1080p_groups2, "band1080", format_1080p(), kGroups2, true);
-VQX_SS2_DEVICE(1080p_tiled, "band1080", format_1080p(), kTiled, true);
-VQX_SS2_DEVICE(1080p_lowregs, "band1080", format_1080p(), kLowRegs, true);
-VQX_SS2_DEVICE(1080p_groups2_lowregs, "band1080", format_1080p(), kGroups2 | kLowRegs, true);
-VQX_SS2_DEVICE(1080p_chain, "band1080", format_1080p(), kChain, true);
-VQX_SS2_DEVICE(1080p_sequential, "band1080", format_1080p(), kDefault, false);
-VQX_SS2_DEVICE(1080p_sequential_tiled, "band1080", format_1080p(), kTiled, false);
+VQX_SS2_DEVICE(1080p_groups3, "band1080", format_1080p(), kGroups3 | kPlainTerms, true);
+VQX_SS2_DEVICE(1080p_poles, "band1080", format_1080p(), kPoles | kPlainTerms, true);
+VQX_SS2_DEVICE(1080p_fastterms, "band1080", format_1080p(), kGroups3 | kFastTerms, true);
+VQX_SS2_DEVICE(1080p_poles_fastterms, "band1080", format_1080p(), kPoles | kFastTerms, true);
+VQX_SS2_DEVICE(1080p_poles_fastterms_chain, "band1080", format_1080p(), kPoles | kFastTerms | kChain, true);
+VQX_SS2_DEVICE(1080p_poles_fastterms_sequential, "band1080", format_1080p(), kPoles | kFastTerms, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
-VQX_SS2_DEVICE(4k_groups2, "uhd4k", format_4k(), kGroups2, true);
-VQX_SS2_DEVICE(4k_tiled, "uhd4k", format_4k(), kTiled, true);
-VQX_SS2_DEVICE(4k_lowregs, "uhd4k", format_4k(), kLowRegs, true);
-VQX_SS2_DEVICE(4k_groups2_lowregs, "uhd4k", format_4k(), kGroups2 | kLowRegs, true);
-VQX_SS2_DEVICE(4k_sequential, "uhd4k", format_4k(), kDefault, false);
-VQX_SS2_DEVICE(4k_sequential_tiled, "uhd4k", format_4k(), kTiled, false);
-VQX_SS2_DEVICE(4k_sequential_groups2, "uhd4k", format_4k(), kGroups2, false);
+VQX_SS2_DEVICE(4k_groups3, "uhd4k", format_4k(), kGroups3 | kPlainTerms, true);
+VQX_SS2_DEVICE(4k_poles, "uhd4k", format_4k(), kPoles | kPlainTerms, true);
+VQX_SS2_DEVICE(4k_fastterms, "uhd4k", format_4k(), kGroups3 | kFastTerms, true);
+VQX_SS2_DEVICE(4k_poles_fastterms, "uhd4k", format_4k(), kPoles | kFastTerms, true);
+VQX_SS2_DEVICE(4k_sequential_groups3, "uhd4k", format_4k(), kGroups3 | kPlainTerms, false);
+VQX_SS2_DEVICE(4k_poles_fastterms_sequential, "uhd4k", format_4k(), kPoles | kFastTerms, false);
 
 }  // namespace
 }  // namespace vqx::bench

@@ -154,6 +154,56 @@ __device__ __forceinline__ double edge_ratio(float img1, float mu1, float img2, 
   return __dsub_rn(__ddiv_rn(__dadd_rn(1.0, e2), __dadd_rn(1.0, e1)), 1.0);
 }
 
+// The fast path of the correctly rounded f64 division that __ddiv_rn compiles to on sm_90: the
+// reciprocal seed (MUFU.RCP64H of b's high word, low word 1), two Newton steps, the quotient and
+// one residual correction, each a single DFMA/DMUL. Written out so that the terms of several
+// pixels can be interleaved (__ddiv_rn guards its fast path with a branch to its slow path, which
+// keeps each division apart). `fast` is false where this sequence is not known to be the exact
+// quotient (either operand or the quotient zero, denormal, near the ends of the exponent range,
+// infinite or NaN): a subset of where __ddiv_rn itself leaves its fast path, and the caller then
+// takes __ddiv_rn. division_mismatches() compares the bits with __ddiv_rn on the device.
+__device__ __forceinline__ double div_rn_fast(double a, double b, bool& fast) {
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(b));
+  double y = __hiloint2double(__double2hiint(r), 1);
+  double e = __fma_rn(-b, y, 1.0);
+  e = __fma_rn(e, e, e);
+  y = __fma_rn(y, e, y);
+  e = __fma_rn(-b, y, 1.0);
+  y = __fma_rn(y, e, y);
+  const double q0 = __dmul_rn(a, y);
+  const double res = __fma_rn(-b, q0, a);
+  const double q = __fma_rn(y, res, q0);
+  const uint32_t ah = uint32_t(__double2hiint(a)) & 0x7fffffffu;
+  const uint32_t bh = uint32_t(__double2hiint(b)) & 0x7fffffffu;
+  const uint32_t qh = uint32_t(__double2hiint(q)) & 0x7fffffffu;
+  // Exponent fields: a >= 2^-967 (the library's own test: its high word as a float >= 2^-120),
+  // b and q at least 2^-1000 and below 2^900, a below 2^900.
+  fast = ah >= 0x03800000u && ah < 0x78300000u && bh >= 0x01700000u && bh < 0x78300000u &&
+         qh >= 0x01700000u && qh < 0x78300000u;
+  return q;
+}
+
+// Section 8's operands of the division: (1 + e2) and (1 + e1), as edge_ratio().
+__device__ __forceinline__ void edge_operands(float img1, float mu1, float img2, float mu2,
+                                              bool f32_difference, double& num, double& den) {
+  double e1, e2;
+  if (f32_difference) {
+    float a = fsub(img1, mu1), b = fsub(img2, mu2);
+    a = a < 0.0f ? -a : a;
+    b = b < 0.0f ? -b : b;
+    e1 = double(a);
+    e2 = double(b);
+  } else {
+    e1 = __dsub_rn(double(img1), double(mu1));
+    e2 = __dsub_rn(double(img2), double(mu2));
+    e1 = e1 < 0.0 ? -e1 : e1;
+    e2 = e2 < 0.0 ? -e2 : e2;
+  }
+  num = __dadd_rn(1.0, e2);
+  den = __dadd_rn(1.0, e1);
+}
+
 __device__ __forceinline__ double quartic(double v) {
   return __dmul_rn(__dmul_rn(v, v), __dmul_rn(v, v));
 }
@@ -638,6 +688,167 @@ blur_rows_grouped_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, 
   }
 }
 
+// The pole-split horizontal pass (the default): one thread per line, plane AND pole. Section 6.2's
+// three poles are independent second-order recurrences whose outputs are only added at the end
+// of each step, (o1 + o3) + o5, so a line's walk is 3 chains of a multiply and two subtracts per
+// step. Here each chain runs on its own thread (15 warps per block of 32 lines: plane p = warp / 3,
+// pole k = warp % 3): 3x the warps of the per-plane kernel, 9x those of three groups, so the SM
+// hides the chain latency with warps instead of needing ILP. Each pole thread forms its plane's
+// input sum itself from the tile (the same fadd/fmul as blur_source, recomputed 3x; the bits
+// are the same), writes its o_k of the tile's 32 steps to shared memory, and after the tile's
+// barrier the block adds (o1 + o3) + o5 in the spec's order and stores the outputs coalesced.
+// Tiles, padding, prefetch and the step order are those of blur_rows_kernel.
+constexpr int kPoleWarps = kBlurPlanes * 3;
+constexpr int kPoleThreads = kLines * kPoleWarps;
+constexpr int kTileRow = kTile + 1;                 // a padded tile row (floats)
+constexpr int kTileSlot = kLines * kTileRow;        // one tile of one image (or one pole's outputs)
+constexpr size_t kPoleSmem = sizeof(float) * size_t(4 + kPoleWarps) * kTileSlot;  // 80256 bytes
+
+// The plane's source at one sample (section 5): kKind 0 = x (mu), 1 = x * x, 2 = x * y.
+template <int kKind>
+__device__ __forceinline__ float pole_source(const float* x, const float* y, int j) {
+  if constexpr (kKind == 0) return x[j];
+  else if constexpr (kKind == 1) return fmul(x[j], x[j]);
+  else return fmul(x[j], y[j]);
+}
+
+// One pole of one line over the tile's steps: o = ((n2 * sum) - (d1 * prev1)) - prev2, as
+// Recurrence::step for pole k. x/y: the image bases ([2 slots][kLines][kTileRow]).
+template <int kKind>
+__device__ __forceinline__ void pole_walk_tile(const float* x, const float* y, int slot, int lane,
+                                               int steps, float n2, float d1, float& prev1,
+                                               float& prev2, float* out_row) {
+  const int cur = slot * kTileSlot + lane * kTileRow, prev = (slot ^ 1) * kTileSlot + lane * kTileRow;
+  const float *xc = x + cur, *yc = y + cur, *xp = x + prev, *yp = y + prev;
+  auto step = [&](int j) {
+    const float b = pole_source<kKind>(xc, yc, j);
+    const float a = j >= 10 ? pole_source<kKind>(xc, yc, j - 10)
+                            : pole_source<kKind>(xp, yp, j + kTile - 10);
+    const float o = fsub(fsub(fmul(n2, fadd(a, b)), fmul(d1, prev1)), prev2);
+    prev2 = prev1;
+    prev1 = o;
+    out_row[j] = o;
+  };
+  if (steps == kTile) {
+#pragma unroll
+    for (int j = 0; j < kTile; ++j) step(j);
+  } else {
+    for (int j = 0; j < steps; ++j) step(j);
+  }
+}
+
+template <bool kVec>
+__global__ void __launch_bounds__(kPoleThreads, 2)
+blur_rows_poles_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
+                       float* __restrict__ hblur, float* __restrict__ debug_products) {
+  extern __shared__ float smem[];
+  float* ring = smem;                       // [2 images][2 slots][kLines][kTileRow]
+  float* pout = smem + 4 * kTileSlot;       // [15 (plane, pole)][kLines][kTileRow]
+  constexpr int kWidth = kVec ? 4 : 1;
+  constexpr int kUnits = kTileElems / kWidth;
+  constexpr int kLoads = (kUnits + kPoleThreads - 1) / kPoleThreads;
+  constexpr int kUnitsPerRow = kTile / kWidth;
+  const size_t n = size_t(w) * h;
+  const int c = blockIdx.y;
+  const uint32_t y0 = blockIdx.x * kLines;
+  const int lane = threadIdx.x, q = threadIdx.y, tid = q * kLines + lane;
+  const int plane = q / 3, pole = q % 3;
+  const float n2 = coef.n2[pole], d1 = coef.d1[pole];
+  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
+  const float* img1 = xyb + size_t(c) * n;
+  const float* img2 = xyb + size_t(3 + c) * n;
+  for (int i = tid; i < kTileElems; i += kPoleThreads) {  // tile -1: the left padding
+    const int r = i / kTile, j = i % kTile;
+    ring[kTileSlot + r * kTileRow + j] = 0.0f;
+    ring[3 * kTileSlot + r * kTileRow + j] = 0.0f;
+  }
+  float next1[kLoads][kWidth], next2[kLoads][kWidth];
+  auto fetch = [&](uint32_t x0) {
+#pragma unroll
+    for (int m = 0; m < kLoads; ++m) {
+      const int e = tid + m * kPoleThreads;
+      const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+      const uint32_t x = x0 + j;
+      const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
+      const size_t i = inside ? size_t(y0 + r) * w + x : 0;
+      if constexpr (kVec) {
+        const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(img1 + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float4 b = inside ? __ldg(reinterpret_cast<const float4*>(img2 + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
+        next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
+      } else {
+        next1[m][0] = inside ? __ldg(img1 + i) : 0.0f;
+        next2[m][0] = inside ? __ldg(img2 + i) : 0.0f;
+      }
+    }
+  };
+  fetch(0);
+  float prev1 = 0.0f, prev2 = 0.0f;
+  float* out_row = pout + q * kTileSlot + lane * kTileRow;
+  const float* x1 = ring;                  // img1 tiles
+  const float* x2 = ring + 2 * kTileSlot;  // img2 tiles
+  const uint32_t tiles = (w + 4 + kTile - 1) / kTile;
+  for (uint32_t tile = 0; tile < tiles; ++tile) {
+    const int slot = tile & 1;
+    const uint32_t x0 = tile * kTile;
+#pragma unroll
+    for (int m = 0; m < kLoads; ++m) {
+      const int e = tid + m * kPoleThreads;
+      if (e < kUnits) {
+        const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+#pragma unroll
+        for (int qq = 0; qq < kWidth; ++qq) {
+          ring[slot * kTileSlot + r * kTileRow + j + qq] = next1[m][qq];
+          ring[(2 + slot) * kTileSlot + r * kTileRow + j + qq] = next2[m][qq];
+        }
+        if (debug_products) {
+#pragma unroll
+          for (int qq = 0; qq < kWidth; ++qq) {
+            const uint32_t x = x0 + j + qq;
+            if (uint32_t(r) < rows && x < w) {
+              const size_t i = size_t(y0 + r) * w + x;
+              float* p = debug_products + size_t(3 * c) * n + i;
+              p[0] = fmul(next1[m][qq], next1[m][qq]);
+              p[n] = fmul(next2[m][qq], next2[m][qq]);
+              p[2 * n] = fmul(next1[m][qq], next2[m][qq]);
+            }
+          }
+        }
+      }
+    }
+    __syncthreads();
+    if (tile + 1 < tiles) fetch(x0 + kTile);
+    const long t0 = long(x0) - 4;
+    const int steps = long(w) - t0 < kTile ? int(long(w) - t0) : kTile;  // > 0 by `tiles`
+    switch (plane) {  // warp-uniform
+      case 0: pole_walk_tile<0>(x1, x1, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
+      case 1: pole_walk_tile<0>(x2, x2, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
+      case 2: pole_walk_tile<1>(x1, x1, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
+      case 3: pole_walk_tile<1>(x2, x2, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
+      default: pole_walk_tile<2>(x1, x2, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
+    }
+    __syncthreads();
+    // (o1 + o3) + o5 of outputs t = x0 - 4 + j, coalesced by row (kVec: quads wholly inside or
+    // outside [0, w) as in blur_rows_kernel). 4 rows x 8 quads per warp: no bank conflicts.
+    for (int e = tid; e < kBlurPlanes * kUnits; e += kPoleThreads) {
+      const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
+      const long t = t0 + j;
+      if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
+        const float* o = pout + 3 * p * kTileSlot + r * kTileRow + j;
+        float v[kWidth];
+#pragma unroll
+        for (int qq = 0; qq < kWidth; ++qq)
+          v[qq] = fadd(fadd(o[qq], o[kTileSlot + qq]), o[2 * kTileSlot + qq]);
+        float* dst = hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t);
+        if constexpr (kVec) *reinterpret_cast<float4*>(dst) = make_float4(v[0], v[1], v[2], v[3]);
+        else *dst = v[0];
+      }
+    }
+  }
+}
+
 // The plain walk, kept for the --profile comparison (VQX_SS2_HBLUR=rowwalk): each thread reads
 // its own row from global memory, so a warp's load touches 32 cache lines.
 __global__ void __launch_bounds__(kBlockThreads)
@@ -674,7 +885,10 @@ blur_rows_walk_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Blu
 // within each thread and across threads, depend only on the plane size.
 // kMinBlocks: 1 lets the compiler take the registers it wants (96); 5 caps them at 80 so that
 // five blocks (25 warps) fit an SM (VQX_SS2_VBLUR=regs80, for timing; same code, same bits).
-template <int kMinBlocks>
+// kFast (VQX_SS2_VBLUR=fast): the terms of a thread's 4 pixels of the chunk formed together
+// without branches (div_rn_fast, __ddiv_rn only where it does not apply; rows outside the plane
+// add +0.0, which leaves a non-negative sum's bits unchanged), with 32-bit pixel indices.
+template <int kMinBlocks, bool kFast = false>
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
 blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
                           uint32_t w, uint32_t h, BlurCoef coef, size_t f32_end,
@@ -692,6 +906,11 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
   const float* img2 = xyb + size_t(3 + c) * n;
   const long len = long(h);
 
+  if constexpr (kFast) {  // rows outside the plane are read (and their terms dropped): finite
+    for (int i = tid; i < kBlurPlanes * kChunkRows * kLines; i += kBlockThreads)
+      (&blurred[0][0][0])[i] = 0.0f;
+    __syncthreads();
+  }
   Recurrence rec;
   double acc[kSums];
 #pragma unroll
@@ -730,6 +949,60 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
 #pragma unroll
     for (int i = 0; i < 10; ++i) prev_b[i] = b[i + 10];
     __syncthreads();
+    if constexpr (kFast) {
+      double sa[kTermRows], sb[kTermRows], sq[kTermRows], ea[kTermRows], eb[kTermRows],
+          eq[kTermRows];
+      bool sfast[kTermRows], efast[kTermRows], ok[kTermRows];
+      uint32_t pix[kTermRows];
+#pragma unroll
+      for (int m = 0; m < kTermRows; ++m) {
+        const int i = k + kBlurPlanes * m;
+        const long y = y0 + i;
+        ok[m] = valid && y >= 0 && y < len;
+        pix[m] = ok[m] ? uint32_t(y) * w + x : 0u;
+        const float mu1 = blurred[0][i][lane], mu2 = blurred[1][i][lane];
+        const float s11 = blurred[2][i][lane], s22 = blurred[3][i][lane];
+        const float s12 = blurred[4][i][lane];
+        // Section 7, as ssim_term().
+        const float mu11 = fmul(mu1, mu1), mu22 = fmul(mu2, mu2), mu12 = fmul(mu1, mu2);
+        const float dm = fsub(mu1, mu2);
+        const float num_m = fsub(1.0f, fmul(dm, dm));
+        const float num_s = fadd(fmul(2.0f, fsub(s12, mu12)), kC2);
+        const float denom_s = fadd(fadd(fsub(s11, mu11), fsub(s22, mu22)), kC2);
+        sa[m] = __dmul_rn(double(num_m), double(num_s));
+        sb[m] = double(denom_s);
+        sq[m] = div_rn_fast(sa[m], sb[m], sfast[m]);
+        edge_operands(__ldg(img1 + pix[m]), mu1, __ldg(img2 + pix[m]), mu2, pix[m] < f32_end,
+                      ea[m], eb[m]);
+        eq[m] = div_rn_fast(ea[m], eb[m], efast[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < kTermRows; ++m) {
+        if (!sfast[m]) sq[m] = __ddiv_rn(sa[m], sb[m]);
+        if (!efast[m]) eq[m] = __ddiv_rn(ea[m], eb[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < kTermRows; ++m) {
+        double d = __dsub_rn(1.0, sq[m]);
+        d = d < 0.0 ? 0.0 : d;
+        const double r = __dsub_rn(eq[m], 1.0);
+        double art = r > 0.0 ? r : 0.0;
+        double det = r < 0.0 ? -r : 0.0;
+        if (!ok[m]) d = art = det = 0.0;
+        acc[0] = __dadd_rn(acc[0], d);
+        acc[1] = __dadd_rn(acc[1], quartic(d));
+        acc[2] = __dadd_rn(acc[2], art);
+        acc[3] = __dadd_rn(acc[3], quartic(art));
+        acc[4] = __dadd_rn(acc[4], det);
+        acc[5] = __dadd_rn(acc[5], quartic(det));
+        if (debug_terms && ok[m]) {
+          double* dt = debug_terms + size_t(3 * c) * n + pix[m];
+          dt[0] = d;
+          dt[n] = art;
+          dt[2 * n] = det;
+        }
+      }
+    } else {
 #pragma unroll
     for (int m = 0; m < kTermRows; ++m) {
       const int i = k + kBlurPlanes * m;
@@ -755,6 +1028,7 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
           dt[2 * n] = det;
         }
       }
+    }
     }
     __syncthreads();
   }
@@ -821,6 +1095,7 @@ class Pipeline {
     // The plain walk and the per-plane tiled kernel are the one-plane-per-thread variants.
     row_groups_ = options.row_walk ? 0 : options.row_groups;
     vblur_low_regs_ = options.vblur_low_regs;
+    fast_terms_ = options.fast_terms;
     format_ = format;
     edge_difference_ = edge_difference;
     rgb_ = matrix == nullptr;
@@ -839,6 +1114,12 @@ class Pipeline {
     if (matrix)
       source_.m = YuvMatrixDev{matrix->cr_r,    matrix->cb_b,    matrix->cb_g,  matrix->cr_g,
                                matrix->y_scale, matrix->c_scale, matrix->y_off, matrix->c_off};
+    check(cudaFuncSetAttribute(blur_rows_poles_kernel<true>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoleSmem)),
+          "ssimulacra2: pole kernel shared memory");
+    check(cudaFuncSetAttribute(blur_rows_poles_kernel<false>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoleSmem)),
+          "ssimulacra2: pole kernel shared memory");
     check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
           "ssimulacra2: EOTF table upload");
 
@@ -982,6 +1263,14 @@ class Pipeline {
         if (vec) blur_rows_grouped_kernel<3, true><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
         else blur_rows_grouped_kernel<3, false><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
       }
+    } else if (row_groups_ == kRowPoles) {
+      const dim3 pblock(kLines, kPoleWarps);
+      if (vec_rows_[s])
+        blur_rows_poles_kernel<true><<<grid, pblock, kPoleSmem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+      else
+        blur_rows_poles_kernel<false><<<grid, pblock, kPoleSmem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
     } else if (row_walk_ && !debug)
       blur_rows_walk_kernel<<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s]);
     else if (vec_rows_[s])
@@ -1002,6 +1291,7 @@ class Pipeline {
     const dim3 grid(table_.strips[s], 3);
     const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
     auto kernel = vblur_low_regs_ ? blur_columns_terms_kernel<5> : blur_columns_terms_kernel<1>;
+    if (fast_terms_ && n <= size_t{UINT32_MAX}) kernel = blur_columns_terms_kernel<1, true>;
     kernel<<<grid, block, 0, stream>>>(
         hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
         partials_.get<Dd>() + table_.partial_offset[s],
@@ -1119,6 +1409,7 @@ class Pipeline {
   EdgeDifference edge_difference_ = EdgeDifference::kFloatGroupsOf8;
   enum class Schedule { kSequential, kConcurrent, kChain };
   bool rgb_ = false, row_walk_ = false, concurrent_ = false, vblur_low_regs_ = false;
+  bool fast_terms_ = false;
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
   bool vec_rows_[kNumScales] = {};
@@ -1179,7 +1470,11 @@ class Ssimulacra2Cuda final : public CudaMetric {
     options.scalar_rows = walk && std::string(walk) == "scalar";
     if (walk && (std::string(walk) == "tiled" || std::string(walk) == "scalar")) options.row_groups = 0;
     if (walk && std::string(walk) == "groups2") options.row_groups = 2;
+    if (walk && std::string(walk) == "poles") options.row_groups = kRowPoles;
+    if (walk && std::string(walk) == "groups3") options.row_groups = 3;
     options.vblur_low_regs = vblur && std::string(vblur) == "regs80";
+    if (vblur && std::string(vblur) == "fast") options.fast_terms = true;
+    if (vblur && std::string(vblur) == "plain") options.fast_terms = false;
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
     pipeline_.init(f, rgb_ ? nullptr : &matrix_, EdgeDifference::kFloatGroupsOf8, *context.device,
@@ -1208,7 +1503,7 @@ class Ssimulacra2Cuda final : public CudaMetric {
 
 DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
                            EdgeDifference edge_difference, int max_scales, int row_groups,
-                           bool vblur_low_regs) {
+                           bool vblur_low_regs, bool fast_terms) {
   vqx::cuda::DeviceContext device(0);
   Pipeline pipeline;
   PipelineOptions options;
@@ -1216,6 +1511,7 @@ DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatr
   options.max_scales = max_scales;
   options.row_groups = row_groups;
   options.vblur_low_regs = vblur_low_regs;
+  options.fast_terms = fast_terms;
   pipeline.init(ref.format(), matrix, edge_difference, device, options);
   DebugFrame result;
   const size_t bytes = ref.format().frame_bytes();
@@ -1278,6 +1574,66 @@ DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const Yu
   t.score = pool_score(pipeline.frame_sums(host.data()));
   cudaGraphExecDestroy(exec);
   return t;
+}
+
+namespace {
+
+__device__ __forceinline__ uint32_t mix32(uint64_t x) {  // splitmix64's finaliser, high half
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return uint32_t((x ^ (x >> 31)) >> 32);
+}
+
+// A float from random bits, with the special values every 64th draw.
+__device__ __forceinline__ float random_float(uint64_t key) {
+  const uint32_t u = mix32(key);
+  const uint32_t pick = mix32(key ^ 0x5555555555555555ull);
+  if (pick % 64 == 0) {
+    const float specials[8] = {0.0f, -0.0f, 1.0f, 1e-45f, 1e-38f, 3.0e38f, kC2, 0.5f};
+    return specials[(pick >> 8) % 8];
+  }
+  return __uint_as_float(u);
+}
+
+__global__ void division_check_kernel(uint64_t count, uint32_t seed,
+                                      unsigned long long* mismatches) {
+  unsigned long long bad = 0;
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t key = (uint64_t(seed) << 40) ^ (i * 4);
+    // Section 7: (f64(num_m) * f64(num_s)) / f64(denom_s), any f32 operands.
+    const float f0 = random_float(key), f1 = random_float(key + 1), f2 = random_float(key + 2);
+    double a = __dmul_rn(double(f0), double(f1)), b = double(f2);
+    bool fast;
+    double q = div_rn_fast(a, b, fast);
+    if (!fast) q = __ddiv_rn(a, b);
+    bad += __double_as_longlong(q) != __double_as_longlong(__ddiv_rn(a, b));
+    // Section 8: (1 + e2) / (1 + e1), e = |f32 difference| or an f64 difference of two f32.
+    const float g = fabsf(random_float(key + 3)), g2 = fabsf(f2);
+    const uint32_t mode = mix32(key ^ 0xaaaaaaaaull);
+    double num, den;
+    if (mode & 1) edge_operands(g, 0.0f, g2, 0.0f, true, num, den);
+    else edge_operands(f0 * 1e-30f, f1 * 1e-30f, g, g2, false, num, den);
+    q = div_rn_fast(num, den, fast);
+    if (!fast) q = __ddiv_rn(num, den);
+    bad += __double_as_longlong(q) != __double_as_longlong(__ddiv_rn(num, den));
+  }
+  // Integer atomics: the count does not depend on the order.
+  if (bad) atomicAdd(mismatches, bad);
+}
+
+}  // namespace
+
+uint64_t division_mismatches(uint64_t count, uint32_t seed) {
+  vqx::cuda::DeviceContext device(0);
+  vqx::cuda::DeviceBuffer counter(device, sizeof(unsigned long long), "division check");
+  check(cudaMemset(counter.get(), 0, sizeof(unsigned long long)), "division check");
+  division_check_kernel<<<1024, 256>>>(count, seed, counter.get<unsigned long long>());
+  check_launch("ssimulacra2: division_check_kernel");
+  unsigned long long host = 0;
+  check(cudaMemcpy(&host, counter.get(), sizeof(host), cudaMemcpyDeviceToHost), "division check");
+  return host;
 }
 
 }  // namespace vqx::ssimulacra2::cuda

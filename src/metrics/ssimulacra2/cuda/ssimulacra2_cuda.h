@@ -30,6 +30,10 @@ struct DebugFrame {
   double score = 0.0;  // pool_score(sums)
 };
 
+// PipelineOptions::row_groups for the pole-split horizontal kernel (one thread per line, plane
+// and pole: 15 threads per line of a channel).
+inline constexpr int kRowPoles = 15;
+
 // How the device pipeline runs (the metric uses the defaults; the others serve tests and benches).
 struct PipelineOptions {
   bool debug = false;           // also write every intermediate plane (DebugScale)
@@ -40,9 +44,12 @@ struct PipelineOptions {
   bool scalar_rows = false;     // tiled horizontal walk without float4 loads/stores (timing)
   // Horizontal pass: 3 = one thread per line walks {mu1, s11}, {mu2, s22} or {s12} (default,
   // fastest measured); 2 = {mu1, s11, s12} or {mu2, s22}; 0 = one plane per thread (the
-  // per-plane tiled kernel).
+  // per-plane tiled kernel); kRowPoles = one thread per line, plane and pole.
   int row_groups = 3;
   bool vblur_low_regs = false;  // vertical/terms kernel capped at 80 registers (timing)
+  // Terms with the inlined fast path of the f64 division (same bits, __ddiv_rn where the fast
+  // path does not apply), 32-bit pixel indices and the rows' terms formed without branches.
+  bool fast_terms = false;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
@@ -51,7 +58,14 @@ struct PipelineOptions {
 // `row_groups` and `vblur_low_regs` pick the kernel variants as in PipelineOptions.
 DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
                            EdgeDifference edge_difference, int max_scales = kNumScales,
-                           int row_groups = 3, bool vblur_low_regs = false);
+                           int row_groups = 3, bool vblur_low_regs = false,
+                           bool fast_terms = false);
+
+// Device check of the inlined division (div_rn_fast) against __ddiv_rn on `count` operand pairs
+// of each kind the terms divide (section 7's (f32 x f32) / f32 and section 8's (1 + e2) / (1 + e1)
+// from random f32 bit patterns, plus special values); returns the number of pairs whose bits
+// differ.
+uint64_t division_mismatches(uint64_t count, uint32_t seed);
 
 // Device time of the metric's whole frame (its CUDA graph, as the engine runs it), replayed
 // `frames` times after a warm-up on one uploaded pair; for bench/ssimulacra2_cuda_bench.
