@@ -77,6 +77,7 @@ VQX_SS2_DEVICE(4k_groups3, "uhd4k", format_4k(), kGroups3 | kPlainTerms, true);
 VQX_SS2_DEVICE(4k_poles, "uhd4k", format_4k(), kPoles | kPlainTerms, true);
 VQX_SS2_DEVICE(4k_fastterms, "uhd4k", format_4k(), kGroups3 | kFastTerms, true);
 VQX_SS2_DEVICE(4k_poles_fastterms, "uhd4k", format_4k(), kPoles | kFastTerms, true);
+VQX_SS2_DEVICE(4k_poles_fastterms_lowregs, "uhd4k", format_4k(), kPoles | kFastTerms | kLowRegs, true);
 VQX_SS2_DEVICE(4k_sequential_groups3, "uhd4k", format_4k(), kGroups3 | kPlainTerms, false);
 VQX_SS2_DEVICE(4k_poles_fastterms_sequential, "uhd4k", format_4k(), kPoles | kFastTerms, false);
 

@@ -288,7 +288,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
   };
   const Variant variants[] = {{0, false, false}, {2, false, false}, {3, true, false},
                               {ssimulacra2::cuda::kRowPoles, false, false}, {3, false, true},
-                              {ssimulacra2::cuda::kRowPoles, false, true}};
+                              {ssimulacra2::cuda::kRowPoles, false, true}, {3, true, true}};
   for (const auto& [label, frames] : inputs) {
    for (const EdgeDifference mode : {EdgeDifference::kFloatGroupsOf8, EdgeDifference::kDouble}) {
     if (mode == EdgeDifference::kDouble && label.find("frame") != std::string::npos) continue;
@@ -492,6 +492,7 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_HBLUR", "poles"},
                               {"VQX_SS2_HBLUR", "groups3"},
                               {"VQX_SS2_VBLUR", "fast"},
+                              {"VQX_SS2_VBLUR", "fast4"},
                               {"VQX_SS2_VBLUR", "plain"},
                               {"VQX_SS2_SCHEDULE", "chain"}};
     for (const auto& knob : knobs) {

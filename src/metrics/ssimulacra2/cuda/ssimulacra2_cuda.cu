@@ -178,9 +178,10 @@ __device__ __forceinline__ double div_rn_fast(double a, double b, bool& fast) {
   const uint32_t bh = uint32_t(__double2hiint(b)) & 0x7fffffffu;
   const uint32_t qh = uint32_t(__double2hiint(q)) & 0x7fffffffu;
   // Exponent fields: a >= 2^-967 (the library's own test: its high word as a float >= 2^-120),
-  // b and q at least 2^-1000 and below 2^900, a below 2^900.
-  fast = ah >= 0x03800000u && ah < 0x78300000u && bh >= 0x01700000u && bh < 0x78300000u &&
-         qh >= 0x01700000u && qh < 0x78300000u;
+  // b and q at least 2^-1000, all three below 2^900 (unsigned range tests).
+  fast = ah - 0x03800000u < 0x78300000u - 0x03800000u &&
+         bh - 0x01700000u < 0x78300000u - 0x01700000u &&
+         qh - 0x01700000u < 0x78300000u - 0x01700000u;
   return q;
 }
 
@@ -1291,7 +1292,8 @@ class Pipeline {
     const dim3 grid(table_.strips[s], 3);
     const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
     auto kernel = vblur_low_regs_ ? blur_columns_terms_kernel<5> : blur_columns_terms_kernel<1>;
-    if (fast_terms_ && n <= size_t{UINT32_MAX}) kernel = blur_columns_terms_kernel<1, true>;
+    if (fast_terms_ && n <= size_t{UINT32_MAX})
+      kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true> : blur_columns_terms_kernel<1, true>;
     kernel<<<grid, block, 0, stream>>>(
         hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
         partials_.get<Dd>() + table_.partial_offset[s],
@@ -1474,6 +1476,7 @@ class Ssimulacra2Cuda final : public CudaMetric {
     if (walk && std::string(walk) == "groups3") options.row_groups = 3;
     options.vblur_low_regs = vblur && std::string(vblur) == "regs80";
     if (vblur && std::string(vblur) == "fast") options.fast_terms = true;
+    if (vblur && std::string(vblur) == "fast4") options.fast_terms = options.vblur_low_regs = true;
     if (vblur && std::string(vblur) == "plain") options.fast_terms = false;
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
