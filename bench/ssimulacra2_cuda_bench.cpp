@@ -25,6 +25,7 @@ enum Variant {
   kFastTerms = 128,  // terms with the inlined division, branch-free
   kGroups3 = 256,    // three groups of planes per thread (the default before the pole split)
   kPlainTerms = 512, // the terms kernel before the fast terms
+  kUniform = 1024,   // kPoles with one code path for all planes
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -46,6 +47,7 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   options.vblur_low_regs = (variant & kLowRegs) != 0;
   if (variant & kFastTerms) options.fast_terms = true;
   if (variant & kPlainTerms) options.fast_terms = false;
+  if (variant & kUniform) options.poles_uniform = true;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -70,6 +72,7 @@ VQX_SS2_DEVICE(1080p_groups3, "band1080", format_1080p(), kGroups3 | kPlainTerms
 VQX_SS2_DEVICE(1080p_poles, "band1080", format_1080p(), kPoles | kPlainTerms, true);
 VQX_SS2_DEVICE(1080p_fastterms, "band1080", format_1080p(), kGroups3 | kFastTerms, true);
 VQX_SS2_DEVICE(1080p_poles_fastterms, "band1080", format_1080p(), kPoles | kFastTerms, true);
+VQX_SS2_DEVICE(1080p_poles1_fastterms, "band1080", format_1080p(), kPoles | kUniform | kFastTerms, true);
 VQX_SS2_DEVICE(1080p_poles_fastterms_chain, "band1080", format_1080p(), kPoles | kFastTerms | kChain, true);
 VQX_SS2_DEVICE(1080p_poles_fastterms_sequential, "band1080", format_1080p(), kPoles | kFastTerms, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
@@ -77,6 +80,8 @@ VQX_SS2_DEVICE(4k_groups3, "uhd4k", format_4k(), kGroups3 | kPlainTerms, true);
 VQX_SS2_DEVICE(4k_poles, "uhd4k", format_4k(), kPoles | kPlainTerms, true);
 VQX_SS2_DEVICE(4k_fastterms, "uhd4k", format_4k(), kGroups3 | kFastTerms, true);
 VQX_SS2_DEVICE(4k_poles_fastterms, "uhd4k", format_4k(), kPoles | kFastTerms, true);
+VQX_SS2_DEVICE(4k_poles1_fastterms, "uhd4k", format_4k(), kPoles | kUniform | kFastTerms, true);
+VQX_SS2_DEVICE(4k_tiled_fastterms, "uhd4k", format_4k(), kTiled | kFastTerms, true);
 VQX_SS2_DEVICE(4k_poles_fastterms_lowregs, "uhd4k", format_4k(), kPoles | kFastTerms | kLowRegs, true);
 VQX_SS2_DEVICE(4k_sequential_groups3, "uhd4k", format_4k(), kGroups3 | kPlainTerms, false);
 VQX_SS2_DEVICE(4k_poles_fastterms_sequential, "uhd4k", format_4k(), kPoles | kFastTerms, false);
