@@ -26,6 +26,7 @@ enum Variant {
   kGroups3 = 256,    // three groups of planes per thread (the default before the pole split)
   kPlainTerms = 512, // the terms kernel before the fast terms
   kUniform = 1024,   // kPoles with one code path for all planes
+  kBatch2 = 2048,    // fast terms two pixels at a time
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -48,6 +49,7 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kFastTerms) options.fast_terms = true;
   if (variant & kPlainTerms) options.fast_terms = false;
   if (variant & kUniform) options.poles_uniform = true;
+  if (variant & kBatch2) options.terms_batch = 2;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -82,6 +84,7 @@ VQX_SS2_DEVICE(4k_fastterms, "uhd4k", format_4k(), kGroups3 | kFastTerms, true);
 VQX_SS2_DEVICE(4k_poles_fastterms, "uhd4k", format_4k(), kPoles | kFastTerms, true);
 VQX_SS2_DEVICE(4k_poles1_fastterms, "uhd4k", format_4k(), kPoles | kUniform | kFastTerms, true);
 VQX_SS2_DEVICE(4k_tiled_fastterms, "uhd4k", format_4k(), kTiled | kFastTerms, true);
+VQX_SS2_DEVICE(4k_poles_fastterms2, "uhd4k", format_4k(), kPoles | kFastTerms | kBatch2, true);
 VQX_SS2_DEVICE(4k_poles_fastterms_lowregs, "uhd4k", format_4k(), kPoles | kFastTerms | kLowRegs, true);
 VQX_SS2_DEVICE(4k_sequential_groups3, "uhd4k", format_4k(), kGroups3 | kPlainTerms, false);
 VQX_SS2_DEVICE(4k_poles_fastterms_sequential, "uhd4k", format_4k(), kPoles | kFastTerms, false);

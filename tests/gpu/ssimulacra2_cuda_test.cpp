@@ -286,11 +286,13 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     bool low_regs;
     bool fast_terms;
     bool poles_uniform = false;
+    int terms_batch = 4;
   };
   const Variant variants[] = {{0, false, false}, {2, false, false}, {3, true, false},
                               {ssimulacra2::cuda::kRowPoles, false, false}, {3, false, true},
                               {ssimulacra2::cuda::kRowPoles, false, true}, {3, true, true},
-                              {ssimulacra2::cuda::kRowPoles, false, false, true}};
+                              {ssimulacra2::cuda::kRowPoles, false, false, true},
+                              {3, false, true, false, 2}};
   for (const auto& [label, frames] : inputs) {
    for (const EdgeDifference mode : {EdgeDifference::kFloatGroupsOf8, EdgeDifference::kDouble}) {
     if (mode == EdgeDifference::kDouble && label.find("frame") != std::string::npos) continue;
@@ -299,10 +301,11 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     for (const Variant v : variants) {
       const DebugFrame other = run_debug_frame(frames.first, frames.second, &m, mode, kNumScales,
                                                v.row_groups, v.low_regs, v.fast_terms,
-                                               v.poles_uniform);
-      const std::string at = fmt::format("{} {} row_groups {} low_regs {} fast_terms {} uniform {}",
-                                         label, mode == EdgeDifference::kDouble ? "f64 edges" : "",
-                                         v.row_groups, v.low_regs, v.fast_terms, v.poles_uniform);
+                                               v.poles_uniform, v.terms_batch);
+      const std::string at = fmt::format(
+          "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {}", label,
+          mode == EdgeDifference::kDouble ? "f64 edges" : "", v.row_groups, v.low_regs,
+          v.fast_terms, v.poles_uniform, v.terms_batch);
       ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
       for (size_t s = 0; s < base.scales.size(); ++s) {
         const DebugScale& a = base.scales[s];
@@ -497,6 +500,7 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_HBLUR", "groups3"},
                               {"VQX_SS2_VBLUR", "fast"},
                               {"VQX_SS2_VBLUR", "fast4"},
+                              {"VQX_SS2_VBLUR", "fast2"},
                               {"VQX_SS2_VBLUR", "plain"},
                               {"VQX_SS2_SCHEDULE", "chain"}};
     for (const auto& knob : knobs) {

@@ -919,9 +919,10 @@ blur_rows_walk_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Blu
 // kMinBlocks: 1 lets the compiler take the registers it wants (96); 5 caps them at 80 so that
 // five blocks (25 warps) fit an SM (VQX_SS2_VBLUR=regs80, for timing; same code, same bits).
 // kFast (VQX_SS2_VBLUR=fast): the terms of a thread's 4 pixels of the chunk formed together
+// (kBatch = 2 with 96 registers: two at a time, 4 blocks per SM; VQX_SS2_VBLUR=fast2)
 // without branches (div_rn_fast, __ddiv_rn only where it does not apply; rows outside the plane
 // add +0.0, which leaves a non-negative sum's bits unchanged), with 32-bit pixel indices.
-template <int kMinBlocks, bool kFast = false>
+template <int kMinBlocks, bool kFast = false, int kBatch = kTermRows>
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
 blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
                           uint32_t w, uint32_t h, BlurCoef coef, size_t f32_end,
@@ -983,13 +984,15 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
     for (int i = 0; i < 10; ++i) prev_b[i] = b[i + 10];
     __syncthreads();
     if constexpr (kFast) {
-      double sa[kTermRows], sb[kTermRows], sq[kTermRows], ea[kTermRows], eb[kTermRows],
-          eq[kTermRows];
-      bool sfast[kTermRows], efast[kTermRows], ok[kTermRows];
-      uint32_t pix[kTermRows];
 #pragma unroll
-      for (int m = 0; m < kTermRows; ++m) {
-        const int i = k + kBlurPlanes * m;
+     for (int m0 = 0; m0 < kTermRows; m0 += kBatch) {
+      double sa[kBatch], sb[kBatch], sq[kBatch], ea[kBatch], eb[kBatch],
+          eq[kBatch];
+      bool sfast[kBatch], efast[kBatch], ok[kBatch];
+      uint32_t pix[kBatch];
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m) {
+        const int i = k + kBlurPlanes * (m0 + m);
         const long y = y0 + i;
         ok[m] = valid && y >= 0 && y < len;
         pix[m] = ok[m] ? uint32_t(y) * w + x : 0u;
@@ -1010,12 +1013,12 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
         eq[m] = div_rn_fast(ea[m], eb[m], efast[m]);
       }
 #pragma unroll
-      for (int m = 0; m < kTermRows; ++m) {
+      for (int m = 0; m < kBatch; ++m) {
         if (!sfast[m]) sq[m] = __ddiv_rn(sa[m], sb[m]);
         if (!efast[m]) eq[m] = __ddiv_rn(ea[m], eb[m]);
       }
 #pragma unroll
-      for (int m = 0; m < kTermRows; ++m) {
+      for (int m = 0; m < kBatch; ++m) {
         double d = __dsub_rn(1.0, sq[m]);
         d = d < 0.0 ? 0.0 : d;
         const double r = __dsub_rn(eq[m], 1.0);
@@ -1035,6 +1038,7 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
           dt[2 * n] = det;
         }
       }
+     }
     } else {
 #pragma unroll
     for (int m = 0; m < kTermRows; ++m) {
@@ -1130,6 +1134,7 @@ class Pipeline {
     vblur_low_regs_ = options.vblur_low_regs;
     fast_terms_ = options.fast_terms;
     poles_uniform_ = options.poles_uniform;
+    terms_batch_ = options.terms_batch;
     format_ = format;
     edge_difference_ = edge_difference;
     rgb_ = matrix == nullptr;
@@ -1340,7 +1345,9 @@ class Pipeline {
     const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
     auto kernel = vblur_low_regs_ ? blur_columns_terms_kernel<5> : blur_columns_terms_kernel<1>;
     if (fast_terms_ && n <= size_t{UINT32_MAX})
-      kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true> : blur_columns_terms_kernel<1, true>;
+      kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
+               : terms_batch_ == 2 ? blur_columns_terms_kernel<4, true, 2>
+                                   : blur_columns_terms_kernel<1, true>;
     kernel<<<grid, block, 0, stream>>>(
         hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
         partials_.get<Dd>() + table_.partial_offset[s],
@@ -1459,6 +1466,7 @@ class Pipeline {
   enum class Schedule { kSequential, kConcurrent, kChain };
   bool rgb_ = false, row_walk_ = false, concurrent_ = false, vblur_low_regs_ = false;
   bool fast_terms_ = false, poles_uniform_ = false;
+  int terms_batch_ = 4;
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
   bool vec_rows_[kNumScales] = {};
@@ -1527,6 +1535,10 @@ class Ssimulacra2Cuda final : public CudaMetric {
     if (walk && std::string(walk) == "groups3") options.row_groups = 3;
     options.vblur_low_regs = vblur && std::string(vblur) == "regs80";
     if (vblur && std::string(vblur) == "fast") options.fast_terms = true;
+    if (vblur && std::string(vblur) == "fast2") {
+      options.fast_terms = true;
+      options.terms_batch = 2;
+    }
     if (vblur && std::string(vblur) == "fast4") options.fast_terms = options.vblur_low_regs = true;
     if (vblur && std::string(vblur) == "plain") options.fast_terms = false;
     options.concurrent = !(sequential && std::string(sequential) == "1");
@@ -1557,7 +1569,8 @@ class Ssimulacra2Cuda final : public CudaMetric {
 
 DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
                            EdgeDifference edge_difference, int max_scales, int row_groups,
-                           bool vblur_low_regs, bool fast_terms, bool poles_uniform) {
+                           bool vblur_low_regs, bool fast_terms, bool poles_uniform,
+                           int terms_batch) {
   vqx::cuda::DeviceContext device(0);
   Pipeline pipeline;
   PipelineOptions options;
@@ -1567,6 +1580,7 @@ DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatr
   options.vblur_low_regs = vblur_low_regs;
   options.fast_terms = fast_terms;
   options.poles_uniform = poles_uniform;
+  options.terms_batch = terms_batch;
   pipeline.init(ref.format(), matrix, edge_difference, device, options);
   DebugFrame result;
   const size_t bytes = ref.format().frame_bytes();

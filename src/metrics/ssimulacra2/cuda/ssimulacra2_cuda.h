@@ -51,6 +51,7 @@ struct PipelineOptions {
   // path does not apply), 32-bit pixel indices and the rows' terms formed without branches.
   bool fast_terms = false;
   bool poles_uniform = false;  // kRowPoles: one code path for all planes (timing)
+  int terms_batch = 4;         // fast_terms: pixels whose terms are formed together (4 or 2)
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
@@ -60,7 +61,8 @@ struct PipelineOptions {
 DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
                            EdgeDifference edge_difference, int max_scales = kNumScales,
                            int row_groups = 3, bool vblur_low_regs = false,
-                           bool fast_terms = false, bool poles_uniform = false);
+                           bool fast_terms = false, bool poles_uniform = false,
+                           int terms_batch = 4);
 
 // Device check of the inlined division (div_rn_fast) against __ddiv_rn on `count` operand pairs
 // of each kind the terms divide (section 7's (f32 x f32) / f32 and section 8's (1 + e2) / (1 + e1)
