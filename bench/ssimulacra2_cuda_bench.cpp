@@ -27,6 +27,7 @@ enum Variant {
   kPlainTerms = 512, // the terms kernel before the fast terms
   kUniform = 1024,   // kPoles with one code path for all planes
   kBatch2 = 2048,    // fast terms two pixels at a time
+  kSplitXyb = 4096,  // the downsample before the XYB, in its own kernel
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -50,6 +51,7 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kPlainTerms) options.fast_terms = false;
   if (variant & kUniform) options.poles_uniform = true;
   if (variant & kBatch2) options.terms_batch = 2;
+  if (variant & kSplitXyb) options.split_xyb = true;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -75,6 +77,7 @@ VQX_SS2_DEVICE(1080p_poles, "band1080", format_1080p(), kPoles | kPlainTerms, tr
 VQX_SS2_DEVICE(1080p_fastterms, "band1080", format_1080p(), kGroups3 | kFastTerms, true);
 VQX_SS2_DEVICE(1080p_poles_fastterms, "band1080", format_1080p(), kPoles | kFastTerms, true);
 VQX_SS2_DEVICE(1080p_poles1_fastterms, "band1080", format_1080p(), kPoles | kUniform | kFastTerms, true);
+VQX_SS2_DEVICE(1080p_poles_fastterms_split, "band1080", format_1080p(), kPoles | kFastTerms | kSplitXyb, true);
 VQX_SS2_DEVICE(1080p_poles_fastterms_chain, "band1080", format_1080p(), kPoles | kFastTerms | kChain, true);
 VQX_SS2_DEVICE(1080p_poles_fastterms_sequential, "band1080", format_1080p(), kPoles | kFastTerms, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
@@ -85,6 +88,7 @@ VQX_SS2_DEVICE(4k_poles_fastterms, "uhd4k", format_4k(), kPoles | kFastTerms, tr
 VQX_SS2_DEVICE(4k_poles1_fastterms, "uhd4k", format_4k(), kPoles | kUniform | kFastTerms, true);
 VQX_SS2_DEVICE(4k_tiled_fastterms, "uhd4k", format_4k(), kTiled | kFastTerms, true);
 VQX_SS2_DEVICE(4k_poles_fastterms2, "uhd4k", format_4k(), kPoles | kFastTerms | kBatch2, true);
+VQX_SS2_DEVICE(4k_poles_fastterms_split, "uhd4k", format_4k(), kPoles | kFastTerms | kSplitXyb, true);
 VQX_SS2_DEVICE(4k_poles_fastterms_lowregs, "uhd4k", format_4k(), kPoles | kFastTerms | kLowRegs, true);
 VQX_SS2_DEVICE(4k_sequential_groups3, "uhd4k", format_4k(), kGroups3 | kPlainTerms, false);
 VQX_SS2_DEVICE(4k_poles_fastterms_sequential, "uhd4k", format_4k(), kPoles | kFastTerms, false);

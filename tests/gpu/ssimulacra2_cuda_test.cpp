@@ -501,6 +501,7 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_VBLUR", "fast"},
                               {"VQX_SS2_VBLUR", "fast4"},
                               {"VQX_SS2_VBLUR", "fast2"},
+                              {"VQX_SS2_XYB", "split"},
                               {"VQX_SS2_VBLUR", "plain"},
                               {"VQX_SS2_SCHEDULE", "chain"}};
     for (const auto& knob : knobs) {

@@ -306,7 +306,8 @@ __device__ __forceinline__ float3 linear_pixel(const FrameSource& fs, const floa
 // One thread per pixel of the half-size grid: its (up to) four source pixels, both images.
 // The downsample adds in the order (0,0), (0,1), (1,0), (1,1) from 0.0f, with the last row and
 // column repeated for odd sizes (section 4), then multiplies by 0.25f.
-template <Source kSource>
+// kXyb false: only the downsample (the XYB of the pixels is not formed).
+template <Source kSource, bool kXyb = true>
 __global__ void __launch_bounds__(256)
 xyb_down_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
                 float cbrt_bias, float* __restrict__ xyb, float* __restrict__ down, bool write_down,
@@ -331,7 +332,7 @@ xyb_down_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, ui
         sum[image][0] = fadd(sum[image][0], rgb.x);
         sum[image][1] = fadd(sum[image][1], rgb.y);
         sum[image][2] = fadd(sum[image][2], rgb.z);
-        if (owned) {
+        if (kXyb && owned) {
           const float3 p = xyb_pixel(rgb, cbrt_bias);
           float* out = xyb + size_t(3 * image) * n + i;
           out[0] = p.x;
@@ -1135,6 +1136,7 @@ class Pipeline {
     fast_terms_ = options.fast_terms;
     poles_uniform_ = options.poles_uniform;
     terms_batch_ = options.terms_batch;
+    split_xyb_ = options.split_xyb;
     format_ = format;
     edge_difference_ = edge_difference;
     rgb_ = matrix == nullptr;
@@ -1254,39 +1256,46 @@ class Pipeline {
   }
 
   // Stage 1 of scale s: XYB of scale s and the linear planes of scale s + 1.
-  void enqueue_xyb(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream) {
+  // part 0: XYB and downsample in one kernel; 1: only the downsample (the next level's linear
+  // planes, what the next scale waits for); 2: only the XYB (VQX_SS2_XYB=split).
+  void enqueue_xyb(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream,
+                   int part = 0) {
     const uint32_t w = width_[s], h = height_[s];
     const bool debug = debug_linear_.get() != nullptr;
-    {
-      FrameSource fs = source_;
-      fs.frame[0] = ref;
-      fs.frame[1] = dis;
-      const bool write_down = s + 1 < scales_;
-      float* down = write_down ? level_[s + 1] : nullptr;
-      const dim3 block(32, 8);
-      const dim3 grid(ceil_div(half_size(w), 32), ceil_div(half_size(h), 8));
-      float* dl = debug && s == 0 ? debug_linear_.get<float>() : nullptr;
-      float* xyb = xyb_at_[s];
-      if (s > 0) {
-        xyb_down_kernel<Source::kLinear><<<grid, block, 0, stream>>>(
-            fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr);
-      } else if (rgb_) {
-        if (format_.bit_depth > 8)
-          xyb_down_kernel<Source::kRgb16><<<grid, block, 0, stream>>>(fs, nullptr, w, h, cbrt_bias_,
-                                                                      xyb, down, write_down, dl);
-        else
-          xyb_down_kernel<Source::kRgb8><<<grid, block, 0, stream>>>(fs, nullptr, w, h, cbrt_bias_,
-                                                                     xyb, down, write_down, dl);
-      } else {
-        if (format_.bit_depth > 8)
-          xyb_down_kernel<Source::kYuv16><<<grid, block, 0, stream>>>(fs, nullptr, w, h, cbrt_bias_,
-                                                                      xyb, down, write_down, dl);
-        else
-          xyb_down_kernel<Source::kYuv8><<<grid, block, 0, stream>>>(fs, nullptr, w, h, cbrt_bias_,
-                                                                     xyb, down, write_down, dl);
-      }
-      check_launch("ssimulacra2: xyb_down_kernel");
-    }
+    FrameSource fs = source_;
+    fs.frame[0] = ref;
+    fs.frame[1] = dis;
+    const bool write_down = s + 1 < scales_ && part != 2;
+    if (part == 1 && !write_down) return;
+    float* down = write_down ? level_[s + 1] : nullptr;
+    const dim3 block(32, 8);
+    const dim3 grid(ceil_div(half_size(w), 32), ceil_div(half_size(h), 8));
+    float* dl = debug && s == 0 ? debug_linear_.get<float>() : nullptr;
+    if (part == 1) launch_xyb<false>(s, fs, grid, block, down, write_down, nullptr, stream);
+    else launch_xyb<true>(s, fs, grid, block, down, write_down, dl, stream);
+    check_launch("ssimulacra2: xyb_down_kernel");
+  }
+
+  template <bool kXyb>
+  void launch_xyb(int s, const FrameSource& fs, dim3 grid, dim3 block, float* down,
+                  bool write_down, float* dl, cudaStream_t stream) {
+    const uint32_t w = width_[s], h = height_[s];
+    float* xyb = xyb_at_[s];
+    if (s > 0)
+      xyb_down_kernel<Source::kLinear, kXyb><<<grid, block, 0, stream>>>(
+          fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr);
+    else if (rgb_ && format_.bit_depth > 8)
+      xyb_down_kernel<Source::kRgb16, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+    else if (rgb_)
+      xyb_down_kernel<Source::kRgb8, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+    else if (format_.bit_depth > 8)
+      xyb_down_kernel<Source::kYuv16, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+    else
+      xyb_down_kernel<Source::kYuv8, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
   }
 
   // Stage 2 of scale s: the horizontal pass of its 15 blurs.
@@ -1394,8 +1403,9 @@ class Pipeline {
       return;
     }
     if (marks) marks->stage(stream, 0);
-    enqueue_xyb(0, ref, dis, stream);
+    enqueue_xyb(0, ref, dis, stream, split_xyb_ ? 1 : 0);
     check(cudaEventRecord(xyb_done_[0]->get(), stream), "ssimulacra2: fork");
+    if (split_xyb_) enqueue_xyb(0, ref, dis, stream, 2);
     if (schedule_ == Schedule::kChain) {
       // Scales 1.. in order on one side stream, in one set of planes: each scale's XYB follows
       // the previous scale's vertical pass, the last reader of that set.
@@ -1411,8 +1421,9 @@ class Pipeline {
     for (int s = 1; s < scales_ && schedule_ == Schedule::kConcurrent; ++s) {
       cudaStream_t side = side_[s]->get();
       check(cudaStreamWaitEvent(side, xyb_done_[s - 1]->get(), 0), "ssimulacra2: fork");
-      enqueue_xyb(s, ref, dis, side);
+      enqueue_xyb(s, ref, dis, side, split_xyb_ ? 1 : 0);
       check(cudaEventRecord(xyb_done_[s]->get(), side), "ssimulacra2: fork");
+      if (split_xyb_) enqueue_xyb(s, ref, dis, side, 2);
       enqueue_rows(s, side);
       enqueue_columns(s, side);
       check(cudaEventRecord(side_done_[s]->get(), side), "ssimulacra2: join");
@@ -1467,6 +1478,7 @@ class Pipeline {
   bool rgb_ = false, row_walk_ = false, concurrent_ = false, vblur_low_regs_ = false;
   bool fast_terms_ = false, poles_uniform_ = false;
   int terms_batch_ = 4;
+  bool split_xyb_ = false;
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
   bool vec_rows_[kNumScales] = {};
@@ -1543,6 +1555,9 @@ class Ssimulacra2Cuda final : public CudaMetric {
     if (vblur && std::string(vblur) == "plain") options.fast_terms = false;
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
+    const char* xyb = std::getenv("VQX_SS2_XYB");
+    if (xyb && std::string(xyb) == "split") options.split_xyb = true;
+    if (xyb && std::string(xyb) == "fused") options.split_xyb = false;
     pipeline_.init(f, rgb_ ? nullptr : &matrix_, EdgeDifference::kFloatGroupsOf8, *context.device,
                    options);
   }

@@ -52,6 +52,9 @@ struct PipelineOptions {
   bool fast_terms = false;
   bool poles_uniform = false;  // kRowPoles: one code path for all planes (timing)
   int terms_batch = 4;         // fast_terms: pixels whose terms are formed together (4 or 2)
+  // Concurrent/chain schedules: the downsample into the next level in its own kernel before the
+  // XYB, so that the next scales start while this scale's XYB runs.
+  bool split_xyb = false;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
