@@ -66,7 +66,7 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
 
 #define VQX_SS2_DEVICE(name, pair, format, walk, concurrent)                                     \
   BENCHMARK_CAPTURE(BM_Ssimulacra2Device, name, pair, format, walk, concurrent)                  \
-      ->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond)
+      ->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond)
 
 // Default schedule: scales 1.. concurrent at 1080p, chained at 4K. The rows time the default
 // and the variants side by side: three groups of planes per thread (before), the pole split, the
