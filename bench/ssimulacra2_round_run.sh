@@ -47,7 +47,7 @@ done
 echo "=== ncu $(el) left $(left)"
 l=$(left)
 if [ "$l" -gt 12 ]; then
-  env VQX_SS2_SEQUENTIAL=1 $NEW timeout $l $ncu --clock-control none -k regex:'poles|columns' -c 2 \
+  env VQX_SS2_SEQUENTIAL=1 $NEW timeout $l $ncu --clock-control none -k regex:'xyb|poles|columns' -c 3 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
     --section InstructionStats $run --frames 1 $FX/uhd4k/ref.y4m $FX/uhd4k/dis.y4m ssimulacra2 > /dev/shm/ss2_ncu.log 2>&1
   grep -vE "^==PROF==|^ *-+ *-+" /dev/shm/ss2_ncu.log | head -400
