@@ -28,6 +28,8 @@ enum Variant {
   kUniform = 1024,   // kPoles with one code path for all planes
   kBatch2 = 2048,    // fast terms two pixels at a time
   kSplitXyb = 4096,  // the downsample before the XYB, in its own kernel
+  kInFlight2 = 8192,   // two frames in flight (two replicas of the buffers, two streams)
+  kInFlight3 = 16384,  // three
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -55,8 +57,10 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
+    const int in_flight = (variant & kInFlight3) ? 3 : (variant & kInFlight2) ? 2 : 1;
     t = ssimulacra2::cuda::time_device_frames(frames.ref.at(0), frames.dis.at(0), &matrix, options,
-                                              200);
+                                              200, in_flight);
+    if (t.replicas_differ) state.SkipWithError("replicas differ");
     state.SetIterationTime(t.ms_per_frame / 1e3);
   }
   state.counters["peak_MiB"] = double(t.peak_bytes) / (1 << 20);
@@ -78,6 +82,8 @@ VQX_SS2_DEVICE(1080p_fastterms, "band1080", format_1080p(), kGroups3 | kFastTerm
 VQX_SS2_DEVICE(1080p_poles_fastterms, "band1080", format_1080p(), kPoles | kFastTerms, true);
 VQX_SS2_DEVICE(1080p_poles1_fastterms, "band1080", format_1080p(), kPoles | kUniform | kFastTerms, true);
 VQX_SS2_DEVICE(1080p_poles_fastterms_split, "band1080", format_1080p(), kPoles | kFastTerms | kSplitXyb, true);
+VQX_SS2_DEVICE(1080p_poles_fastterms_x2, "band1080", format_1080p(), kPoles | kFastTerms | kInFlight2, true);
+VQX_SS2_DEVICE(1080p_poles_fastterms_x3, "band1080", format_1080p(), kPoles | kFastTerms | kInFlight3, true);
 VQX_SS2_DEVICE(1080p_poles_fastterms_chain, "band1080", format_1080p(), kPoles | kFastTerms | kChain, true);
 VQX_SS2_DEVICE(1080p_poles_fastterms_sequential, "band1080", format_1080p(), kPoles | kFastTerms, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);

@@ -1654,40 +1654,69 @@ DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatr
 }
 
 DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
-                                const PipelineOptions& options, int frames) {
+                                const PipelineOptions& options, int frames, int in_flight) {
   vqx::cuda::DeviceContext device(0);
-  Pipeline pipeline;
-  pipeline.init(ref.format(), matrix, EdgeDifference::kFloatGroupsOf8, device, options);
+  const int k_max = in_flight < 1 ? 1 : in_flight;
+  std::vector<std::unique_ptr<Pipeline>> pipelines;
+  std::vector<vqx::cuda::DeviceBuffer> sums;
+  std::vector<std::unique_ptr<vqx::cuda::Stream>> streams;
+  for (int k = 0; k < k_max; ++k) {
+    pipelines.push_back(std::make_unique<Pipeline>());
+    pipelines.back()->init(ref.format(), matrix, EdgeDifference::kFloatGroupsOf8, device, options);
+    sums.emplace_back(device, sizeof(double) * kResultDoubles, "timing sums");
+    streams.push_back(std::make_unique<vqx::cuda::Stream>());
+  }
   const size_t bytes = ref.format().frame_bytes();
   vqx::cuda::DeviceBuffer input(device, 2 * bytes, "timing frames");
-  vqx::cuda::DeviceBuffer sums(device, sizeof(double) * kResultDoubles, "timing sums");
   check(cudaMemcpy(input.get(), ref.bytes(), bytes, cudaMemcpyHostToDevice), "timing upload");
   check(cudaMemcpy(input.get<uint8_t>() + bytes, dis.bytes(), bytes, cudaMemcpyHostToDevice),
         "timing upload");
-  vqx::cuda::Stream stream;
-  // The metric's frame as the engine runs it: one CUDA graph, replayed.
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  check(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), "capture");
-  pipeline.enqueue_frame(input.get<uint8_t>(), input.get<uint8_t>() + bytes, stream.get(),
-                         sums.get<double>(), nullptr);
-  check(cudaStreamEndCapture(stream.get(), &graph), "capture");
-  check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-  cudaGraphDestroy(graph);
-  for (int i = 0; i < 50; ++i) check(cudaGraphLaunch(exec, stream.get()), "warm-up");  // clocks up
+  // The metric's frame as the engine runs it: one CUDA graph per pipeline, replayed; with
+  // in_flight > 1, frame i replays pipeline i % in_flight's graph on its own stream (several
+  // frames in flight, as an engine with that many replicas would run them).
+  std::vector<cudaGraphExec_t> execs(size_t(k_max), nullptr);
+  for (int k = 0; k < k_max; ++k) {
+    cudaGraph_t graph = nullptr;
+    cudaStream_t st = streams[size_t(k)]->get();
+    check(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal), "capture");
+    pipelines[size_t(k)]->enqueue_frame(input.get<uint8_t>(), input.get<uint8_t>() + bytes, st,
+                                        sums[size_t(k)].get<double>(), nullptr);
+    check(cudaStreamEndCapture(st, &graph), "capture");
+    check(cudaGraphInstantiate(&execs[size_t(k)], graph, 0), "cudaGraphInstantiate");
+    cudaGraphDestroy(graph);
+  }
+  for (int i = 0; i < 50; ++i)  // clocks up
+    check(cudaGraphLaunch(execs[size_t(i % k_max)], streams[size_t(i % k_max)]->get()), "warm-up");
+  check(cudaDeviceSynchronize(), "warm-up");
   vqx::cuda::Event begin, end;
-  check(cudaEventRecord(begin.get(), stream.get()), "record");
-  for (int i = 0; i < frames; ++i) check(cudaGraphLaunch(exec, stream.get()), "launch");
-  check(cudaEventRecord(end.get(), stream.get()), "record");
+  std::vector<std::unique_ptr<vqx::cuda::Event>> done;
+  cudaStream_t main = streams[0]->get();
+  check(cudaEventRecord(begin.get(), main), "record");
+  for (int k = 1; k < k_max; ++k)
+    check(cudaStreamWaitEvent(streams[size_t(k)]->get(), begin.get(), 0), "fork");
+  for (int i = 0; i < frames; ++i)
+    check(cudaGraphLaunch(execs[size_t(i % k_max)], streams[size_t(i % k_max)]->get()), "launch");
+  for (int k = 1; k < k_max; ++k) {
+    done.push_back(std::make_unique<vqx::cuda::Event>());
+    check(cudaEventRecord(done.back()->get(), streams[size_t(k)]->get()), "join");
+    check(cudaStreamWaitEvent(main, done.back()->get(), 0), "join");
+  }
+  check(cudaEventRecord(end.get(), main), "record");
   check(cudaEventSynchronize(end.get()), "timing");
   DeviceTiming t;
   t.ms_per_frame = double(vqx::cuda::elapsed_ms(begin, end)) / frames;
   t.peak_bytes = device.peak_bytes();
-  t.concurrent = pipeline.concurrent();
+  t.concurrent = pipelines[0]->concurrent();
   std::array<double, kResultDoubles> host{};
-  check(cudaMemcpy(host.data(), sums.get(), sizeof(host), cudaMemcpyDeviceToHost), "timing read");
-  t.score = pool_score(pipeline.frame_sums(host.data()));
-  cudaGraphExecDestroy(exec);
+  check(cudaMemcpy(host.data(), sums[0].get(), sizeof(host), cudaMemcpyDeviceToHost), "timing read");
+  t.score = pool_score(pipelines[0]->frame_sums(host.data()));
+  for (int k = 1; k < k_max; ++k) {  // every replica gives the same bits
+    std::array<double, kResultDoubles> other{};
+    check(cudaMemcpy(other.data(), sums[size_t(k)].get(), sizeof(other), cudaMemcpyDeviceToHost),
+          "timing read");
+    if (std::memcmp(other.data(), host.data(), sizeof(host)) != 0) t.replicas_differ = true;
+  }
+  for (cudaGraphExec_t e : execs) cudaGraphExecDestroy(e);
   return t;
 }
 

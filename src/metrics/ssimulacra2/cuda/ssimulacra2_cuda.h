@@ -80,9 +80,12 @@ struct DeviceTiming {
   size_t peak_bytes = 0;  // of this pipeline and the two input frames
   bool concurrent = false;
   double score = 0.0;
+  bool replicas_differ = false;  // in_flight > 1: a replica's sums differ from the first's
 };
+// in_flight > 1: that many pipelines (replicas of the metric's buffers), frame i on replica
+// i % in_flight's stream: device time per frame with several frames in flight.
 DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
-                                const PipelineOptions& options, int frames);
+                                const PipelineOptions& options, int frames, int in_flight = 1);
 
 }  // namespace ssimulacra2::cuda
 }  // namespace vqx
