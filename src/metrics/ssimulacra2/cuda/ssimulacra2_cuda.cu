@@ -1614,19 +1614,13 @@ class Ssimulacra2Cuda final : public CudaMetric {
 }  // namespace
 
 DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
-                           EdgeDifference edge_difference, int max_scales, int row_groups,
-                           bool vblur_low_regs, bool fast_terms, bool poles_uniform,
-                           int terms_batch) {
+                           EdgeDifference edge_difference, int max_scales,
+                           const PipelineOptions& variant) {
   vqx::cuda::DeviceContext device(0);
   Pipeline pipeline;
-  PipelineOptions options;
+  PipelineOptions options = variant;
   options.debug = true;
   options.max_scales = max_scales;
-  options.row_groups = row_groups;
-  options.vblur_low_regs = vblur_low_regs;
-  options.fast_terms = fast_terms;
-  options.poles_uniform = poles_uniform;
-  options.terms_batch = terms_batch;
   pipeline.init(ref.format(), matrix, edge_difference, device, options);
   DebugFrame result;
   const size_t bytes = ref.format().frame_bytes();

@@ -60,12 +60,11 @@ struct PipelineOptions {
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
 // synchronising after each scale (never used by the metric). `max_scales` stops early (1 = only
 // scale 0), as the fork's stop rule would for a smaller picture. `matrix` null = R'G'B' input.
-// `row_groups` and `vblur_low_regs` pick the kernel variants as in PipelineOptions.
+// `variant` picks the kernel variants (its debug, max_scales and schedule fields are ignored:
+// the scales run in sequence); the default is the metric's own choice.
 DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
                            EdgeDifference edge_difference, int max_scales = kNumScales,
-                           int row_groups = 3, bool vblur_low_regs = false,
-                           bool fast_terms = false, bool poles_uniform = false,
-                           int terms_batch = 4);
+                           const PipelineOptions& variant = PipelineOptions{});
 
 // Device check of the inlined division (div_rn_fast) against __ddiv_rn on `count` operand pairs
 // of each kind the terms divide (section 7's (f32 x f32) / f32 and section 8's (1 + e2) / (1 + e1)
