@@ -1200,6 +1200,10 @@ class Pipeline {
           "ssimulacra2: pole kernel shared memory");
     check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
           "ssimulacra2: EOTF table upload");
+    // A copy from pageable memory may return before its DMA has landed, and the kernels run on
+    // non-blocking streams, which do not wait for the legacy stream: wait for that stream here,
+    // once per geometry.
+    check(cudaStreamSynchronize(nullptr), "ssimulacra2: EOTF table upload");
 
     // Scales processed (fork stop rule, section 4) and their sizes.
     uint32_t cw = format.width, ch = format.height;
@@ -1629,6 +1633,9 @@ DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatr
   check(cudaMemcpy(frames.get(), ref.bytes(), bytes, cudaMemcpyHostToDevice), "debug upload");
   check(cudaMemcpy(frames.get<uint8_t>() + bytes, dis.bytes(), bytes, cudaMemcpyHostToDevice),
         "debug upload");
+  // Pageable copies may return before the data has landed; the kernels below run on a
+  // non-blocking stream (this race gave stale samples in the first round of session 13).
+  check(cudaDeviceSynchronize(), "debug upload");
   vqx::cuda::Stream stream;
   for (int s = 0; s < pipeline.scales(); ++s) {
     pipeline.enqueue_scale(s, frames.get<uint8_t>(), frames.get<uint8_t>() + bytes, stream.get(),
@@ -1665,6 +1672,7 @@ DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const Yu
   check(cudaMemcpy(input.get(), ref.bytes(), bytes, cudaMemcpyHostToDevice), "timing upload");
   check(cudaMemcpy(input.get<uint8_t>() + bytes, dis.bytes(), bytes, cudaMemcpyHostToDevice),
         "timing upload");
+  check(cudaDeviceSynchronize(), "timing upload");  // pageable copies: see run_debug_frame
   // The metric's frame as the engine runs it: one CUDA graph per pipeline, replayed; with
   // in_flight > 1, frame i replays pipeline i % in_flight's graph on its own stream (several
   // frames in flight, as an engine with that many replicas would run them).
