@@ -30,6 +30,7 @@ enum Variant {
   kSplitXyb = 4096,  // the downsample before the XYB, in its own kernel
   kInFlight2 = 8192,   // two frames in flight (two replicas of the buffers, two streams)
   kInFlight3 = 16384,  // three
+  kPoles2 = 32768,     // pole split with the input sums formed once per tile
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -47,7 +48,14 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kTiled) options.row_groups = 0;
   if (variant & kGroups2) options.row_groups = 2;
   if (variant & kGroups3) options.row_groups = 3;
-  if (variant & kPoles) options.row_groups = ssimulacra2::cuda::kRowPoles;
+  if (variant & kPoles) {
+    options.row_groups = ssimulacra2::cuda::kRowPoles;
+    options.poles_sums = false;
+  }
+  if (variant & kPoles2) {
+    options.row_groups = ssimulacra2::cuda::kRowPoles;
+    options.poles_sums = true;
+  }
   options.vblur_low_regs = (variant & kLowRegs) != 0;
   if (variant & kFastTerms) options.fast_terms = true;
   if (variant & kPlainTerms) options.fast_terms = false;
@@ -73,31 +81,27 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
       ->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond)
 
 // Default schedule: scales 1.. concurrent at 1080p, chained at 4K. The rows time the default
-// and the variants side by side: three groups of planes per thread (before), the pole split, the
-// fast terms and both.
+// (pole split with sums per tile, fast terms) beside the kernels before this pass (three groups
+// of planes per thread, plain terms) and the variants; x2/x3: frames in flight on replicas.
 VQX_SS2_DEVICE(1080p, "band1080", format_1080p(), kDefault, true);
-VQX_SS2_DEVICE(1080p_groups3, "band1080", format_1080p(), kGroups3 | kPlainTerms, true);
-VQX_SS2_DEVICE(1080p_poles, "band1080", format_1080p(), kPoles | kPlainTerms, true);
-VQX_SS2_DEVICE(1080p_fastterms, "band1080", format_1080p(), kGroups3 | kFastTerms, true);
-VQX_SS2_DEVICE(1080p_poles_fastterms, "band1080", format_1080p(), kPoles | kFastTerms, true);
-VQX_SS2_DEVICE(1080p_poles1_fastterms, "band1080", format_1080p(), kPoles | kUniform | kFastTerms, true);
-VQX_SS2_DEVICE(1080p_poles_fastterms_split, "band1080", format_1080p(), kPoles | kFastTerms | kSplitXyb, true);
-VQX_SS2_DEVICE(1080p_poles_fastterms_x2, "band1080", format_1080p(), kPoles | kFastTerms | kInFlight2, true);
-VQX_SS2_DEVICE(1080p_poles_fastterms_x3, "band1080", format_1080p(), kPoles | kFastTerms | kInFlight3, true);
-VQX_SS2_DEVICE(1080p_poles_fastterms_chain, "band1080", format_1080p(), kPoles | kFastTerms | kChain, true);
-VQX_SS2_DEVICE(1080p_poles_fastterms_sequential, "band1080", format_1080p(), kPoles | kFastTerms, false);
+VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kGroups3 | kPlainTerms, true);
+VQX_SS2_DEVICE(1080p_poles_fast, "band1080", format_1080p(), kPoles | kFastTerms, true);
+VQX_SS2_DEVICE(1080p_poles2_fast, "band1080", format_1080p(), kPoles2 | kFastTerms, true);
+VQX_SS2_DEVICE(1080p_poles2_fast2, "band1080", format_1080p(), kPoles2 | kFastTerms | kBatch2, true);
+VQX_SS2_DEVICE(1080p_poles2_plain, "band1080", format_1080p(), kPoles2 | kPlainTerms, true);
+VQX_SS2_DEVICE(1080p_default_x2, "band1080", format_1080p(), kInFlight2, true);
+VQX_SS2_DEVICE(1080p_default_x3, "band1080", format_1080p(), kInFlight3, true);
+VQX_SS2_DEVICE(1080p_default_split, "band1080", format_1080p(), kSplitXyb, true);
+VQX_SS2_DEVICE(1080p_default_sequential, "band1080", format_1080p(), kDefault, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
-VQX_SS2_DEVICE(4k_groups3, "uhd4k", format_4k(), kGroups3 | kPlainTerms, true);
-VQX_SS2_DEVICE(4k_poles, "uhd4k", format_4k(), kPoles | kPlainTerms, true);
-VQX_SS2_DEVICE(4k_fastterms, "uhd4k", format_4k(), kGroups3 | kFastTerms, true);
-VQX_SS2_DEVICE(4k_poles_fastterms, "uhd4k", format_4k(), kPoles | kFastTerms, true);
-VQX_SS2_DEVICE(4k_poles1_fastterms, "uhd4k", format_4k(), kPoles | kUniform | kFastTerms, true);
-VQX_SS2_DEVICE(4k_tiled_fastterms, "uhd4k", format_4k(), kTiled | kFastTerms, true);
-VQX_SS2_DEVICE(4k_poles_fastterms2, "uhd4k", format_4k(), kPoles | kFastTerms | kBatch2, true);
-VQX_SS2_DEVICE(4k_poles_fastterms_split, "uhd4k", format_4k(), kPoles | kFastTerms | kSplitXyb, true);
-VQX_SS2_DEVICE(4k_poles_fastterms_lowregs, "uhd4k", format_4k(), kPoles | kFastTerms | kLowRegs, true);
-VQX_SS2_DEVICE(4k_sequential_groups3, "uhd4k", format_4k(), kGroups3 | kPlainTerms, false);
-VQX_SS2_DEVICE(4k_poles_fastterms_sequential, "uhd4k", format_4k(), kPoles | kFastTerms, false);
+VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms, true);
+VQX_SS2_DEVICE(4k_poles_fast, "uhd4k", format_4k(), kPoles | kFastTerms, true);
+VQX_SS2_DEVICE(4k_poles2_fast, "uhd4k", format_4k(), kPoles2 | kFastTerms, true);
+VQX_SS2_DEVICE(4k_poles2_fast2, "uhd4k", format_4k(), kPoles2 | kFastTerms | kBatch2, true);
+VQX_SS2_DEVICE(4k_poles2_plain, "uhd4k", format_4k(), kPoles2 | kPlainTerms, true);
+VQX_SS2_DEVICE(4k_default_split, "uhd4k", format_4k(), kSplitXyb, true);
+VQX_SS2_DEVICE(4k_before_sequential, "uhd4k", format_4k(), kGroups3 | kPlainTerms, false);
+VQX_SS2_DEVICE(4k_default_sequential, "uhd4k", format_4k(), kDefault, false);
 
 }  // namespace
 }  // namespace vqx::bench

@@ -287,6 +287,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     bool fast_terms;
     bool poles_uniform = false;
     int terms_batch = 4;
+    bool poles_sums = false;
     ssimulacra2::cuda::PipelineOptions options() const {
       ssimulacra2::cuda::PipelineOptions o;
       o.row_groups = row_groups;
@@ -294,6 +295,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       o.fast_terms = fast_terms;
       o.poles_uniform = poles_uniform;
       o.terms_batch = terms_batch;
+      o.poles_sums = poles_sums;
       return o;
     }
   };
@@ -304,7 +306,9 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
                               {ssimulacra2::cuda::kRowPoles, false, false}, {3, false, true},
                               {ssimulacra2::cuda::kRowPoles, false, true}, {3, true, true},
                               {ssimulacra2::cuda::kRowPoles, false, false, true},
-                              {3, false, true, false, 2}};
+                              {3, false, true, false, 2},
+                              {ssimulacra2::cuda::kRowPoles, false, false, false, 4, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true}};
   for (const auto& [label, frames] : inputs) {
    for (const EdgeDifference mode : {EdgeDifference::kFloatGroupsOf8, EdgeDifference::kDouble}) {
     if (mode == EdgeDifference::kDouble && label.find("frame") != std::string::npos) continue;
@@ -314,9 +318,9 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       const DebugFrame other =
           run_debug_frame(frames.first, frames.second, &m, mode, kNumScales, v.options());
       const std::string at = fmt::format(
-          "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {}", label,
+          "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {}", label,
           mode == EdgeDifference::kDouble ? "f64 edges" : "", v.row_groups, v.low_regs,
-          v.fast_terms, v.poles_uniform, v.terms_batch);
+          v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums);
       ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
       for (size_t s = 0; s < base.scales.size(); ++s) {
         const DebugScale& a = base.scales[s];
@@ -508,6 +512,7 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_VBLUR", "regs80"},
                               {"VQX_SS2_HBLUR", "poles"},
                               {"VQX_SS2_HBLUR", "poles1"},
+                              {"VQX_SS2_HBLUR", "poles2"},
                               {"VQX_SS2_HBLUR", "groups3"},
                               {"VQX_SS2_VBLUR", "fast"},
                               {"VQX_SS2_VBLUR", "fast4"},

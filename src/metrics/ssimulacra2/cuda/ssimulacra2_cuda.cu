@@ -814,6 +814,23 @@ blur_rows_poles_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Bl
     }
   };
   fetch(0);
+  // The thread's share of the combine, the same positions in every tile: quad/column jj of row r
+  // of plane p (kStores of them), its pole outputs in shared memory and its output row in global
+  // memory, computed once (the index arithmetic was a third of the kernel's instructions).
+  // (kVec only: 3 quads per thread; the scalar kernel, for widths not a multiple of 4, would
+  // need 11 and keeps the plain loop.)
+  constexpr int kStores = kVec ? (kBlurPlanes * kUnits + kPoleThreads - 1) / kPoleThreads : 1;
+  int st_smem[kStores], st_col[kStores];
+  float* st_row[kStores];
+#pragma unroll
+  for (int m = 0; m < kStores; ++m) {
+    const int e = tid + m * kPoleThreads;
+    const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
+    const bool live = e < kBlurPlanes * kUnits && uint32_t(r) < rows;
+    st_smem[m] = 3 * p * kTileSlot + r * kTileRow + j;
+    st_col[m] = live ? j - 4 : INT32_MIN / 2;  // t = x0 + st_col; never in [0, w) when not live
+    st_row[m] = live ? hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w : hblur;
+  }
   float prev1 = 0.0f, prev2 = 0.0f;
   float* out_row = pout + q * kTileSlot + lane * kTileRow;
   const float* x1 = ring;                  // img1 tiles
@@ -866,20 +883,229 @@ blur_rows_poles_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Bl
     __syncthreads();
     // (o1 + o3) + o5 of outputs t = x0 - 4 + j, coalesced by row (kVec: quads wholly inside or
     // outside [0, w) as in blur_rows_kernel). 4 rows x 8 quads per warp: no bank conflicts.
-    for (int e = tid; e < kBlurPlanes * kUnits; e += kPoleThreads) {
-      const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
-      const long t = t0 + j;
-      if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
-        const float* o = pout + 3 * p * kTileSlot + r * kTileRow + j;
-        float v[kWidth];
+    if constexpr (kVec) {
 #pragma unroll
-        for (int qq = 0; qq < kWidth; ++qq)
-          v[qq] = fadd(fadd(o[qq], o[kTileSlot + qq]), o[2 * kTileSlot + qq]);
-        float* dst = hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t);
-        if constexpr (kVec) *reinterpret_cast<float4*>(dst) = make_float4(v[0], v[1], v[2], v[3]);
-        else *dst = v[0];
+      for (int m = 0; m < kStores; ++m) {
+        const int t = int(x0) + st_col[m];
+        if (t >= 0 && uint32_t(t) < w) {
+          const float* o = pout + st_smem[m];
+          float v[4];
+#pragma unroll
+          for (int qq = 0; qq < 4; ++qq)
+            v[qq] = fadd(fadd(o[qq], o[kTileSlot + qq]), o[2 * kTileSlot + qq]);
+          *reinterpret_cast<float4*>(st_row[m] + t) = make_float4(v[0], v[1], v[2], v[3]);
+        }
+      }
+    } else {
+      for (int e = tid; e < kBlurPlanes * kUnits; e += kPoleThreads) {
+        const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = e % kUnitsPerRow;
+        const long t = t0 + j;
+        if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
+          const float* o = pout + 3 * p * kTileSlot + r * kTileRow + j;
+          hblur[size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t)] =
+              fadd(fadd(o[0], o[kTileSlot]), o[2 * kTileSlot]);
+        }
       }
     }
+  }
+}
+
+// The pole-split pass with the input sums formed once per tile (VQX_SS2_HBLUR=poles2, the
+// default): section 6.2's sum in[t - 6] + in[t + 4] of each of the 5 planes (the products of
+// section 5 formed on the fly, as blur_source) is computed for the tile's 32 steps and 32 lines by
+// the whole block into shared memory, so every pole thread's step is the same 6 instructions
+// (load the sum, the pole's 4 operations, store o_k) whatever its plane: no warp waits at the
+// barrier for slower planes, and one copy of the walk is in the instruction cache. Per tile t, two
+// phases separated by barriers: (1) the 15 pole warps walk tile t from the sums; (2) the block
+// adds (o1 + o3) + o5 of tile t and stores it, forms the sums of tile t + 1 from the input ring
+// (3 tiles per image: t + 1, t for in[t - 6], and t + 2 being written from the registers that
+// prefetched it), and prefetches tile t + 3. The operations and their order per line are exactly
+// those of blur_rows_kernel; only which thread forms which sum differs.
+constexpr size_t kPoles2Smem = sizeof(float) * size_t(6 + kBlurPlanes + kPoleWarps) * kTileSlot;
+
+template <bool kVec>
+__global__ void __launch_bounds__(kPoleThreads, 2)
+blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
+                        float* __restrict__ hblur, float* __restrict__ debug_products) {
+  extern __shared__ float smem[];
+  float* ring = smem;                        // [3 tiles][2 images][kLines][kTileRow]
+  float* sums = smem + 6 * kTileSlot;        // [5 planes][kLines][kTileRow]
+  float* pout = sums + kBlurPlanes * kTileSlot;  // [15 (plane, pole)][kLines][kTileRow]
+  constexpr int kWidth = kVec ? 4 : 1;
+  constexpr int kUnits = kTileElems / kWidth;
+  constexpr int kLoads = (kUnits + kPoleThreads - 1) / kPoleThreads;
+  constexpr int kUnitsPerRow = kTile / kWidth;
+  constexpr int kSumsPer = (kTileElems + kPoleThreads - 1) / kPoleThreads;  // (line, step)s
+  const size_t n = size_t(w) * h;
+  const int c = blockIdx.y;
+  const uint32_t y0 = blockIdx.x * kLines;
+  const int lane = threadIdx.x, q = threadIdx.y, tid = q * kLines + lane;
+  const int plane = q / 3, pole = q % 3;
+  const float n2 = coef.n2[pole], d1 = coef.d1[pole];
+  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
+  const float* img1 = xyb + size_t(c) * n;
+  const float* img2 = xyb + size_t(3 + c) * n;
+  auto slot = [](long tile) { return int((tile + 1) % 3); };  // tile -1 is the zero padding
+  for (int i = tid; i < kTileElems; i += kPoleThreads) {
+    const int r = i / kTile, j = i % kTile;
+    ring[(2 * slot(-1)) * kTileSlot + r * kTileRow + j] = 0.0f;
+    ring[(2 * slot(-1) + 1) * kTileSlot + r * kTileRow + j] = 0.0f;
+  }
+  float next1[kLoads][kWidth], next2[kLoads][kWidth];
+  auto fetch = [&](uint32_t x0) {
+#pragma unroll
+    for (int m = 0; m < kLoads; ++m) {
+      const int e = tid + m * kPoleThreads;
+      const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+      const uint32_t x = x0 + j;
+      const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
+      const size_t i = inside ? size_t(y0 + r) * w + x : 0;
+      if constexpr (kVec) {
+        const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(img1 + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float4 b = inside ? __ldg(reinterpret_cast<const float4*>(img2 + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
+        next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
+      } else {
+        next1[m][0] = inside ? __ldg(img1 + i) : 0.0f;
+        next2[m][0] = inside ? __ldg(img2 + i) : 0.0f;
+      }
+    }
+  };
+  // The prefetched tile into its ring slot (and, debug only, the products of its samples).
+  auto store_tile = [&](long tile) {
+    const uint32_t x0 = uint32_t(tile) * kTile;
+    float* t1 = ring + (2 * slot(tile)) * kTileSlot;
+    float* t2 = t1 + kTileSlot;
+#pragma unroll
+    for (int m = 0; m < kLoads; ++m) {
+      const int e = tid + m * kPoleThreads;
+      if (e < kUnits) {
+        const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+#pragma unroll
+        for (int qq = 0; qq < kWidth; ++qq) {
+          t1[r * kTileRow + j + qq] = next1[m][qq];
+          t2[r * kTileRow + j + qq] = next2[m][qq];
+        }
+        if (debug_products) {
+#pragma unroll
+          for (int qq = 0; qq < kWidth; ++qq) {
+            const uint32_t x = x0 + j + qq;
+            if (uint32_t(r) < rows && x < w) {
+              const size_t i = size_t(y0 + r) * w + x;
+              float* p = debug_products + size_t(3 * c) * n + i;
+              p[0] = fmul(next1[m][qq], next1[m][qq]);
+              p[n] = fmul(next2[m][qq], next2[m][qq]);
+              p[2 * n] = fmul(next1[m][qq], next2[m][qq]);
+            }
+          }
+        }
+      }
+    }
+  };
+  // Section 6.2's sums of the 5 planes for tile `tile` (steps t = 32 tile - 4 + j): a = in[t - 6]
+  // is column j - 10 of this tile or j + 22 of the previous one, b = in[t + 4] column j.
+  auto form_sums = [&](long tile) {
+    const float* c1 = ring + (2 * slot(tile)) * kTileSlot;
+    const float* c2 = c1 + kTileSlot;
+    const float* p1 = ring + (2 * slot(tile - 1)) * kTileSlot;
+    const float* p2 = p1 + kTileSlot;
+#pragma unroll
+    for (int m = 0; m < kSumsPer; ++m) {
+      const int e = tid + m * kPoleThreads;
+      if (e < kTileElems) {
+        const int r = e / kTile, j = e % kTile;
+        const int ib = r * kTileRow + j;
+        const int ia = j >= 10 ? ib - 10 : ib + kTile - 10;
+        const float b1 = c1[ib], b2 = c2[ib];
+        const float a1 = j >= 10 ? c1[ia] : p1[ia], a2 = j >= 10 ? c2[ia] : p2[ia];
+        float* s = sums + ib;
+        s[0] = fadd(a1, b1);                                      // mu1
+        s[kTileSlot] = fadd(a2, b2);                              // mu2
+        s[2 * kTileSlot] = fadd(fmul(a1, a1), fmul(b1, b1));      // s11
+        s[3 * kTileSlot] = fadd(fmul(a2, a2), fmul(b2, b2));      // s22
+        s[4 * kTileSlot] = fadd(fmul(a1, a2), fmul(b1, b2));      // s12
+      }
+    }
+  };
+  // The combine's positions, as in blur_rows_poles_kernel (kVec only).
+  constexpr int kStores = kVec ? (kBlurPlanes * kUnits + kPoleThreads - 1) / kPoleThreads : 1;
+  int st_smem[kStores], st_col[kStores];
+  float* st_row[kStores];
+#pragma unroll
+  for (int m = 0; m < kStores; ++m) {
+    const int e = tid + m * kPoleThreads;
+    const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
+    const bool live = e < kBlurPlanes * kUnits && uint32_t(r) < rows;
+    st_smem[m] = 3 * p * kTileSlot + r * kTileRow + j;
+    st_col[m] = live ? j - 4 : INT32_MIN / 2;
+    st_row[m] = live ? hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w : hblur;
+  }
+  const long tiles = (long(w) + 4 + kTile - 1) / kTile;
+  fetch(0);
+  store_tile(0);
+  if (tiles > 1) fetch(kTile);
+  __syncthreads();
+  form_sums(0);
+  if (tiles > 1) store_tile(1);
+  if (tiles > 2) fetch(2 * kTile);
+  __syncthreads();
+  float prev1 = 0.0f, prev2 = 0.0f;
+  const float* my_sums = sums + plane * kTileSlot + lane * kTileRow;
+  float* out_row = pout + q * kTileSlot + lane * kTileRow;
+  for (long tile = 0; tile < tiles; ++tile) {
+    const long t0 = tile * kTile - 4;
+    const int steps = long(w) - t0 < kTile ? int(long(w) - t0) : kTile;  // > 0 by `tiles`
+    // Phase 1: this thread's pole over the tile's steps.
+    auto step = [&](float sum) {
+      const float o = fsub(fsub(fmul(n2, sum), fmul(d1, prev1)), prev2);
+      prev2 = prev1;
+      prev1 = o;
+      return o;
+    };
+    if (steps == kTile) {
+#pragma unroll
+      for (int j0 = 0; j0 < kTile; j0 += 16) {
+        float s[16];
+#pragma unroll
+        for (int j = 0; j < 16; ++j) s[j] = my_sums[j0 + j];
+#pragma unroll
+        for (int j = 0; j < 16; ++j) out_row[j0 + j] = step(s[j]);
+      }
+    } else {
+      for (int j = 0; j < steps; ++j) out_row[j] = step(my_sums[j]);
+    }
+    __syncthreads();
+    // Phase 2: outputs of this tile, sums of the next, the ring and the prefetch.
+    if constexpr (kVec) {
+#pragma unroll
+      for (int m = 0; m < kStores; ++m) {
+        const long t = tile * kTile + st_col[m];
+        if (t >= 0 && t < long(w)) {
+          const float* o = pout + st_smem[m];
+          float v[4];
+#pragma unroll
+          for (int qq = 0; qq < 4; ++qq)
+            v[qq] = fadd(fadd(o[qq], o[kTileSlot + qq]), o[2 * kTileSlot + qq]);
+          *reinterpret_cast<float4*>(st_row[m] + t) = make_float4(v[0], v[1], v[2], v[3]);
+        }
+      }
+    } else {
+      for (int e = tid; e < kBlurPlanes * kUnits; e += kPoleThreads) {
+        const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = e % kUnitsPerRow;
+        const long t = t0 + j;
+        if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
+          const float* o = pout + 3 * p * kTileSlot + r * kTileRow + j;
+          hblur[size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t)] =
+              fadd(fadd(o[0], o[kTileSlot]), o[2 * kTileSlot]);
+        }
+      }
+    }
+    if (tile + 1 < tiles) form_sums(tile + 1);
+    if (tile + 2 < tiles) store_tile(tile + 2);
+    if (tile + 3 < tiles) fetch(uint32_t(tile + 3) * kTile);
+    __syncthreads();
   }
 }
 
@@ -1166,6 +1392,7 @@ class Pipeline {
     vblur_low_regs_ = options.vblur_low_regs;
     fast_terms_ = options.fast_terms;
     poles_uniform_ = options.poles_uniform;
+    poles_sums_ = options.poles_sums;
     terms_batch_ = options.terms_batch;
     split_xyb_ = options.split_xyb;
     format_ = format;
@@ -1197,6 +1424,12 @@ class Pipeline {
           "ssimulacra2: pole kernel shared memory");
     check(cudaFuncSetAttribute(blur_rows_poles_kernel<false, true>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoleSmemUniform)),
+          "ssimulacra2: pole kernel shared memory");
+    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<true>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
+          "ssimulacra2: pole kernel shared memory");
+    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<false>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
           "ssimulacra2: pole kernel shared memory");
     check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
           "ssimulacra2: EOTF table upload");
@@ -1352,6 +1585,14 @@ class Pipeline {
         if (vec) blur_rows_grouped_kernel<3, true><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
         else blur_rows_grouped_kernel<3, false><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
       }
+    } else if (row_groups_ == kRowPoles && poles_sums_) {
+      const dim3 pblock(kLines, kPoleWarps);
+      if (vec_rows_[s])
+        blur_rows_poles2_kernel<true><<<grid, pblock, kPoles2Smem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+      else
+        blur_rows_poles2_kernel<false><<<grid, pblock, kPoles2Smem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
     } else if (row_groups_ == kRowPoles && poles_uniform_) {
       const dim3 pblock(kLines, kPoleWarps);
       if (vec_rows_[s])
@@ -1391,7 +1632,7 @@ class Pipeline {
     if (fast_terms_ && n <= size_t{UINT32_MAX})
       kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
                : terms_batch_ == 2 ? blur_columns_terms_kernel<4, true, 2>
-                                   : blur_columns_terms_kernel<1, true>;
+                                   : blur_columns_terms_kernel<3, true>;
     kernel<<<grid, block, 0, stream>>>(
         hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
         partials_.get<Dd>() + table_.partial_offset[s],
@@ -1511,7 +1752,7 @@ class Pipeline {
   EdgeDifference edge_difference_ = EdgeDifference::kFloatGroupsOf8;
   enum class Schedule { kSequential, kConcurrent, kChain };
   bool rgb_ = false, row_walk_ = false, concurrent_ = false, vblur_low_regs_ = false;
-  bool fast_terms_ = false, poles_uniform_ = false;
+  bool fast_terms_ = false, poles_uniform_ = false, poles_sums_ = false;
   int terms_batch_ = 4;
   bool split_xyb_ = false;
   int row_groups_ = 3;
@@ -1559,9 +1800,13 @@ class Ssimulacra2Cuda final : public CudaMetric {
     // The CPU metric's edge mode: the fork's AVX2 arithmetic (the goldens).
     // Profiling knobs (docs/ssimulacra2.md): VQX_SS2_HBLUR=rowwalk times the plain horizontal
     // walk, VQX_SS2_HBLUR=tiled the per-plane tiled kernel (one plane per thread),
-    // VQX_SS2_HBLUR=groups2 the grouped kernel with two groups of planes,
+    // VQX_SS2_HBLUR=groups2 / groups3 the grouped kernel with two / three groups of planes,
     // VQX_SS2_HBLUR=scalar the per-plane tiled walk without float4 loads and stores,
-    // VQX_SS2_VBLUR=regs80 the vertical kernel capped at 80 registers,
+    // VQX_SS2_HBLUR=poles the pole split with per-thread sums, poles1 the same with one code
+    // path, poles2 the default (sums per tile); VQX_SS2_VBLUR=plain the terms kernel before
+    // session 13, regs80 that kernel capped at 80 registers, fast the default, fast2 / fast4
+    // the fast terms two at a time / at 96 registers; VQX_SS2_XYB=split the downsample in its
+    // own kernel before the XYB,
     // VQX_SS2_SEQUENTIAL=1 runs the scales one after the other (a per-scale stage table),
     // VQX_SS2_SCHEDULE=chain runs scales 1.. in sequence on one side stream (4K's schedule) at
     // any size. None changes a bit of the result.
@@ -1574,13 +1819,24 @@ class Ssimulacra2Cuda final : public CudaMetric {
     options.scalar_rows = walk && std::string(walk) == "scalar";
     if (walk && (std::string(walk) == "tiled" || std::string(walk) == "scalar")) options.row_groups = 0;
     if (walk && std::string(walk) == "groups2") options.row_groups = 2;
-    if (walk && std::string(walk) == "poles") options.row_groups = kRowPoles;
+    if (walk && std::string(walk) == "poles") {
+      options.row_groups = kRowPoles;
+      options.poles_sums = false;
+    }
+    if (walk && std::string(walk) == "poles2") {
+      options.row_groups = kRowPoles;
+      options.poles_sums = true;
+    }
     if (walk && std::string(walk) == "poles1") {
       options.row_groups = kRowPoles;
       options.poles_uniform = true;
+      options.poles_sums = false;
     }
     if (walk && std::string(walk) == "groups3") options.row_groups = 3;
-    options.vblur_low_regs = vblur && std::string(vblur) == "regs80";
+    if (vblur && std::string(vblur) == "regs80") {
+      options.vblur_low_regs = true;
+      options.fast_terms = false;
+    }
     if (vblur && std::string(vblur) == "fast") options.fast_terms = true;
     if (vblur && std::string(vblur) == "fast2") {
       options.fast_terms = true;

@@ -42,15 +42,17 @@ struct PipelineOptions {
   bool concurrent = true;       // scales 1.. on side streams when their planes fit the budget
   bool force_chain = false;     // scales 1.. in sequence on one side stream, at any size
   bool scalar_rows = false;     // tiled horizontal walk without float4 loads/stores (timing)
-  // Horizontal pass: 3 = one thread per line walks {mu1, s11}, {mu2, s22} or {s12} (default,
-  // fastest measured); 2 = {mu1, s11, s12} or {mu2, s22}; 0 = one plane per thread (the
-  // per-plane tiled kernel); kRowPoles = one thread per line, plane and pole.
-  int row_groups = 3;
+  // Horizontal pass: kRowPoles (default) = one thread per line, plane and pole, with the input
+  // sums formed once per tile (poles_sums) or by each pole thread; 3 = one thread per line walks
+  // {mu1, s11}, {mu2, s22} or {s12} (the default before session 13); 2 = {mu1, s11, s12} or
+  // {mu2, s22}; 0 = one plane per thread (the per-plane tiled kernel).
+  int row_groups = kRowPoles;
   bool vblur_low_regs = false;  // vertical/terms kernel capped at 80 registers (timing)
   // Terms with the inlined fast path of the f64 division (same bits, __ddiv_rn where the fast
   // path does not apply), 32-bit pixel indices and the rows' terms formed without branches.
-  bool fast_terms = false;
+  bool fast_terms = true;
   bool poles_uniform = false;  // kRowPoles: one code path for all planes (timing)
+  bool poles_sums = true;      // kRowPoles: the input sums formed once per tile (poles2)
   int terms_batch = 4;         // fast_terms: pixels whose terms are formed together (4 or 2)
   // Concurrent/chain schedules: the downsample into the next level in its own kernel before the
   // XYB, so that the next scales start while this scale's XYB runs.
