@@ -84,16 +84,19 @@ __device__ __forceinline__ float fmul(float a, float b) { return __fmul_rn(a, b)
 __device__ __forceinline__ float fadd(float a, float b) { return __fadd_rn(a, b); }
 __device__ __forceinline__ float fsub(float a, float b) { return __fsub_rn(a, b); }
 
-// 2.5: table lookup and lerp; int(t) truncates.
+// 2.5: table lookup and lerp; int(t) truncates. Written without branches: the lookup runs for
+// every x with its index clamped into the table (a no-op for 0 < x < 1, where t < 1023), and
+// x <= 0 and x >= 1 select 0 and 1 afterwards, as the CPU's early returns.
 __device__ __forceinline__ float srgb_eotf(float x) {
-  if (x <= 0.0f) return 0.0f;
-  if (x >= 1.0f) return 1.0f;
   const float t = fmul(x, 1023.0f);
-  const int i = __float2int_rz(t);
+  int i = __float2int_rz(t);
+  constexpr int kLast = int(kEotfLutSize) - 2;
+  i = i < 0 ? 0 : (i > kLast ? kLast : i);
   const float f = fsub(t, __int2float_rn(i));
   const float a = __ldg(&g_eotf_lut[i]);
   const float b = __ldg(&g_eotf_lut[i + 1]);
-  return fadd(a, fmul(fsub(b, a), f));
+  const float v = fadd(a, fmul(fsub(b, a), f));
+  return x <= 0.0f ? 0.0f : (x >= 1.0f ? 1.0f : v);
 }
 
 __device__ __forceinline__ float clamp01(float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v); }
@@ -265,11 +268,11 @@ __device__ __forceinline__ uint32_t chroma_index(uint32_t x, uint32_t plane_size
 
 enum class Source { kYuv8, kYuv16, kRgb8, kRgb16, kLinear };
 
+// The pixel at luma index i (and chroma index ci, 2.2) of one image; the indices are formed once
+// per pixel for both images by the caller.
 template <Source kSource>
 __device__ __forceinline__ float3 linear_pixel(const FrameSource& fs, const float* linear, size_t n,
-                                               int image, uint32_t x, uint32_t y, uint32_t w,
-                                               uint32_t h) {
-  const size_t i = size_t(y) * w + x;
+                                               int image, uint32_t i, uint32_t ci) {
   if constexpr (kSource == Source::kLinear) {
     const float* base = linear + size_t(3 * image) * n;
     return make_float3(__ldg(base + i), __ldg(base + n + i), __ldg(base + 2 * n + i));
@@ -286,8 +289,6 @@ __device__ __forceinline__ float3 linear_pixel(const FrameSource& fs, const floa
                          srgb_eotf(fmul(__uint2float_rn(p1[i]), fs.inv_peak)),
                          srgb_eotf(fmul(__uint2float_rn(p2[i]), fs.inv_peak)));
     } else {
-      const uint32_t cx = chroma_index(x, fs.pw, w), cy = chroma_index(y, fs.ph, h);
-      const size_t ci = size_t(cy) * fs.pw + cx;
       const YuvMatrixDev& m = fs.m;
       const float Y = fmul(__uint2float_rn(p0[i]), fs.inv_peak);
       const float U = fmul(__uint2float_rn(p1[ci]), fs.inv_peak);
@@ -318,17 +319,31 @@ xyb_down_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, ui
   if (ox >= ow || oy >= oh) return;
   const size_t n = size_t(w) * h;
   float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
+  // The block's two columns and rows (the last repeated for odd sizes) and their chroma indices.
+  uint32_t col[2], row[2], ccol[2] = {0, 0}, crow[2] = {0, 0};
+#pragma unroll
+  for (int d = 0; d < 2; ++d) {
+    const uint32_t px = 2 * ox + d, py = 2 * oy + d;
+    col[d] = px < w ? px : w - 1;
+    row[d] = py < h ? py : h - 1;
+    if constexpr (kSource == Source::kYuv8 || kSource == Source::kYuv16) {
+      ccol[d] = chroma_index(col[d], fs.pw, w);
+      crow[d] = chroma_index(row[d], fs.ph, h);
+    }
+  }
 #pragma unroll
   for (int dy = 0; dy < 2; ++dy) {
 #pragma unroll
     for (int dx = 0; dx < 2; ++dx) {
       const uint32_t px = 2 * ox + dx, py = 2 * oy + dy;
       const bool owned = px < w && py < h;
-      const uint32_t ix = px < w ? px : w - 1, iy = py < h ? py : h - 1;
-      const size_t i = size_t(iy) * w + ix;
+      const uint32_t ix = col[dx], iy = row[dy];
+      const uint32_t li = iy * w + ix;  // a plane holds fewer than 2^32 samples (init checks)
+      const uint32_t ci = crow[dy] * fs.pw + ccol[dx];
+      const size_t i = li;
 #pragma unroll
       for (int image = 0; image < 2; ++image) {
-        const float3 rgb = linear_pixel<kSource>(fs, linear, n, image, ix, iy, w, h);
+        const float3 rgb = linear_pixel<kSource>(fs, linear, n, image, li, ci);
         sum[image][0] = fadd(sum[image][0], rgb.x);
         sum[image][1] = fadd(sum[image][1], rgb.y);
         sum[image][2] = fadd(sum[image][2], rgb.z);
@@ -1438,6 +1453,10 @@ class Pipeline {
     // once per geometry.
     check(cudaStreamSynchronize(nullptr), "ssimulacra2: EOTF table upload");
 
+    // The kernels index a plane with 32 bits.
+    if (uint64_t{format.width} * format.height > UINT32_MAX)
+      throw InputError("ssimulacra2: " + format.describe() +
+                       " has 2^32 or more pixels, more than the CUDA path indexes");
     // Scales processed (fork stop rule, section 4) and their sizes.
     uint32_t cw = format.width, ch = format.height;
     scales_ = 0;
