@@ -1219,6 +1219,18 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
     float b[kChunkRows];
 #pragma unroll
     for (int i = 0; i < kChunkRows; ++i) b[i] = b_next[i];
+    // kFast: the XYB samples of this chunk's terms are loaded now, so that their latency passes
+    // during the walk instead of stalling the terms.
+    float pre1[kTermRows], pre2[kTermRows];
+    if constexpr (kFast) {
+#pragma unroll
+      for (int m = 0; m < kTermRows; ++m) {
+        const long y = y0 + k + kBlurPlanes * m;
+        const uint32_t p = valid && y >= 0 && y < len ? uint32_t(y) * w + x : 0u;
+        pre1[m] = __ldg(img1 + p);
+        pre2[m] = __ldg(img2 + p);
+      }
+    }
     if (y0 + kChunkRows < len) fetch(y0 + kChunkRows);
     if constexpr (kFast) {
       // Every row of the chunk steps, without the range test: the steps before t = -4 see zero
@@ -1281,7 +1293,7 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
         sa[m] = __dmul_rn(double(num_m), double(num_s));
         sb[m] = double(denom_s);
         sq[m] = div_rn_fast(sa[m], sb[m], sfast[m]);
-        edge_operands(__ldg(img1 + pix[m]), mu1, __ldg(img2 + pix[m]), mu2, pix[m] < f32_end,
+        edge_operands(pre1[m0 + m], mu1, pre2[m0 + m], mu2, pix[m] < f32_end,
                       ea[m], eb[m]);
         eq[m] = div_rn_fast(ea[m], eb[m], efast[m]);
       }
