@@ -960,7 +960,7 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
   const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
   const float* img1 = xyb + size_t(c) * n;
   const float* img2 = xyb + size_t(3 + c) * n;
-  auto slot = [](long tile) { return int((tile + 1) % 3); };  // tile -1 is the zero padding
+  auto slot = [](int tile) { return (tile + 1) % 3; };  // tile -1 is the zero padding
   for (int i = tid; i < kTileElems; i += kPoleThreads) {
     const int r = i / kTile, j = i % kTile;
     ring[(2 * slot(-1)) * kTileSlot + r * kTileRow + j] = 0.0f;
@@ -989,9 +989,9 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
     }
   };
   // The prefetched tile into its ring slot (and, debug only, the products of its samples).
-  auto store_tile = [&](long tile) {
+  auto store_tile = [&](int tile, int sl) {
     const uint32_t x0 = uint32_t(tile) * kTile;
-    float* t1 = ring + (2 * slot(tile)) * kTileSlot;
+    float* t1 = ring + (2 * sl) * kTileSlot;
     float* t2 = t1 + kTileSlot;
 #pragma unroll
     for (int m = 0; m < kLoads; ++m) {
@@ -1021,10 +1021,10 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
   };
   // Section 6.2's sums of the 5 planes for tile `tile` (steps t = 32 tile - 4 + j): a = in[t - 6]
   // is column j - 10 of this tile or j + 22 of the previous one, b = in[t + 4] column j.
-  auto form_sums = [&](long tile) {
-    const float* c1 = ring + (2 * slot(tile)) * kTileSlot;
+  auto form_sums = [&](int cur, int prev) {  // the slots of the tile and of the one before
+    const float* c1 = ring + (2 * cur) * kTileSlot;
     const float* c2 = c1 + kTileSlot;
-    const float* p1 = ring + (2 * slot(tile - 1)) * kTileSlot;
+    const float* p1 = ring + (2 * prev) * kTileSlot;
     const float* p2 = p1 + kTileSlot;
 #pragma unroll
     for (int m = 0; m < kSumsPer; ++m) {
@@ -1057,20 +1057,21 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
     st_col[m] = live ? j - 4 : INT32_MIN / 2;
     st_row[m] = live ? hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w : hblur;
   }
-  const long tiles = (long(w) + 4 + kTile - 1) / kTile;
+  const int tiles = int((long(w) + 4 + kTile - 1) / kTile);
   fetch(0);
-  store_tile(0);
+  store_tile(0, slot(0));
   if (tiles > 1) fetch(kTile);
   __syncthreads();
-  form_sums(0);
-  if (tiles > 1) store_tile(1);
+  form_sums(slot(0), slot(-1));
+  if (tiles > 1) store_tile(1, slot(1));
   if (tiles > 2) fetch(2 * kTile);
   __syncthreads();
+  int s_prev = slot(-1), s_cur = slot(0), s_next = slot(1);  // slots of tiles t - 1, t, t + 1
   float prev1 = 0.0f, prev2 = 0.0f;
   const float* my_sums = sums + plane * kTileSlot + lane * kTileRow;
   float* out_row = pout + q * kTileSlot + lane * kTileRow;
-  for (long tile = 0; tile < tiles; ++tile) {
-    const long t0 = tile * kTile - 4;
+  for (int tile = 0; tile < tiles; ++tile) {
+    const long t0 = long(tile) * kTile - 4;
     const int steps = long(w) - t0 < kTile ? int(long(w) - t0) : kTile;  // > 0 by `tiles`
     // Phase 1: this thread's pole over the tile's steps.
     auto step = [&](float sum) {
@@ -1096,7 +1097,7 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
     if constexpr (kVec) {
 #pragma unroll
       for (int m = 0; m < kStores; ++m) {
-        const long t = tile * kTile + st_col[m];
+        const long t = long(tile) * kTile + st_col[m];
         if (t >= 0 && t < long(w)) {
           const float* o = pout + st_smem[m];
           float v[4];
@@ -1117,9 +1118,14 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
         }
       }
     }
-    if (tile + 1 < tiles) form_sums(tile + 1);
-    if (tile + 2 < tiles) store_tile(tile + 2);
+    // Slot of tile t + 2 = slot of tile t - 1 (read last by the sums of tile t).
+    if (tile + 1 < tiles) form_sums(s_next, s_cur);
+    if (tile + 2 < tiles) store_tile(tile + 2, s_prev);
     if (tile + 3 < tiles) fetch(uint32_t(tile + 3) * kTile);
+    const int s_free = s_prev;
+    s_prev = s_cur;
+    s_cur = s_next;
+    s_next = s_free;
     __syncthreads();
   }
 }
