@@ -5,15 +5,19 @@
 //                  level-s linear planes after), XYB of every pixel, and the 2x2 box downsample of
 //                  the linear planes into level s + 1. Full-resolution linear RGB never touches
 //                  memory: a thread owns one 2x2 block.
-//   2. blur_rows:  the horizontal recurrence of all 15 blurs (3 channels x mu1, mu2, s11, s22,
-//                  s12), the products formed on the fly. One thread walks one line of one plane in
-//                  the spec's exact order; the lines of a block are staged through shared memory
-//                  32 columns at a time with coalesced loads and stores (the transposed tile), and
-//                  the next tile is prefetched into registers while the current one is walked.
+//   2. blur_rows_poles2: the horizontal recurrence of all 15 blurs (3 channels x mu1, mu2, s11,
+//                  s22, s12), the products formed on the fly. One thread walks one POLE of one
+//                  line of one plane in the spec's exact order (the three poles are independent
+//                  recurrences added at the end of each step, which the block does afterwards in
+//                  the spec's order); the lines of a block are staged through shared memory 32
+//                  columns at a time with coalesced loads and stores (the transposed tile), the
+//                  next tiles prefetched. (The earlier per-plane and grouped kernels are kept as
+//                  profiling knobs.)
 //   3. blur_columns_terms: the vertical recurrence (one thread per column and plane, coalesced
 //                  across the warp), then, from shared memory, the SSIM and edge terms of each
-//                  pixel in native f64 (the CPU's exact operations), accumulated in double-double
-//                  per thread, then per block in a fixed order.
+//                  pixel in native f64 (the CPU's exact operations; the f64 division written out
+//                  as __ddiv_rn's own fast path where that path is exact), summed per thread,
+//                  then per block in a fixed order.
 // and once per frame:
 //   4. reduce:     the block partials of each (scale, channel) in a fixed order, rounded to f64
 //                  once: 108 sums, the frame's only readback. pool_score() runs on the host.
