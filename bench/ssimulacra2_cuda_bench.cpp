@@ -21,6 +21,16 @@ enum Variant {
   kTiled = 8,     // the per-plane tiled horizontal kernel (one plane per thread)
   kGroups2 = 16,  // two groups of planes per thread
   kLowRegs = 32,  // vertical/terms kernel capped at 80 registers
+  kPoles = 64,    // pole-split horizontal kernel (one thread per line, plane and pole)
+  kFastTerms = 128,  // terms with the inlined division, branch-free
+  kGroups3 = 256,    // three groups of planes per thread (the default before the pole split)
+  kPlainTerms = 512, // the terms kernel before the fast terms
+  kUniform = 1024,   // kPoles with one code path for all planes
+  kBatch2 = 2048,    // fast terms two pixels at a time
+  kSplitXyb = 4096,  // the downsample before the XYB, in its own kernel
+  kInFlight2 = 8192,   // two frames in flight (two replicas of the buffers, two streams)
+  kInFlight3 = 16384,  // three
+  kPoles2 = 32768,     // pole split with the input sums formed once per tile
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -35,13 +45,30 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   options.row_walk = (variant & kRowWalk) != 0;
   options.scalar_rows = (variant & kScalarRows) != 0;
   options.force_chain = (variant & kChain) != 0;
-  options.row_groups = (variant & kTiled) ? 0 : (variant & kGroups2) ? 2 : 3;
+  if (variant & kTiled) options.row_groups = 0;
+  if (variant & kGroups2) options.row_groups = 2;
+  if (variant & kGroups3) options.row_groups = 3;
+  if (variant & kPoles) {
+    options.row_groups = ssimulacra2::cuda::kRowPoles;
+    options.poles_sums = false;
+  }
+  if (variant & kPoles2) {
+    options.row_groups = ssimulacra2::cuda::kRowPoles;
+    options.poles_sums = true;
+  }
   options.vblur_low_regs = (variant & kLowRegs) != 0;
+  if (variant & kFastTerms) options.fast_terms = true;
+  if (variant & kPlainTerms) options.fast_terms = false;
+  if (variant & kUniform) options.poles_uniform = true;
+  if (variant & kBatch2) options.terms_batch = 2;
+  if (variant & kSplitXyb) options.split_xyb = true;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
+    const int in_flight = (variant & kInFlight3) ? 3 : (variant & kInFlight2) ? 2 : 1;
     t = ssimulacra2::cuda::time_device_frames(frames.ref.at(0), frames.dis.at(0), &matrix, options,
-                                              200);
+                                              200, in_flight);
+    if (t.replicas_differ) state.SkipWithError("replicas differ");
     state.SetIterationTime(t.ms_per_frame / 1e3);
   }
   state.counters["peak_MiB"] = double(t.peak_bytes) / (1 << 20);
@@ -51,26 +78,30 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
 
 #define VQX_SS2_DEVICE(name, pair, format, walk, concurrent)                                     \
   BENCHMARK_CAPTURE(BM_Ssimulacra2Device, name, pair, format, walk, concurrent)                  \
-      ->Iterations(3)->UseManualTime()->Unit(benchmark::kMillisecond)
+      ->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond)
 
-// Default: grouped float4 horizontal pass ({mu1, s11}, {mu2, s22}, {s12} per thread); scales
-// 1.. concurrent at 1080p, chained at 4K. The other rows time the kept variants.
+// Default schedule: scales 1.. concurrent at 1080p, chained at 4K. The rows time the default
+// (pole split with sums per tile, fast terms) beside the kernels before this pass (three groups
+// of planes per thread, plain terms) and the variants; x2/x3: frames in flight on replicas.
 VQX_SS2_DEVICE(1080p, "band1080", format_1080p(), kDefault, true);
-VQX_SS2_DEVICE(1080p_groups2, "band1080", format_1080p(), kGroups2, true);
-VQX_SS2_DEVICE(1080p_tiled, "band1080", format_1080p(), kTiled, true);
-VQX_SS2_DEVICE(1080p_lowregs, "band1080", format_1080p(), kLowRegs, true);
-VQX_SS2_DEVICE(1080p_groups2_lowregs, "band1080", format_1080p(), kGroups2 | kLowRegs, true);
-VQX_SS2_DEVICE(1080p_chain, "band1080", format_1080p(), kChain, true);
-VQX_SS2_DEVICE(1080p_sequential, "band1080", format_1080p(), kDefault, false);
-VQX_SS2_DEVICE(1080p_sequential_tiled, "band1080", format_1080p(), kTiled, false);
+VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kGroups3 | kPlainTerms, true);
+VQX_SS2_DEVICE(1080p_poles_fast, "band1080", format_1080p(), kPoles | kFastTerms, true);
+VQX_SS2_DEVICE(1080p_poles2_fast, "band1080", format_1080p(), kPoles2 | kFastTerms, true);
+VQX_SS2_DEVICE(1080p_poles2_fast2, "band1080", format_1080p(), kPoles2 | kFastTerms | kBatch2, true);
+VQX_SS2_DEVICE(1080p_poles2_plain, "band1080", format_1080p(), kPoles2 | kPlainTerms, true);
+VQX_SS2_DEVICE(1080p_default_x2, "band1080", format_1080p(), kInFlight2, true);
+VQX_SS2_DEVICE(1080p_default_x3, "band1080", format_1080p(), kInFlight3, true);
+VQX_SS2_DEVICE(1080p_default_split, "band1080", format_1080p(), kSplitXyb, true);
+VQX_SS2_DEVICE(1080p_default_sequential, "band1080", format_1080p(), kDefault, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
-VQX_SS2_DEVICE(4k_groups2, "uhd4k", format_4k(), kGroups2, true);
-VQX_SS2_DEVICE(4k_tiled, "uhd4k", format_4k(), kTiled, true);
-VQX_SS2_DEVICE(4k_lowregs, "uhd4k", format_4k(), kLowRegs, true);
-VQX_SS2_DEVICE(4k_groups2_lowregs, "uhd4k", format_4k(), kGroups2 | kLowRegs, true);
-VQX_SS2_DEVICE(4k_sequential, "uhd4k", format_4k(), kDefault, false);
-VQX_SS2_DEVICE(4k_sequential_tiled, "uhd4k", format_4k(), kTiled, false);
-VQX_SS2_DEVICE(4k_sequential_groups2, "uhd4k", format_4k(), kGroups2, false);
+VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms, true);
+VQX_SS2_DEVICE(4k_poles_fast, "uhd4k", format_4k(), kPoles | kFastTerms, true);
+VQX_SS2_DEVICE(4k_poles2_fast, "uhd4k", format_4k(), kPoles2 | kFastTerms, true);
+VQX_SS2_DEVICE(4k_poles2_fast2, "uhd4k", format_4k(), kPoles2 | kFastTerms | kBatch2, true);
+VQX_SS2_DEVICE(4k_poles2_plain, "uhd4k", format_4k(), kPoles2 | kPlainTerms, true);
+VQX_SS2_DEVICE(4k_default_split, "uhd4k", format_4k(), kSplitXyb, true);
+VQX_SS2_DEVICE(4k_before_sequential, "uhd4k", format_4k(), kGroups3 | kPlainTerms, false);
+VQX_SS2_DEVICE(4k_default_sequential, "uhd4k", format_4k(), kDefault, false);
 
 }  // namespace
 }  // namespace vqx::bench

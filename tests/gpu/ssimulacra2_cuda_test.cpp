@@ -233,10 +233,26 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, Ssimulacra2CudaStages,
                            return fmt::format("{}_frame{}", info.param.pair, info.param.frame);
                          });
 
-// The kernel variants kept for timing (the per-plane tiled horizontal kernel, two groups of
-// planes per thread, the vertical kernel capped at 80 registers) give the default's planes, sums
-// and score bit for bit (the default itself is checked against the CPU above). n576 takes the
-// float4 horizontal loads at scales 0-4, odd853 and the 97x61 picture the scalar ones.
+// A picture whose three planes are each one value (flat: every blur is the constant's walk).
+Picture flat_picture(const PictureFormat& f, int y, int u, int v) {
+  Picture p(f);
+  const int values[3] = {y, u, v};
+  for (unsigned plane = 0; plane < 3; ++plane) {
+    const size_t count = size_t{f.plane_width(plane)} * f.plane_height(plane);
+    for (size_t i = 0; i < count; ++i) {
+      if (f.bit_depth > 8) p.plane<uint16_t>(plane)[i] = uint16_t(values[plane] << (f.bit_depth - 8));
+      else p.plane<uint8_t>(plane)[i] = uint8_t(values[plane]);
+    }
+  }
+  return p;
+}
+
+// The kernel variants (the per-plane tiled horizontal kernel, two and three groups of planes per
+// thread, the pole-split kernel, the vertical kernel capped at 80 registers, the fast terms) give
+// the default's planes, sums and score bit for bit (the default itself is checked against the
+// CPU above), on fixture frames and synthetic pictures: odd sizes, widths below one tile and of
+// 2^n + 1, flat planes, 8 to 16 bits, both edge modes. n576 takes the float4 horizontal loads at
+// scales 0-4, odd853 and the odd sizes the scalar ones.
 TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
   VQX_REQUIRE_CUDA();
   std::vector<std::pair<std::string, std::pair<Picture, Picture>>> inputs;
@@ -244,20 +260,67 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     VQX_REQUIRE_FIXTURE(pair, dir);
     inputs.emplace_back(fmt::format("{} frame {}", pair, frame), fixture_frame(dir, frame));
   }
+  const struct {
+    uint32_t w, h;
+    ChromaSubsampling s;
+    uint8_t bpc;
+  } sizes[] = {{8, 8, ChromaSubsampling::k444, 8},     {15, 9, ChromaSubsampling::k420, 8},
+               {33, 17, ChromaSubsampling::k422, 10},  {65, 40, ChromaSubsampling::k420, 16},
+               {129, 31, ChromaSubsampling::k444, 12}, {231, 227, ChromaSubsampling::k420, 8},
+               {64, 96, ChromaSubsampling::k420, 8}};
+  for (const auto& z : sizes) {
+    const PictureFormat f = make_format(z.w, z.h, z.s, z.bpc);
+    inputs.emplace_back(f.describe(), std::make_pair(make_picture(f, 11, 0), make_picture(f, 11, 9)));
+  }
+  {
+    const PictureFormat f = make_format(67, 45, ChromaSubsampling::k420, 8);
+    inputs.emplace_back("flat 67x45", std::make_pair(flat_picture(f, 100, 128, 128),
+                                                     flat_picture(f, 101, 120, 140)));
+    const PictureFormat g = make_format(40, 36, ChromaSubsampling::k444, 12);
+    inputs.emplace_back("flat identical 40x36 12-bit", std::make_pair(flat_picture(g, 16, 128, 128),
+                                                                      flat_picture(g, 16, 128, 128)));
+  }
   const YuvMatrix m = make_yuv_matrix(0);
   struct Variant {
     int row_groups;
     bool low_regs;
+    bool fast_terms;
+    bool poles_uniform = false;
+    int terms_batch = 4;
+    bool poles_sums = false;
+    ssimulacra2::cuda::PipelineOptions options() const {
+      ssimulacra2::cuda::PipelineOptions o;
+      o.row_groups = row_groups;
+      o.vblur_low_regs = low_regs;
+      o.fast_terms = fast_terms;
+      o.poles_uniform = poles_uniform;
+      o.terms_batch = terms_batch;
+      o.poles_sums = poles_sums;
+      return o;
+    }
   };
+  // The base: the kernels before this pass (three groups of planes, the plain terms), checked
+  // against the CPU in the first speed passes; every variant, the default among them, against it.
+  const Variant before{3, false, false};
+  const Variant variants[] = {{0, false, false}, {2, false, false}, {3, true, false},
+                              {ssimulacra2::cuda::kRowPoles, false, false}, {3, false, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true}, {3, true, true},
+                              {ssimulacra2::cuda::kRowPoles, false, false, true},
+                              {3, false, true, false, 2},
+                              {ssimulacra2::cuda::kRowPoles, false, false, false, 4, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true}};
   for (const auto& [label, frames] : inputs) {
+   for (const EdgeDifference mode : {EdgeDifference::kFloatGroupsOf8, EdgeDifference::kDouble}) {
+    if (mode == EdgeDifference::kDouble && label.find("frame") != std::string::npos) continue;
     const DebugFrame base =
-        run_debug_frame(frames.first, frames.second, &m, EdgeDifference::kFloatGroupsOf8);
-    for (const Variant v : {Variant{0, false}, Variant{2, false}, Variant{3, true}}) {
-      const DebugFrame other = run_debug_frame(frames.first, frames.second, &m,
-                                               EdgeDifference::kFloatGroupsOf8, kNumScales,
-                                               v.row_groups, v.low_regs);
-      const std::string at = fmt::format("{} row_groups {} low_regs {}", label, v.row_groups,
-                                         v.low_regs);
+        run_debug_frame(frames.first, frames.second, &m, mode, kNumScales, before.options());
+    for (const Variant v : variants) {
+      const DebugFrame other =
+          run_debug_frame(frames.first, frames.second, &m, mode, kNumScales, v.options());
+      const std::string at = fmt::format(
+          "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {}", label,
+          mode == EdgeDifference::kDouble ? "f64 edges" : "", v.row_groups, v.low_regs,
+          v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums);
       ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
       for (size_t s = 0; s < base.scales.size(); ++s) {
         const DebugScale& a = base.scales[s];
@@ -279,7 +342,19 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
         }
       std::printf("variants %s: same bits\n", at.c_str());
     }
+   }
   }
+}
+
+// The terms' inlined f64 division (div_rn_fast, with __ddiv_rn where its fast path does not
+// apply) against __ddiv_rn, bit for bit, on 2 x 2^27 operand pairs of both kinds the terms divide.
+TEST(Ssimulacra2CudaVariants, FastDivisionMatchesDdivRn) {
+  VQX_REQUIRE_CUDA();
+  const uint64_t count = uint64_t{1} << 27;
+  const uint64_t bad = ssimulacra2::cuda::division_mismatches(count, 12345);
+  EXPECT_EQ(bad, 0u);
+  std::printf("division: %llu pairs x 2 kinds, %llu differ from __ddiv_rn\n",
+              (unsigned long long)count, (unsigned long long)bad);
 }
 
 // Section 16's generator (the spec's synthetic pairs).
@@ -435,6 +510,15 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_HBLUR", "tiled"},
                               {"VQX_SS2_HBLUR", "groups2"},
                               {"VQX_SS2_VBLUR", "regs80"},
+                              {"VQX_SS2_HBLUR", "poles"},
+                              {"VQX_SS2_HBLUR", "poles1"},
+                              {"VQX_SS2_HBLUR", "poles2"},
+                              {"VQX_SS2_HBLUR", "groups3"},
+                              {"VQX_SS2_VBLUR", "fast"},
+                              {"VQX_SS2_VBLUR", "fast4"},
+                              {"VQX_SS2_VBLUR", "fast2"},
+                              {"VQX_SS2_XYB", "split"},
+                              {"VQX_SS2_VBLUR", "plain"},
                               {"VQX_SS2_SCHEDULE", "chain"}};
     for (const auto& knob : knobs) {
       setenv(knob[0], knob[1], 1);

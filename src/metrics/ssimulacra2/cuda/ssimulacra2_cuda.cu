@@ -5,15 +5,19 @@
 //                  level-s linear planes after), XYB of every pixel, and the 2x2 box downsample of
 //                  the linear planes into level s + 1. Full-resolution linear RGB never touches
 //                  memory: a thread owns one 2x2 block.
-//   2. blur_rows:  the horizontal recurrence of all 15 blurs (3 channels x mu1, mu2, s11, s22,
-//                  s12), the products formed on the fly. One thread walks one line of one plane in
-//                  the spec's exact order; the lines of a block are staged through shared memory
-//                  32 columns at a time with coalesced loads and stores (the transposed tile), and
-//                  the next tile is prefetched into registers while the current one is walked.
+//   2. blur_rows_poles2: the horizontal recurrence of all 15 blurs (3 channels x mu1, mu2, s11,
+//                  s22, s12), the products formed on the fly. One thread walks one POLE of one
+//                  line of one plane in the spec's exact order (the three poles are independent
+//                  recurrences added at the end of each step, which the block does afterwards in
+//                  the spec's order); the lines of a block are staged through shared memory 32
+//                  columns at a time with coalesced loads and stores (the transposed tile), the
+//                  next tiles prefetched. (The earlier per-plane and grouped kernels are kept as
+//                  profiling knobs.)
 //   3. blur_columns_terms: the vertical recurrence (one thread per column and plane, coalesced
 //                  across the warp), then, from shared memory, the SSIM and edge terms of each
-//                  pixel in native f64 (the CPU's exact operations), accumulated in double-double
-//                  per thread, then per block in a fixed order.
+//                  pixel in native f64 (the CPU's exact operations; the f64 division written out
+//                  as __ddiv_rn's own fast path where that path is exact), summed per thread,
+//                  then per block in a fixed order.
 // and once per frame:
 //   4. reduce:     the block partials of each (scale, channel) in a fixed order, rounded to f64
 //                  once: 108 sums, the frame's only readback. pool_score() runs on the host.
@@ -84,16 +88,19 @@ __device__ __forceinline__ float fmul(float a, float b) { return __fmul_rn(a, b)
 __device__ __forceinline__ float fadd(float a, float b) { return __fadd_rn(a, b); }
 __device__ __forceinline__ float fsub(float a, float b) { return __fsub_rn(a, b); }
 
-// 2.5: table lookup and lerp; int(t) truncates.
+// 2.5: table lookup and lerp; int(t) truncates. Written without branches: the lookup runs for
+// every x with its index clamped into the table (a no-op for 0 < x < 1, where t < 1023), and
+// x <= 0 and x >= 1 select 0 and 1 afterwards, as the CPU's early returns.
 __device__ __forceinline__ float srgb_eotf(float x) {
-  if (x <= 0.0f) return 0.0f;
-  if (x >= 1.0f) return 1.0f;
   const float t = fmul(x, 1023.0f);
-  const int i = __float2int_rz(t);
+  int i = __float2int_rz(t);
+  constexpr int kLast = int(kEotfLutSize) - 2;
+  i = i < 0 ? 0 : (i > kLast ? kLast : i);
   const float f = fsub(t, __int2float_rn(i));
   const float a = __ldg(&g_eotf_lut[i]);
   const float b = __ldg(&g_eotf_lut[i + 1]);
-  return fadd(a, fmul(fsub(b, a), f));
+  const float v = fadd(a, fmul(fsub(b, a), f));
+  return x <= 0.0f ? 0.0f : (x >= 1.0f ? 1.0f : v);
 }
 
 __device__ __forceinline__ float clamp01(float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v); }
@@ -152,6 +159,57 @@ __device__ __forceinline__ double edge_ratio(float img1, float mu1, float img2, 
     e2 = e2 < 0.0 ? -e2 : e2;
   }
   return __dsub_rn(__ddiv_rn(__dadd_rn(1.0, e2), __dadd_rn(1.0, e1)), 1.0);
+}
+
+// The fast path of the correctly rounded f64 division that __ddiv_rn compiles to on sm_90: the
+// reciprocal seed (MUFU.RCP64H of b's high word, low word 1), two Newton steps, the quotient and
+// one residual correction, each a single DFMA/DMUL. Written out so that the terms of several
+// pixels can be interleaved (__ddiv_rn guards its fast path with a branch to its slow path, which
+// keeps each division apart). `fast` is false where this sequence is not known to be the exact
+// quotient (either operand or the quotient zero, denormal, near the ends of the exponent range,
+// infinite or NaN): a subset of where __ddiv_rn itself leaves its fast path, and the caller then
+// takes __ddiv_rn. division_mismatches() compares the bits with __ddiv_rn on the device.
+__device__ __forceinline__ double div_rn_fast(double a, double b, bool& fast) {
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(b));
+  double y = __hiloint2double(__double2hiint(r), 1);
+  double e = __fma_rn(-b, y, 1.0);
+  e = __fma_rn(e, e, e);
+  y = __fma_rn(y, e, y);
+  e = __fma_rn(-b, y, 1.0);
+  y = __fma_rn(y, e, y);
+  const double q0 = __dmul_rn(a, y);
+  const double res = __fma_rn(-b, q0, a);
+  const double q = __fma_rn(y, res, q0);
+  const uint32_t ah = uint32_t(__double2hiint(a)) & 0x7fffffffu;
+  const uint32_t bh = uint32_t(__double2hiint(b)) & 0x7fffffffu;
+  const uint32_t qh = uint32_t(__double2hiint(q)) & 0x7fffffffu;
+  // Exponent fields: a >= 2^-967 (the library's own test: its high word as a float >= 2^-120),
+  // b and q at least 2^-1000, all three below 2^900 (unsigned range tests).
+  fast = ah - 0x03800000u < 0x78300000u - 0x03800000u &&
+         bh - 0x01700000u < 0x78300000u - 0x01700000u &&
+         qh - 0x01700000u < 0x78300000u - 0x01700000u;
+  return q;
+}
+
+// Section 8's operands of the division: (1 + e2) and (1 + e1), as edge_ratio().
+__device__ __forceinline__ void edge_operands(float img1, float mu1, float img2, float mu2,
+                                              bool f32_difference, double& num, double& den) {
+  double e1, e2;
+  if (f32_difference) {
+    float a = fsub(img1, mu1), b = fsub(img2, mu2);
+    a = a < 0.0f ? -a : a;
+    b = b < 0.0f ? -b : b;
+    e1 = double(a);
+    e2 = double(b);
+  } else {
+    e1 = __dsub_rn(double(img1), double(mu1));
+    e2 = __dsub_rn(double(img2), double(mu2));
+    e1 = e1 < 0.0 ? -e1 : e1;
+    e2 = e2 < 0.0 ? -e2 : e2;
+  }
+  num = __dadd_rn(1.0, e2);
+  den = __dadd_rn(1.0, e1);
 }
 
 __device__ __forceinline__ double quartic(double v) {
@@ -214,11 +272,11 @@ __device__ __forceinline__ uint32_t chroma_index(uint32_t x, uint32_t plane_size
 
 enum class Source { kYuv8, kYuv16, kRgb8, kRgb16, kLinear };
 
+// The pixel at luma index i (and chroma index ci, 2.2) of one image; the indices are formed once
+// per pixel for both images by the caller.
 template <Source kSource>
 __device__ __forceinline__ float3 linear_pixel(const FrameSource& fs, const float* linear, size_t n,
-                                               int image, uint32_t x, uint32_t y, uint32_t w,
-                                               uint32_t h) {
-  const size_t i = size_t(y) * w + x;
+                                               int image, uint32_t i, uint32_t ci) {
   if constexpr (kSource == Source::kLinear) {
     const float* base = linear + size_t(3 * image) * n;
     return make_float3(__ldg(base + i), __ldg(base + n + i), __ldg(base + 2 * n + i));
@@ -235,8 +293,6 @@ __device__ __forceinline__ float3 linear_pixel(const FrameSource& fs, const floa
                          srgb_eotf(fmul(__uint2float_rn(p1[i]), fs.inv_peak)),
                          srgb_eotf(fmul(__uint2float_rn(p2[i]), fs.inv_peak)));
     } else {
-      const uint32_t cx = chroma_index(x, fs.pw, w), cy = chroma_index(y, fs.ph, h);
-      const size_t ci = size_t(cy) * fs.pw + cx;
       const YuvMatrixDev& m = fs.m;
       const float Y = fmul(__uint2float_rn(p0[i]), fs.inv_peak);
       const float U = fmul(__uint2float_rn(p1[ci]), fs.inv_peak);
@@ -255,7 +311,8 @@ __device__ __forceinline__ float3 linear_pixel(const FrameSource& fs, const floa
 // One thread per pixel of the half-size grid: its (up to) four source pixels, both images.
 // The downsample adds in the order (0,0), (0,1), (1,0), (1,1) from 0.0f, with the last row and
 // column repeated for odd sizes (section 4), then multiplies by 0.25f.
-template <Source kSource>
+// kXyb false: only the downsample (the XYB of the pixels is not formed).
+template <Source kSource, bool kXyb = true>
 __global__ void __launch_bounds__(256)
 xyb_down_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
                 float cbrt_bias, float* __restrict__ xyb, float* __restrict__ down, bool write_down,
@@ -266,21 +323,35 @@ xyb_down_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, ui
   if (ox >= ow || oy >= oh) return;
   const size_t n = size_t(w) * h;
   float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
+  // The block's two columns and rows (the last repeated for odd sizes) and their chroma indices.
+  uint32_t col[2], row[2], ccol[2] = {0, 0}, crow[2] = {0, 0};
+#pragma unroll
+  for (int d = 0; d < 2; ++d) {
+    const uint32_t px = 2 * ox + d, py = 2 * oy + d;
+    col[d] = px < w ? px : w - 1;
+    row[d] = py < h ? py : h - 1;
+    if constexpr (kSource == Source::kYuv8 || kSource == Source::kYuv16) {
+      ccol[d] = chroma_index(col[d], fs.pw, w);
+      crow[d] = chroma_index(row[d], fs.ph, h);
+    }
+  }
 #pragma unroll
   for (int dy = 0; dy < 2; ++dy) {
 #pragma unroll
     for (int dx = 0; dx < 2; ++dx) {
       const uint32_t px = 2 * ox + dx, py = 2 * oy + dy;
       const bool owned = px < w && py < h;
-      const uint32_t ix = px < w ? px : w - 1, iy = py < h ? py : h - 1;
-      const size_t i = size_t(iy) * w + ix;
+      const uint32_t ix = col[dx], iy = row[dy];
+      const uint32_t li = iy * w + ix;  // a plane holds fewer than 2^32 samples (init checks)
+      const uint32_t ci = crow[dy] * fs.pw + ccol[dx];
+      const size_t i = li;
 #pragma unroll
       for (int image = 0; image < 2; ++image) {
-        const float3 rgb = linear_pixel<kSource>(fs, linear, n, image, ix, iy, w, h);
+        const float3 rgb = linear_pixel<kSource>(fs, linear, n, image, li, ci);
         sum[image][0] = fadd(sum[image][0], rgb.x);
         sum[image][1] = fadd(sum[image][1], rgb.y);
         sum[image][2] = fadd(sum[image][2], rgb.z);
-        if (owned) {
+        if (kXyb && owned) {
           const float3 p = xyb_pixel(rgb, cbrt_bias);
           float* out = xyb + size_t(3 * image) * n + i;
           out[0] = p.x;
@@ -638,6 +709,431 @@ blur_rows_grouped_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, 
   }
 }
 
+// The pole-split horizontal pass (the default): one thread per line, plane AND pole. Section 6.2's
+// three poles are independent second-order recurrences whose outputs are only added at the end
+// of each step, (o1 + o3) + o5, so a line's walk is 3 chains of a multiply and two subtracts per
+// step. Here each chain runs on its own thread (15 warps per block of 32 lines: plane p = warp / 3,
+// pole k = warp % 3): 3x the warps of the per-plane kernel, 9x those of three groups, so the SM
+// hides the chain latency with warps instead of needing ILP. Each pole thread forms its plane's
+// input sum itself from the tile (the same fadd/fmul as blur_source, recomputed 3x; the bits
+// are the same), writes its o_k of the tile's 32 steps to shared memory, and after the tile's
+// barrier the block adds (o1 + o3) + o5 in the spec's order and stores the outputs coalesced.
+// Tiles, padding, prefetch and the step order are those of blur_rows_kernel.
+constexpr int kPoleWarps = kBlurPlanes * 3;
+constexpr int kPoleThreads = kLines * kPoleWarps;
+constexpr int kTileRow = kTile + 1;                 // a padded tile row (floats)
+constexpr int kTileSlot = kLines * kTileRow;        // one tile of one image (or one pole's outputs)
+constexpr size_t kPoleSmem = sizeof(float) * size_t(4 + kPoleWarps) * kTileSlot;  // 80256 bytes
+// kUniform: every plane walks the same code, sum = x[t - 6] * y[t - 6] + x[t + 4] * y[t + 4] with
+// y = a tile of 1.0f for mu1/mu2 (x * 1 is x exactly) and y = x for the squares: one copy of the
+// unrolled walk in the instruction cache instead of three, for two more loads per step.
+constexpr size_t kPoleSmemUniform = kPoleSmem + sizeof(float) * 2 * kTileSlot;
+
+// The plane's source at one sample (section 5): kKind 0 = x (mu), 1 = x * x, 2 = x * y.
+template <int kKind>
+__device__ __forceinline__ float pole_source(const float* x, const float* y, int j) {
+  if constexpr (kKind == 0) return x[j];
+  else if constexpr (kKind == 1) return fmul(x[j], x[j]);
+  else return fmul(x[j], y[j]);
+}
+
+// One pole of one line over the tile's steps: o = ((n2 * sum) - (d1 * prev1)) - prev2, as
+// Recurrence::step for pole k. x/y: the image bases ([2 slots][kLines][kTileRow]).
+template <int kKind>
+__device__ __forceinline__ void pole_walk_tile(const float* x, const float* y, int slot, int lane,
+                                               int steps, float n2, float d1, float& prev1,
+                                               float& prev2, float* out_row) {
+  const int cur = slot * kTileSlot + lane * kTileRow, prev = (slot ^ 1) * kTileSlot + lane * kTileRow;
+  const float *xc = x + cur, *yc = y + cur, *xp = x + prev, *yp = y + prev;
+  auto step = [&](int j) {
+    const float b = pole_source<kKind>(xc, yc, j);
+    const float a = j >= 10 ? pole_source<kKind>(xc, yc, j - 10)
+                            : pole_source<kKind>(xp, yp, j + kTile - 10);
+    const float o = fsub(fsub(fmul(n2, fadd(a, b)), fmul(d1, prev1)), prev2);
+    prev2 = prev1;
+    prev1 = o;
+    out_row[j] = o;
+  };
+  if (steps == kTile) {
+    // The inputs of 16 steps first (they do not depend on the recurrence), then the 16 steps:
+    // the shared-memory latency overlaps instead of stalling every step.
+#pragma unroll
+    for (int j0 = 0; j0 < kTile; j0 += 16) {
+      float sum[16];
+#pragma unroll
+      for (int j = j0; j < j0 + 16; ++j) {
+        const float b = pole_source<kKind>(xc, yc, j);
+        const float a = j >= 10 ? pole_source<kKind>(xc, yc, j - 10)
+                                : pole_source<kKind>(xp, yp, j + kTile - 10);
+        sum[j - j0] = fadd(a, b);
+      }
+#pragma unroll
+      for (int j = j0; j < j0 + 16; ++j) {
+        const float o = fsub(fsub(fmul(n2, sum[j - j0]), fmul(d1, prev1)), prev2);
+        prev2 = prev1;
+        prev1 = o;
+        out_row[j] = o;
+      }
+    }
+  } else {
+    for (int j = 0; j < steps; ++j) step(j);
+  }
+}
+
+template <bool kVec, bool kUniform = false>
+__global__ void __launch_bounds__(kPoleThreads, 2)
+blur_rows_poles_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
+                       float* __restrict__ hblur, float* __restrict__ debug_products) {
+  extern __shared__ float smem[];
+  float* ring = smem;                       // [2 images][2 slots][kLines][kTileRow]
+  float* pout = smem + 4 * kTileSlot;       // [15 (plane, pole)][kLines][kTileRow]
+  constexpr int kWidth = kVec ? 4 : 1;
+  constexpr int kUnits = kTileElems / kWidth;
+  constexpr int kLoads = (kUnits + kPoleThreads - 1) / kPoleThreads;
+  constexpr int kUnitsPerRow = kTile / kWidth;
+  const size_t n = size_t(w) * h;
+  const int c = blockIdx.y;
+  const uint32_t y0 = blockIdx.x * kLines;
+  const int lane = threadIdx.x, q = threadIdx.y, tid = q * kLines + lane;
+  const int plane = q / 3, pole = q % 3;
+  const float n2 = coef.n2[pole], d1 = coef.d1[pole];
+  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
+  const float* img1 = xyb + size_t(c) * n;
+  const float* img2 = xyb + size_t(3 + c) * n;
+  float* ones = pout + kPoleWarps * kTileSlot;  // kUniform: [2 slots][kLines][kTileRow] of 1.0f
+  for (int i = tid; i < kTileElems; i += kPoleThreads) {  // tile -1: the left padding
+    const int r = i / kTile, j = i % kTile;
+    ring[kTileSlot + r * kTileRow + j] = 0.0f;
+    ring[3 * kTileSlot + r * kTileRow + j] = 0.0f;
+    if constexpr (kUniform) {
+      ones[r * kTileRow + j] = 1.0f;
+      ones[kTileSlot + r * kTileRow + j] = 1.0f;
+    }
+  }
+  float next1[kLoads][kWidth], next2[kLoads][kWidth];
+  auto fetch = [&](uint32_t x0) {
+#pragma unroll
+    for (int m = 0; m < kLoads; ++m) {
+      const int e = tid + m * kPoleThreads;
+      const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+      const uint32_t x = x0 + j;
+      const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
+      const size_t i = inside ? size_t(y0 + r) * w + x : 0;
+      if constexpr (kVec) {
+        const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(img1 + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float4 b = inside ? __ldg(reinterpret_cast<const float4*>(img2 + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
+        next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
+      } else {
+        next1[m][0] = inside ? __ldg(img1 + i) : 0.0f;
+        next2[m][0] = inside ? __ldg(img2 + i) : 0.0f;
+      }
+    }
+  };
+  fetch(0);
+  // The thread's share of the combine, the same positions in every tile: quad/column jj of row r
+  // of plane p (kStores of them), its pole outputs in shared memory and its output row in global
+  // memory, computed once (the index arithmetic was a third of the kernel's instructions).
+  // (kVec only: 3 quads per thread; the scalar kernel, for widths not a multiple of 4, would
+  // need 11 and keeps the plain loop.)
+  constexpr int kStores = kVec ? (kBlurPlanes * kUnits + kPoleThreads - 1) / kPoleThreads : 1;
+  int st_smem[kStores], st_col[kStores];
+  float* st_row[kStores];
+#pragma unroll
+  for (int m = 0; m < kStores; ++m) {
+    const int e = tid + m * kPoleThreads;
+    const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
+    const bool live = e < kBlurPlanes * kUnits && uint32_t(r) < rows;
+    st_smem[m] = 3 * p * kTileSlot + r * kTileRow + j;
+    st_col[m] = live ? j - 4 : INT32_MIN / 2;  // t = x0 + st_col; never in [0, w) when not live
+    st_row[m] = live ? hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w : hblur;
+  }
+  float prev1 = 0.0f, prev2 = 0.0f;
+  float* out_row = pout + q * kTileSlot + lane * kTileRow;
+  const float* x1 = ring;                  // img1 tiles
+  const float* x2 = ring + 2 * kTileSlot;  // img2 tiles
+  const uint32_t tiles = (w + 4 + kTile - 1) / kTile;
+  for (uint32_t tile = 0; tile < tiles; ++tile) {
+    const int slot = tile & 1;
+    const uint32_t x0 = tile * kTile;
+#pragma unroll
+    for (int m = 0; m < kLoads; ++m) {
+      const int e = tid + m * kPoleThreads;
+      if (e < kUnits) {
+        const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+#pragma unroll
+        for (int qq = 0; qq < kWidth; ++qq) {
+          ring[slot * kTileSlot + r * kTileRow + j + qq] = next1[m][qq];
+          ring[(2 + slot) * kTileSlot + r * kTileRow + j + qq] = next2[m][qq];
+        }
+        if (debug_products) {
+#pragma unroll
+          for (int qq = 0; qq < kWidth; ++qq) {
+            const uint32_t x = x0 + j + qq;
+            if (uint32_t(r) < rows && x < w) {
+              const size_t i = size_t(y0 + r) * w + x;
+              float* p = debug_products + size_t(3 * c) * n + i;
+              p[0] = fmul(next1[m][qq], next1[m][qq]);
+              p[n] = fmul(next2[m][qq], next2[m][qq]);
+              p[2 * n] = fmul(next1[m][qq], next2[m][qq]);
+            }
+          }
+        }
+      }
+    }
+    __syncthreads();
+    if (tile + 1 < tiles) fetch(x0 + kTile);
+    const long t0 = long(x0) - 4;
+    const int steps = long(w) - t0 < kTile ? int(long(w) - t0) : kTile;  // > 0 by `tiles`
+    if constexpr (kUniform) {
+      const float* px = plane == 1 || plane == 3 ? x2 : x1;
+      const float* py = plane < 2 ? ones : plane == 2 ? x1 : x2;
+      pole_walk_tile<2>(px, py, slot, lane, steps, n2, d1, prev1, prev2, out_row);
+    } else
+    switch (plane) {  // warp-uniform
+      case 0: pole_walk_tile<0>(x1, x1, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
+      case 1: pole_walk_tile<0>(x2, x2, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
+      case 2: pole_walk_tile<1>(x1, x1, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
+      case 3: pole_walk_tile<1>(x2, x2, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
+      default: pole_walk_tile<2>(x1, x2, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
+    }
+    __syncthreads();
+    // (o1 + o3) + o5 of outputs t = x0 - 4 + j, coalesced by row (kVec: quads wholly inside or
+    // outside [0, w) as in blur_rows_kernel). 4 rows x 8 quads per warp: no bank conflicts.
+    if constexpr (kVec) {
+#pragma unroll
+      for (int m = 0; m < kStores; ++m) {
+        const int t = int(x0) + st_col[m];
+        if (t >= 0 && uint32_t(t) < w) {
+          const float* o = pout + st_smem[m];
+          float v[4];
+#pragma unroll
+          for (int qq = 0; qq < 4; ++qq)
+            v[qq] = fadd(fadd(o[qq], o[kTileSlot + qq]), o[2 * kTileSlot + qq]);
+          *reinterpret_cast<float4*>(st_row[m] + t) = make_float4(v[0], v[1], v[2], v[3]);
+        }
+      }
+    } else {
+      for (int e = tid; e < kBlurPlanes * kUnits; e += kPoleThreads) {
+        const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = e % kUnitsPerRow;
+        const long t = t0 + j;
+        if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
+          const float* o = pout + 3 * p * kTileSlot + r * kTileRow + j;
+          hblur[size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t)] =
+              fadd(fadd(o[0], o[kTileSlot]), o[2 * kTileSlot]);
+        }
+      }
+    }
+  }
+}
+
+// The pole-split pass with the input sums formed once per tile (VQX_SS2_HBLUR=poles2, the
+// default): section 6.2's sum in[t - 6] + in[t + 4] of each of the 5 planes (the products of
+// section 5 formed on the fly, as blur_source) is computed for the tile's 32 steps and 32 lines by
+// the whole block into shared memory, so every pole thread's step is the same 6 instructions
+// (load the sum, the pole's 4 operations, store o_k) whatever its plane: no warp waits at the
+// barrier for slower planes, and one copy of the walk is in the instruction cache. Per tile t, two
+// phases separated by barriers: (1) the 15 pole warps walk tile t from the sums; (2) the block
+// adds (o1 + o3) + o5 of tile t and stores it, forms the sums of tile t + 1 from the input ring
+// (3 tiles per image: t + 1, t for in[t - 6], and t + 2 being written from the registers that
+// prefetched it), and prefetches tile t + 3. The operations and their order per line are exactly
+// those of blur_rows_kernel; only which thread forms which sum differs.
+constexpr size_t kPoles2Smem = sizeof(float) * size_t(6 + kBlurPlanes + kPoleWarps) * kTileSlot;
+
+template <bool kVec>
+__global__ void __launch_bounds__(kPoleThreads, 2)
+blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
+                        float* __restrict__ hblur, float* __restrict__ debug_products) {
+  extern __shared__ float smem[];
+  float* ring = smem;                        // [3 tiles][2 images][kLines][kTileRow]
+  float* sums = smem + 6 * kTileSlot;        // [5 planes][kLines][kTileRow]
+  float* pout = sums + kBlurPlanes * kTileSlot;  // [15 (plane, pole)][kLines][kTileRow]
+  constexpr int kWidth = kVec ? 4 : 1;
+  constexpr int kUnits = kTileElems / kWidth;
+  constexpr int kLoads = (kUnits + kPoleThreads - 1) / kPoleThreads;
+  constexpr int kUnitsPerRow = kTile / kWidth;
+  constexpr int kSumsPer = (kTileElems + kPoleThreads - 1) / kPoleThreads;  // (line, step)s
+  const size_t n = size_t(w) * h;
+  const int c = blockIdx.y;
+  const uint32_t y0 = blockIdx.x * kLines;
+  const int lane = threadIdx.x, q = threadIdx.y, tid = q * kLines + lane;
+  const int plane = q / 3, pole = q % 3;
+  const float n2 = coef.n2[pole], d1 = coef.d1[pole];
+  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
+  const float* img1 = xyb + size_t(c) * n;
+  const float* img2 = xyb + size_t(3 + c) * n;
+  auto slot = [](int tile) { return (tile + 1) % 3; };  // tile -1 is the zero padding
+  for (int i = tid; i < kTileElems; i += kPoleThreads) {
+    const int r = i / kTile, j = i % kTile;
+    ring[(2 * slot(-1)) * kTileSlot + r * kTileRow + j] = 0.0f;
+    ring[(2 * slot(-1) + 1) * kTileSlot + r * kTileRow + j] = 0.0f;
+  }
+  float next1[kLoads][kWidth], next2[kLoads][kWidth];
+  auto fetch = [&](uint32_t x0) {
+#pragma unroll
+    for (int m = 0; m < kLoads; ++m) {
+      const int e = tid + m * kPoleThreads;
+      const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+      const uint32_t x = x0 + j;
+      const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
+      const size_t i = inside ? size_t(y0 + r) * w + x : 0;
+      if constexpr (kVec) {
+        const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(img1 + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float4 b = inside ? __ldg(reinterpret_cast<const float4*>(img2 + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
+        next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
+      } else {
+        next1[m][0] = inside ? __ldg(img1 + i) : 0.0f;
+        next2[m][0] = inside ? __ldg(img2 + i) : 0.0f;
+      }
+    }
+  };
+  // The prefetched tile into its ring slot (and, debug only, the products of its samples).
+  auto store_tile = [&](int tile, int sl) {
+    const uint32_t x0 = uint32_t(tile) * kTile;
+    float* t1 = ring + (2 * sl) * kTileSlot;
+    float* t2 = t1 + kTileSlot;
+#pragma unroll
+    for (int m = 0; m < kLoads; ++m) {
+      const int e = tid + m * kPoleThreads;
+      if (e < kUnits) {
+        const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+#pragma unroll
+        for (int qq = 0; qq < kWidth; ++qq) {
+          t1[r * kTileRow + j + qq] = next1[m][qq];
+          t2[r * kTileRow + j + qq] = next2[m][qq];
+        }
+        if (debug_products) {
+#pragma unroll
+          for (int qq = 0; qq < kWidth; ++qq) {
+            const uint32_t x = x0 + j + qq;
+            if (uint32_t(r) < rows && x < w) {
+              const size_t i = size_t(y0 + r) * w + x;
+              float* p = debug_products + size_t(3 * c) * n + i;
+              p[0] = fmul(next1[m][qq], next1[m][qq]);
+              p[n] = fmul(next2[m][qq], next2[m][qq]);
+              p[2 * n] = fmul(next1[m][qq], next2[m][qq]);
+            }
+          }
+        }
+      }
+    }
+  };
+  // Section 6.2's sums of the 5 planes for tile `tile` (steps t = 32 tile - 4 + j): a = in[t - 6]
+  // is column j - 10 of this tile or j + 22 of the previous one, b = in[t + 4] column j.
+  auto form_sums = [&](int cur, int prev) {  // the slots of the tile and of the one before
+    const float* c1 = ring + (2 * cur) * kTileSlot;
+    const float* c2 = c1 + kTileSlot;
+    const float* p1 = ring + (2 * prev) * kTileSlot;
+    const float* p2 = p1 + kTileSlot;
+#pragma unroll
+    for (int m = 0; m < kSumsPer; ++m) {
+      const int e = tid + m * kPoleThreads;
+      if (e < kTileElems) {
+        const int r = e / kTile, j = e % kTile;
+        const int ib = r * kTileRow + j;
+        const int ia = j >= 10 ? ib - 10 : ib + kTile - 10;
+        const float b1 = c1[ib], b2 = c2[ib];
+        const float a1 = j >= 10 ? c1[ia] : p1[ia], a2 = j >= 10 ? c2[ia] : p2[ia];
+        float* s = sums + ib;
+        s[0] = fadd(a1, b1);                                      // mu1
+        s[kTileSlot] = fadd(a2, b2);                              // mu2
+        s[2 * kTileSlot] = fadd(fmul(a1, a1), fmul(b1, b1));      // s11
+        s[3 * kTileSlot] = fadd(fmul(a2, a2), fmul(b2, b2));      // s22
+        s[4 * kTileSlot] = fadd(fmul(a1, a2), fmul(b1, b2));      // s12
+      }
+    }
+  };
+  // The combine's positions, as in blur_rows_poles_kernel (kVec only).
+  constexpr int kStores = kVec ? (kBlurPlanes * kUnits + kPoleThreads - 1) / kPoleThreads : 1;
+  int st_smem[kStores], st_col[kStores];
+  float* st_row[kStores];
+#pragma unroll
+  for (int m = 0; m < kStores; ++m) {
+    const int e = tid + m * kPoleThreads;
+    const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
+    const bool live = e < kBlurPlanes * kUnits && uint32_t(r) < rows;
+    st_smem[m] = 3 * p * kTileSlot + r * kTileRow + j;
+    st_col[m] = live ? j - 4 : INT32_MIN / 2;
+    st_row[m] = live ? hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w : hblur;
+  }
+  const int tiles = int((long(w) + 4 + kTile - 1) / kTile);
+  fetch(0);
+  store_tile(0, slot(0));
+  if (tiles > 1) fetch(kTile);
+  __syncthreads();
+  form_sums(slot(0), slot(-1));
+  if (tiles > 1) store_tile(1, slot(1));
+  if (tiles > 2) fetch(2 * kTile);
+  __syncthreads();
+  int s_prev = slot(-1), s_cur = slot(0), s_next = slot(1);  // slots of tiles t - 1, t, t + 1
+  float prev1 = 0.0f, prev2 = 0.0f;
+  const float* my_sums = sums + plane * kTileSlot + lane * kTileRow;
+  float* out_row = pout + q * kTileSlot + lane * kTileRow;
+  for (int tile = 0; tile < tiles; ++tile) {
+    const long t0 = long(tile) * kTile - 4;
+    const int steps = long(w) - t0 < kTile ? int(long(w) - t0) : kTile;  // > 0 by `tiles`
+    // Phase 1: this thread's pole over the tile's steps.
+    auto step = [&](float sum) {
+      const float o = fsub(fsub(fmul(n2, sum), fmul(d1, prev1)), prev2);
+      prev2 = prev1;
+      prev1 = o;
+      return o;
+    };
+    if (steps == kTile) {
+#pragma unroll
+      for (int j0 = 0; j0 < kTile; j0 += 16) {
+        float s[16];
+#pragma unroll
+        for (int j = 0; j < 16; ++j) s[j] = my_sums[j0 + j];
+#pragma unroll
+        for (int j = 0; j < 16; ++j) out_row[j0 + j] = step(s[j]);
+      }
+    } else {
+      for (int j = 0; j < steps; ++j) out_row[j] = step(my_sums[j]);
+    }
+    __syncthreads();
+    // Phase 2: outputs of this tile, sums of the next, the ring and the prefetch.
+    if constexpr (kVec) {
+#pragma unroll
+      for (int m = 0; m < kStores; ++m) {
+        const long t = long(tile) * kTile + st_col[m];
+        if (t >= 0 && t < long(w)) {
+          const float* o = pout + st_smem[m];
+          float v[4];
+#pragma unroll
+          for (int qq = 0; qq < 4; ++qq)
+            v[qq] = fadd(fadd(o[qq], o[kTileSlot + qq]), o[2 * kTileSlot + qq]);
+          *reinterpret_cast<float4*>(st_row[m] + t) = make_float4(v[0], v[1], v[2], v[3]);
+        }
+      }
+    } else {
+      for (int e = tid; e < kBlurPlanes * kUnits; e += kPoleThreads) {
+        const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = e % kUnitsPerRow;
+        const long t = t0 + j;
+        if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
+          const float* o = pout + 3 * p * kTileSlot + r * kTileRow + j;
+          hblur[size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t)] =
+              fadd(fadd(o[0], o[kTileSlot]), o[2 * kTileSlot]);
+        }
+      }
+    }
+    // Slot of tile t + 2 = slot of tile t - 1 (read last by the sums of tile t).
+    if (tile + 1 < tiles) form_sums(s_next, s_cur);
+    if (tile + 2 < tiles) store_tile(tile + 2, s_prev);
+    if (tile + 3 < tiles) fetch(uint32_t(tile + 3) * kTile);
+    const int s_free = s_prev;
+    s_prev = s_cur;
+    s_cur = s_next;
+    s_next = s_free;
+    __syncthreads();
+  }
+}
+
 // The plain walk, kept for the --profile comparison (VQX_SS2_HBLUR=rowwalk): each thread reads
 // its own row from global memory, so a warp's load touches 32 cache lines.
 __global__ void __launch_bounds__(kBlockThreads)
@@ -674,7 +1170,11 @@ blur_rows_walk_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Blu
 // within each thread and across threads, depend only on the plane size.
 // kMinBlocks: 1 lets the compiler take the registers it wants (96); 5 caps them at 80 so that
 // five blocks (25 warps) fit an SM (VQX_SS2_VBLUR=regs80, for timing; same code, same bits).
-template <int kMinBlocks>
+// kFast (VQX_SS2_VBLUR=fast): the terms of a thread's 4 pixels of the chunk formed together
+// (kBatch = 2 with 96 registers: two at a time, 4 blocks per SM; VQX_SS2_VBLUR=fast2)
+// without branches (div_rn_fast, __ddiv_rn only where it does not apply; rows outside the plane
+// add +0.0, which leaves a non-negative sum's bits unchanged), with 32-bit pixel indices.
+template <int kMinBlocks, bool kFast = false, int kBatch = kTermRows>
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
 blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
                           uint32_t w, uint32_t h, BlurCoef coef, size_t f32_end,
@@ -692,6 +1192,11 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
   const float* img2 = xyb + size_t(3 + c) * n;
   const long len = long(h);
 
+  if constexpr (kFast) {  // rows outside the plane are read (and their terms dropped): finite
+    for (int i = tid; i < kBlurPlanes * kChunkRows * kLines; i += kBlockThreads)
+      (&blurred[0][0][0])[i] = 0.0f;
+    __syncthreads();
+  }
   Recurrence rec;
   double acc[kSums];
 #pragma unroll
@@ -704,6 +1209,15 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
   // The next chunk's inputs are loaded into registers while this one is walked.
   float b_next[kChunkRows];
   auto fetch = [&](long y0) {
+    if constexpr (kFast) {  // rows wholly inside the plane (all but the first and last chunks)
+      const long r0 = y0 + 4;
+      if (valid && r0 >= 0 && r0 + kChunkRows <= len) {
+        const float* p = src + size_t(r0) * w;
+#pragma unroll
+        for (int i = 0; i < kChunkRows; ++i, p += w) b_next[i] = __ldg(p);
+        return;
+      }
+    }
 #pragma unroll
     for (int i = 0; i < kChunkRows; ++i) {
       const long row = y0 + i + 4;
@@ -715,7 +1229,40 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
     float b[kChunkRows];
 #pragma unroll
     for (int i = 0; i < kChunkRows; ++i) b[i] = b_next[i];
+    // kFast: the XYB samples of this chunk's terms are loaded now, so that their latency passes
+    // during the walk instead of stalling the terms.
+    float pre1[kTermRows], pre2[kTermRows];
+    if constexpr (kFast) {
+#pragma unroll
+      for (int m = 0; m < kTermRows; ++m) {
+        const long y = y0 + k + kBlurPlanes * m;
+        const uint32_t p = valid && y >= 0 && y < len ? uint32_t(y) * w + x : 0u;
+        pre1[m] = __ldg(img1 + p);
+        pre2[m] = __ldg(img2 + p);
+      }
+    }
     if (y0 + kChunkRows < len) fetch(y0 + kChunkRows);
+    if constexpr (kFast) {
+      // Every row of the chunk steps, without the range test: the steps before t = -4 see zero
+      // inputs and zero state, and their o = ((n2 * +0) - (d1 * +0)) - +0 is +0 for each pole
+      // (d1 < 0, and -0 - -0 = +0), so the state stays exactly +0 as if they had not run; the
+      // steps after t = h - 1 only follow the last output. Their rows' terms are dropped.
+      auto walk = [&](auto debug) {
+#pragma unroll
+        for (int i = 0; i < kChunkRows; ++i) {
+          const float a = i < 10 ? prev_b[i] : b[i - 10];
+          const float o = rec.step(coef, fadd(a, b[i]));
+          blurred[k][i][lane] = o;
+          if constexpr (decltype(debug)::value) {
+            const long t = y0 + i;
+            if (valid && t >= 0 && t < len)
+              debug_vblur[size_t(c * kBlurPlanes + k) * n + size_t(t) * w + x] = o;
+          }
+        }
+      };
+      if (debug_vblur) walk(std::true_type{});
+      else walk(std::false_type{});
+    } else {
 #pragma unroll
     for (int i = 0; i < kChunkRows; ++i) {
       const long t = y0 + i;
@@ -727,9 +1274,67 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
           debug_vblur[size_t(c * kBlurPlanes + k) * n + size_t(t) * w + x] = o;
       }
     }
+    }
 #pragma unroll
     for (int i = 0; i < 10; ++i) prev_b[i] = b[i + 10];
     __syncthreads();
+    if constexpr (kFast) {
+#pragma unroll
+     for (int m0 = 0; m0 < kTermRows; m0 += kBatch) {
+      double sa[kBatch], sb[kBatch], sq[kBatch], ea[kBatch], eb[kBatch],
+          eq[kBatch];
+      bool sfast[kBatch], efast[kBatch], ok[kBatch];
+      uint32_t pix[kBatch];
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m) {
+        const int i = k + kBlurPlanes * (m0 + m);
+        const long y = y0 + i;
+        ok[m] = valid && y >= 0 && y < len;
+        pix[m] = ok[m] ? uint32_t(y) * w + x : 0u;
+        const float mu1 = blurred[0][i][lane], mu2 = blurred[1][i][lane];
+        const float s11 = blurred[2][i][lane], s22 = blurred[3][i][lane];
+        const float s12 = blurred[4][i][lane];
+        // Section 7, as ssim_term().
+        const float mu11 = fmul(mu1, mu1), mu22 = fmul(mu2, mu2), mu12 = fmul(mu1, mu2);
+        const float dm = fsub(mu1, mu2);
+        const float num_m = fsub(1.0f, fmul(dm, dm));
+        const float num_s = fadd(fmul(2.0f, fsub(s12, mu12)), kC2);
+        const float denom_s = fadd(fadd(fsub(s11, mu11), fsub(s22, mu22)), kC2);
+        sa[m] = __dmul_rn(double(num_m), double(num_s));
+        sb[m] = double(denom_s);
+        sq[m] = div_rn_fast(sa[m], sb[m], sfast[m]);
+        edge_operands(pre1[m0 + m], mu1, pre2[m0 + m], mu2, pix[m] < f32_end,
+                      ea[m], eb[m]);
+        eq[m] = div_rn_fast(ea[m], eb[m], efast[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m) {
+        if (!sfast[m]) sq[m] = __ddiv_rn(sa[m], sb[m]);
+        if (!efast[m]) eq[m] = __ddiv_rn(ea[m], eb[m]);
+      }
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m) {
+        double d = __dsub_rn(1.0, sq[m]);
+        d = d < 0.0 ? 0.0 : d;
+        const double r = __dsub_rn(eq[m], 1.0);
+        double art = r > 0.0 ? r : 0.0;
+        double det = r < 0.0 ? -r : 0.0;
+        if (!ok[m]) d = art = det = 0.0;
+        acc[0] = __dadd_rn(acc[0], d);
+        acc[1] = __dadd_rn(acc[1], quartic(d));
+        acc[2] = __dadd_rn(acc[2], art);
+        acc[3] = __dadd_rn(acc[3], quartic(art));
+        acc[4] = __dadd_rn(acc[4], det);
+        acc[5] = __dadd_rn(acc[5], quartic(det));
+        if (debug_terms && ok[m]) {
+          double* dt = debug_terms + size_t(3 * c) * n + pix[m];
+          dt[0] = d;
+          dt[n] = art;
+          dt[2 * n] = det;
+        }
+      }
+     }
+    } else {
 #pragma unroll
     for (int m = 0; m < kTermRows; ++m) {
       const int i = k + kBlurPlanes * m;
@@ -755,6 +1360,7 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
           dt[2 * n] = det;
         }
       }
+    }
     }
     __syncthreads();
   }
@@ -821,6 +1427,11 @@ class Pipeline {
     // The plain walk and the per-plane tiled kernel are the one-plane-per-thread variants.
     row_groups_ = options.row_walk ? 0 : options.row_groups;
     vblur_low_regs_ = options.vblur_low_regs;
+    fast_terms_ = options.fast_terms;
+    poles_uniform_ = options.poles_uniform;
+    poles_sums_ = options.poles_sums;
+    terms_batch_ = options.terms_batch;
+    split_xyb_ = options.split_xyb;
     format_ = format;
     edge_difference_ = edge_difference;
     rgb_ = matrix == nullptr;
@@ -839,9 +1450,35 @@ class Pipeline {
     if (matrix)
       source_.m = YuvMatrixDev{matrix->cr_r,    matrix->cb_b,    matrix->cb_g,  matrix->cr_g,
                                matrix->y_scale, matrix->c_scale, matrix->y_off, matrix->c_off};
+    check(cudaFuncSetAttribute(blur_rows_poles_kernel<true>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoleSmem)),
+          "ssimulacra2: pole kernel shared memory");
+    check(cudaFuncSetAttribute(blur_rows_poles_kernel<false>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoleSmem)),
+          "ssimulacra2: pole kernel shared memory");
+    check(cudaFuncSetAttribute(blur_rows_poles_kernel<true, true>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoleSmemUniform)),
+          "ssimulacra2: pole kernel shared memory");
+    check(cudaFuncSetAttribute(blur_rows_poles_kernel<false, true>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoleSmemUniform)),
+          "ssimulacra2: pole kernel shared memory");
+    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<true>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
+          "ssimulacra2: pole kernel shared memory");
+    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<false>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
+          "ssimulacra2: pole kernel shared memory");
     check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
           "ssimulacra2: EOTF table upload");
+    // A copy from pageable memory may return before its DMA has landed, and the kernels run on
+    // non-blocking streams, which do not wait for the legacy stream: wait for that stream here,
+    // once per geometry.
+    check(cudaStreamSynchronize(nullptr), "ssimulacra2: EOTF table upload");
 
+    // The kernels index a plane with 32 bits.
+    if (uint64_t{format.width} * format.height > UINT32_MAX)
+      throw InputError("ssimulacra2: " + format.describe() +
+                       " has 2^32 or more pixels, more than the CUDA path indexes");
     // Scales processed (fork stop rule, section 4) and their sizes.
     uint32_t cw = format.width, ch = format.height;
     scales_ = 0;
@@ -928,39 +1565,46 @@ class Pipeline {
   }
 
   // Stage 1 of scale s: XYB of scale s and the linear planes of scale s + 1.
-  void enqueue_xyb(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream) {
+  // part 0: XYB and downsample in one kernel; 1: only the downsample (the next level's linear
+  // planes, what the next scale waits for); 2: only the XYB (VQX_SS2_XYB=split).
+  void enqueue_xyb(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream,
+                   int part = 0) {
     const uint32_t w = width_[s], h = height_[s];
     const bool debug = debug_linear_.get() != nullptr;
-    {
-      FrameSource fs = source_;
-      fs.frame[0] = ref;
-      fs.frame[1] = dis;
-      const bool write_down = s + 1 < scales_;
-      float* down = write_down ? level_[s + 1] : nullptr;
-      const dim3 block(32, 8);
-      const dim3 grid(ceil_div(half_size(w), 32), ceil_div(half_size(h), 8));
-      float* dl = debug && s == 0 ? debug_linear_.get<float>() : nullptr;
-      float* xyb = xyb_at_[s];
-      if (s > 0) {
-        xyb_down_kernel<Source::kLinear><<<grid, block, 0, stream>>>(
-            fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr);
-      } else if (rgb_) {
-        if (format_.bit_depth > 8)
-          xyb_down_kernel<Source::kRgb16><<<grid, block, 0, stream>>>(fs, nullptr, w, h, cbrt_bias_,
-                                                                      xyb, down, write_down, dl);
-        else
-          xyb_down_kernel<Source::kRgb8><<<grid, block, 0, stream>>>(fs, nullptr, w, h, cbrt_bias_,
-                                                                     xyb, down, write_down, dl);
-      } else {
-        if (format_.bit_depth > 8)
-          xyb_down_kernel<Source::kYuv16><<<grid, block, 0, stream>>>(fs, nullptr, w, h, cbrt_bias_,
-                                                                      xyb, down, write_down, dl);
-        else
-          xyb_down_kernel<Source::kYuv8><<<grid, block, 0, stream>>>(fs, nullptr, w, h, cbrt_bias_,
-                                                                     xyb, down, write_down, dl);
-      }
-      check_launch("ssimulacra2: xyb_down_kernel");
-    }
+    FrameSource fs = source_;
+    fs.frame[0] = ref;
+    fs.frame[1] = dis;
+    const bool write_down = s + 1 < scales_ && part != 2;
+    if (part == 1 && !write_down) return;
+    float* down = write_down ? level_[s + 1] : nullptr;
+    const dim3 block(32, 8);
+    const dim3 grid(ceil_div(half_size(w), 32), ceil_div(half_size(h), 8));
+    float* dl = debug && s == 0 ? debug_linear_.get<float>() : nullptr;
+    if (part == 1) launch_xyb<false>(s, fs, grid, block, down, write_down, nullptr, stream);
+    else launch_xyb<true>(s, fs, grid, block, down, write_down, dl, stream);
+    check_launch("ssimulacra2: xyb_down_kernel");
+  }
+
+  template <bool kXyb>
+  void launch_xyb(int s, const FrameSource& fs, dim3 grid, dim3 block, float* down,
+                  bool write_down, float* dl, cudaStream_t stream) {
+    const uint32_t w = width_[s], h = height_[s];
+    float* xyb = xyb_at_[s];
+    if (s > 0)
+      xyb_down_kernel<Source::kLinear, kXyb><<<grid, block, 0, stream>>>(
+          fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr);
+    else if (rgb_ && format_.bit_depth > 8)
+      xyb_down_kernel<Source::kRgb16, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+    else if (rgb_)
+      xyb_down_kernel<Source::kRgb8, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+    else if (format_.bit_depth > 8)
+      xyb_down_kernel<Source::kYuv16, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+    else
+      xyb_down_kernel<Source::kYuv8, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
   }
 
   // Stage 2 of scale s: the horizontal pass of its 15 blurs.
@@ -982,6 +1626,30 @@ class Pipeline {
         if (vec) blur_rows_grouped_kernel<3, true><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
         else blur_rows_grouped_kernel<3, false><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
       }
+    } else if (row_groups_ == kRowPoles && poles_sums_) {
+      const dim3 pblock(kLines, kPoleWarps);
+      if (vec_rows_[s])
+        blur_rows_poles2_kernel<true><<<grid, pblock, kPoles2Smem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+      else
+        blur_rows_poles2_kernel<false><<<grid, pblock, kPoles2Smem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+    } else if (row_groups_ == kRowPoles && poles_uniform_) {
+      const dim3 pblock(kLines, kPoleWarps);
+      if (vec_rows_[s])
+        blur_rows_poles_kernel<true, true><<<grid, pblock, kPoleSmemUniform, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+      else
+        blur_rows_poles_kernel<false, true><<<grid, pblock, kPoleSmemUniform, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+    } else if (row_groups_ == kRowPoles) {
+      const dim3 pblock(kLines, kPoleWarps);
+      if (vec_rows_[s])
+        blur_rows_poles_kernel<true><<<grid, pblock, kPoleSmem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+      else
+        blur_rows_poles_kernel<false><<<grid, pblock, kPoleSmem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
     } else if (row_walk_ && !debug)
       blur_rows_walk_kernel<<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s]);
     else if (vec_rows_[s])
@@ -1002,6 +1670,10 @@ class Pipeline {
     const dim3 grid(table_.strips[s], 3);
     const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
     auto kernel = vblur_low_regs_ ? blur_columns_terms_kernel<5> : blur_columns_terms_kernel<1>;
+    if (fast_terms_ && n <= size_t{UINT32_MAX})
+      kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
+               : terms_batch_ == 2 ? blur_columns_terms_kernel<4, true, 2>
+                                   : blur_columns_terms_kernel<3, true>;
     kernel<<<grid, block, 0, stream>>>(
         hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
         partials_.get<Dd>() + table_.partial_offset[s],
@@ -1048,8 +1720,9 @@ class Pipeline {
       return;
     }
     if (marks) marks->stage(stream, 0);
-    enqueue_xyb(0, ref, dis, stream);
+    enqueue_xyb(0, ref, dis, stream, split_xyb_ ? 1 : 0);
     check(cudaEventRecord(xyb_done_[0]->get(), stream), "ssimulacra2: fork");
+    if (split_xyb_) enqueue_xyb(0, ref, dis, stream, 2);
     if (schedule_ == Schedule::kChain) {
       // Scales 1.. in order on one side stream, in one set of planes: each scale's XYB follows
       // the previous scale's vertical pass, the last reader of that set.
@@ -1065,8 +1738,9 @@ class Pipeline {
     for (int s = 1; s < scales_ && schedule_ == Schedule::kConcurrent; ++s) {
       cudaStream_t side = side_[s]->get();
       check(cudaStreamWaitEvent(side, xyb_done_[s - 1]->get(), 0), "ssimulacra2: fork");
-      enqueue_xyb(s, ref, dis, side);
+      enqueue_xyb(s, ref, dis, side, split_xyb_ ? 1 : 0);
       check(cudaEventRecord(xyb_done_[s]->get(), side), "ssimulacra2: fork");
+      if (split_xyb_) enqueue_xyb(s, ref, dis, side, 2);
       enqueue_rows(s, side);
       enqueue_columns(s, side);
       check(cudaEventRecord(side_done_[s]->get(), side), "ssimulacra2: join");
@@ -1119,6 +1793,9 @@ class Pipeline {
   EdgeDifference edge_difference_ = EdgeDifference::kFloatGroupsOf8;
   enum class Schedule { kSequential, kConcurrent, kChain };
   bool rgb_ = false, row_walk_ = false, concurrent_ = false, vblur_low_regs_ = false;
+  bool fast_terms_ = false, poles_uniform_ = false, poles_sums_ = false;
+  int terms_batch_ = 4;
+  bool split_xyb_ = false;
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
   bool vec_rows_[kNumScales] = {};
@@ -1164,9 +1841,13 @@ class Ssimulacra2Cuda final : public CudaMetric {
     // The CPU metric's edge mode: the fork's AVX2 arithmetic (the goldens).
     // Profiling knobs (docs/ssimulacra2.md): VQX_SS2_HBLUR=rowwalk times the plain horizontal
     // walk, VQX_SS2_HBLUR=tiled the per-plane tiled kernel (one plane per thread),
-    // VQX_SS2_HBLUR=groups2 the grouped kernel with two groups of planes,
+    // VQX_SS2_HBLUR=groups2 / groups3 the grouped kernel with two / three groups of planes,
     // VQX_SS2_HBLUR=scalar the per-plane tiled walk without float4 loads and stores,
-    // VQX_SS2_VBLUR=regs80 the vertical kernel capped at 80 registers,
+    // VQX_SS2_HBLUR=poles the pole split with per-thread sums, poles1 the same with one code
+    // path, poles2 the default (sums per tile); VQX_SS2_VBLUR=plain the terms kernel before
+    // session 13, regs80 that kernel capped at 80 registers, fast the default, fast2 / fast4
+    // the fast terms two at a time / at 96 registers; VQX_SS2_XYB=split the downsample in its
+    // own kernel before the XYB,
     // VQX_SS2_SEQUENTIAL=1 runs the scales one after the other (a per-scale stage table),
     // VQX_SS2_SCHEDULE=chain runs scales 1.. in sequence on one side stream (4K's schedule) at
     // any size. None changes a bit of the result.
@@ -1179,9 +1860,36 @@ class Ssimulacra2Cuda final : public CudaMetric {
     options.scalar_rows = walk && std::string(walk) == "scalar";
     if (walk && (std::string(walk) == "tiled" || std::string(walk) == "scalar")) options.row_groups = 0;
     if (walk && std::string(walk) == "groups2") options.row_groups = 2;
-    options.vblur_low_regs = vblur && std::string(vblur) == "regs80";
+    if (walk && std::string(walk) == "poles") {
+      options.row_groups = kRowPoles;
+      options.poles_sums = false;
+    }
+    if (walk && std::string(walk) == "poles2") {
+      options.row_groups = kRowPoles;
+      options.poles_sums = true;
+    }
+    if (walk && std::string(walk) == "poles1") {
+      options.row_groups = kRowPoles;
+      options.poles_uniform = true;
+      options.poles_sums = false;
+    }
+    if (walk && std::string(walk) == "groups3") options.row_groups = 3;
+    if (vblur && std::string(vblur) == "regs80") {
+      options.vblur_low_regs = true;
+      options.fast_terms = false;
+    }
+    if (vblur && std::string(vblur) == "fast") options.fast_terms = true;
+    if (vblur && std::string(vblur) == "fast2") {
+      options.fast_terms = true;
+      options.terms_batch = 2;
+    }
+    if (vblur && std::string(vblur) == "fast4") options.fast_terms = options.vblur_low_regs = true;
+    if (vblur && std::string(vblur) == "plain") options.fast_terms = false;
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
+    const char* xyb = std::getenv("VQX_SS2_XYB");
+    if (xyb && std::string(xyb) == "split") options.split_xyb = true;
+    if (xyb && std::string(xyb) == "fused") options.split_xyb = false;
     pipeline_.init(f, rgb_ ? nullptr : &matrix_, EdgeDifference::kFloatGroupsOf8, *context.device,
                    options);
   }
@@ -1207,15 +1915,13 @@ class Ssimulacra2Cuda final : public CudaMetric {
 }  // namespace
 
 DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
-                           EdgeDifference edge_difference, int max_scales, int row_groups,
-                           bool vblur_low_regs) {
+                           EdgeDifference edge_difference, int max_scales,
+                           const PipelineOptions& variant) {
   vqx::cuda::DeviceContext device(0);
   Pipeline pipeline;
-  PipelineOptions options;
+  PipelineOptions options = variant;
   options.debug = true;
   options.max_scales = max_scales;
-  options.row_groups = row_groups;
-  options.vblur_low_regs = vblur_low_regs;
   pipeline.init(ref.format(), matrix, edge_difference, device, options);
   DebugFrame result;
   const size_t bytes = ref.format().frame_bytes();
@@ -1224,6 +1930,9 @@ DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatr
   check(cudaMemcpy(frames.get(), ref.bytes(), bytes, cudaMemcpyHostToDevice), "debug upload");
   check(cudaMemcpy(frames.get<uint8_t>() + bytes, dis.bytes(), bytes, cudaMemcpyHostToDevice),
         "debug upload");
+  // Pageable copies may return before the data has landed; the kernels below run on a
+  // non-blocking stream (this race gave stale samples in the first round of session 13).
+  check(cudaDeviceSynchronize(), "debug upload");
   vqx::cuda::Stream stream;
   for (int s = 0; s < pipeline.scales(); ++s) {
     pipeline.enqueue_scale(s, frames.get<uint8_t>(), frames.get<uint8_t>() + bytes, stream.get(),
@@ -1243,41 +1952,131 @@ DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatr
 }
 
 DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
-                                const PipelineOptions& options, int frames) {
+                                const PipelineOptions& options, int frames, int in_flight) {
   vqx::cuda::DeviceContext device(0);
-  Pipeline pipeline;
-  pipeline.init(ref.format(), matrix, EdgeDifference::kFloatGroupsOf8, device, options);
+  const int k_max = in_flight < 1 ? 1 : in_flight;
+  std::vector<std::unique_ptr<Pipeline>> pipelines;
+  std::vector<vqx::cuda::DeviceBuffer> sums;
+  std::vector<std::unique_ptr<vqx::cuda::Stream>> streams;
+  for (int k = 0; k < k_max; ++k) {
+    pipelines.push_back(std::make_unique<Pipeline>());
+    pipelines.back()->init(ref.format(), matrix, EdgeDifference::kFloatGroupsOf8, device, options);
+    sums.emplace_back(device, sizeof(double) * kResultDoubles, "timing sums");
+    streams.push_back(std::make_unique<vqx::cuda::Stream>());
+  }
   const size_t bytes = ref.format().frame_bytes();
   vqx::cuda::DeviceBuffer input(device, 2 * bytes, "timing frames");
-  vqx::cuda::DeviceBuffer sums(device, sizeof(double) * kResultDoubles, "timing sums");
   check(cudaMemcpy(input.get(), ref.bytes(), bytes, cudaMemcpyHostToDevice), "timing upload");
   check(cudaMemcpy(input.get<uint8_t>() + bytes, dis.bytes(), bytes, cudaMemcpyHostToDevice),
         "timing upload");
-  vqx::cuda::Stream stream;
-  // The metric's frame as the engine runs it: one CUDA graph, replayed.
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t exec = nullptr;
-  check(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeThreadLocal), "capture");
-  pipeline.enqueue_frame(input.get<uint8_t>(), input.get<uint8_t>() + bytes, stream.get(),
-                         sums.get<double>(), nullptr);
-  check(cudaStreamEndCapture(stream.get(), &graph), "capture");
-  check(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate");
-  cudaGraphDestroy(graph);
-  for (int i = 0; i < 50; ++i) check(cudaGraphLaunch(exec, stream.get()), "warm-up");  // clocks up
+  check(cudaDeviceSynchronize(), "timing upload");  // pageable copies: see run_debug_frame
+  // The metric's frame as the engine runs it: one CUDA graph per pipeline, replayed; with
+  // in_flight > 1, frame i replays pipeline i % in_flight's graph on its own stream (several
+  // frames in flight, as an engine with that many replicas would run them).
+  std::vector<cudaGraphExec_t> execs(size_t(k_max), nullptr);
+  for (int k = 0; k < k_max; ++k) {
+    cudaGraph_t graph = nullptr;
+    cudaStream_t st = streams[size_t(k)]->get();
+    check(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal), "capture");
+    pipelines[size_t(k)]->enqueue_frame(input.get<uint8_t>(), input.get<uint8_t>() + bytes, st,
+                                        sums[size_t(k)].get<double>(), nullptr);
+    check(cudaStreamEndCapture(st, &graph), "capture");
+    check(cudaGraphInstantiate(&execs[size_t(k)], graph, 0), "cudaGraphInstantiate");
+    cudaGraphDestroy(graph);
+  }
+  for (int i = 0; i < 50; ++i)  // clocks up
+    check(cudaGraphLaunch(execs[size_t(i % k_max)], streams[size_t(i % k_max)]->get()), "warm-up");
+  check(cudaDeviceSynchronize(), "warm-up");
   vqx::cuda::Event begin, end;
-  check(cudaEventRecord(begin.get(), stream.get()), "record");
-  for (int i = 0; i < frames; ++i) check(cudaGraphLaunch(exec, stream.get()), "launch");
-  check(cudaEventRecord(end.get(), stream.get()), "record");
+  std::vector<std::unique_ptr<vqx::cuda::Event>> done;
+  cudaStream_t main = streams[0]->get();
+  check(cudaEventRecord(begin.get(), main), "record");
+  for (int k = 1; k < k_max; ++k)
+    check(cudaStreamWaitEvent(streams[size_t(k)]->get(), begin.get(), 0), "fork");
+  for (int i = 0; i < frames; ++i)
+    check(cudaGraphLaunch(execs[size_t(i % k_max)], streams[size_t(i % k_max)]->get()), "launch");
+  for (int k = 1; k < k_max; ++k) {
+    done.push_back(std::make_unique<vqx::cuda::Event>());
+    check(cudaEventRecord(done.back()->get(), streams[size_t(k)]->get()), "join");
+    check(cudaStreamWaitEvent(main, done.back()->get(), 0), "join");
+  }
+  check(cudaEventRecord(end.get(), main), "record");
   check(cudaEventSynchronize(end.get()), "timing");
   DeviceTiming t;
   t.ms_per_frame = double(vqx::cuda::elapsed_ms(begin, end)) / frames;
   t.peak_bytes = device.peak_bytes();
-  t.concurrent = pipeline.concurrent();
+  t.concurrent = pipelines[0]->concurrent();
   std::array<double, kResultDoubles> host{};
-  check(cudaMemcpy(host.data(), sums.get(), sizeof(host), cudaMemcpyDeviceToHost), "timing read");
-  t.score = pool_score(pipeline.frame_sums(host.data()));
-  cudaGraphExecDestroy(exec);
+  check(cudaMemcpy(host.data(), sums[0].get(), sizeof(host), cudaMemcpyDeviceToHost), "timing read");
+  t.score = pool_score(pipelines[0]->frame_sums(host.data()));
+  for (int k = 1; k < k_max; ++k) {  // every replica gives the same bits
+    std::array<double, kResultDoubles> other{};
+    check(cudaMemcpy(other.data(), sums[size_t(k)].get(), sizeof(other), cudaMemcpyDeviceToHost),
+          "timing read");
+    if (std::memcmp(other.data(), host.data(), sizeof(host)) != 0) t.replicas_differ = true;
+  }
+  for (cudaGraphExec_t e : execs) cudaGraphExecDestroy(e);
   return t;
+}
+
+namespace {
+
+__device__ __forceinline__ uint32_t mix32(uint64_t x) {  // splitmix64's finaliser, high half
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return uint32_t((x ^ (x >> 31)) >> 32);
+}
+
+// A float from random bits, with the special values every 64th draw.
+__device__ __forceinline__ float random_float(uint64_t key) {
+  const uint32_t u = mix32(key);
+  const uint32_t pick = mix32(key ^ 0x5555555555555555ull);
+  if (pick % 64 == 0) {
+    const float specials[8] = {0.0f, -0.0f, 1.0f, 1e-45f, 1e-38f, 3.0e38f, kC2, 0.5f};
+    return specials[(pick >> 8) % 8];
+  }
+  return __uint_as_float(u);
+}
+
+__global__ void division_check_kernel(uint64_t count, uint32_t seed,
+                                      unsigned long long* mismatches) {
+  unsigned long long bad = 0;
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t key = (uint64_t(seed) << 40) ^ (i * 4);
+    // Section 7: (f64(num_m) * f64(num_s)) / f64(denom_s), any f32 operands.
+    const float f0 = random_float(key), f1 = random_float(key + 1), f2 = random_float(key + 2);
+    double a = __dmul_rn(double(f0), double(f1)), b = double(f2);
+    bool fast;
+    double q = div_rn_fast(a, b, fast);
+    if (!fast) q = __ddiv_rn(a, b);
+    bad += __double_as_longlong(q) != __double_as_longlong(__ddiv_rn(a, b));
+    // Section 8: (1 + e2) / (1 + e1), e = |f32 difference| or an f64 difference of two f32.
+    const float g = fabsf(random_float(key + 3)), g2 = fabsf(f2);
+    const uint32_t mode = mix32(key ^ 0xaaaaaaaaull);
+    double num, den;
+    if (mode & 1) edge_operands(g, 0.0f, g2, 0.0f, true, num, den);
+    else edge_operands(f0 * 1e-30f, f1 * 1e-30f, g, g2, false, num, den);
+    q = div_rn_fast(num, den, fast);
+    if (!fast) q = __ddiv_rn(num, den);
+    bad += __double_as_longlong(q) != __double_as_longlong(__ddiv_rn(num, den));
+  }
+  // Integer atomics: the count does not depend on the order.
+  if (bad) atomicAdd(mismatches, bad);
+}
+
+}  // namespace
+
+uint64_t division_mismatches(uint64_t count, uint32_t seed) {
+  vqx::cuda::DeviceContext device(0);
+  vqx::cuda::DeviceBuffer counter(device, sizeof(unsigned long long), "division check");
+  check(cudaMemset(counter.get(), 0, sizeof(unsigned long long)), "division check");
+  division_check_kernel<<<1024, 256>>>(count, seed, counter.get<unsigned long long>());
+  check_launch("ssimulacra2: division_check_kernel");
+  unsigned long long host = 0;
+  check(cudaMemcpy(&host, counter.get(), sizeof(host), cudaMemcpyDeviceToHost), "division check");
+  return host;
 }
 
 }  // namespace vqx::ssimulacra2::cuda

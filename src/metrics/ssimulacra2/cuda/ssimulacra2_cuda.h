@@ -30,6 +30,10 @@ struct DebugFrame {
   double score = 0.0;  // pool_score(sums)
 };
 
+// PipelineOptions::row_groups for the pole-split horizontal kernel (one thread per line, plane
+// and pole: 15 threads per line of a channel).
+inline constexpr int kRowPoles = 15;
+
 // How the device pipeline runs (the metric uses the defaults; the others serve tests and benches).
 struct PipelineOptions {
   bool debug = false;           // also write every intermediate plane (DebugScale)
@@ -38,20 +42,37 @@ struct PipelineOptions {
   bool concurrent = true;       // scales 1.. on side streams when their planes fit the budget
   bool force_chain = false;     // scales 1.. in sequence on one side stream, at any size
   bool scalar_rows = false;     // tiled horizontal walk without float4 loads/stores (timing)
-  // Horizontal pass: 3 = one thread per line walks {mu1, s11}, {mu2, s22} or {s12} (default,
-  // fastest measured); 2 = {mu1, s11, s12} or {mu2, s22}; 0 = one plane per thread (the
-  // per-plane tiled kernel).
-  int row_groups = 3;
+  // Horizontal pass: kRowPoles (default) = one thread per line, plane and pole, with the input
+  // sums formed once per tile (poles_sums) or by each pole thread; 3 = one thread per line walks
+  // {mu1, s11}, {mu2, s22} or {s12} (the default before session 13); 2 = {mu1, s11, s12} or
+  // {mu2, s22}; 0 = one plane per thread (the per-plane tiled kernel).
+  int row_groups = kRowPoles;
   bool vblur_low_regs = false;  // vertical/terms kernel capped at 80 registers (timing)
+  // Terms with the inlined fast path of the f64 division (same bits, __ddiv_rn where the fast
+  // path does not apply), 32-bit pixel indices and the rows' terms formed without branches.
+  bool fast_terms = true;
+  bool poles_uniform = false;  // kRowPoles: one code path for all planes (timing)
+  bool poles_sums = true;      // kRowPoles: the input sums formed once per tile (poles2)
+  int terms_batch = 4;         // fast_terms: pixels whose terms are formed together (4 or 2)
+  // Concurrent/chain schedules: the downsample into the next level in its own kernel before the
+  // XYB, so that the next scales start while this scale's XYB runs.
+  bool split_xyb = false;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
 // synchronising after each scale (never used by the metric). `max_scales` stops early (1 = only
 // scale 0), as the fork's stop rule would for a smaller picture. `matrix` null = R'G'B' input.
-// `row_groups` and `vblur_low_regs` pick the kernel variants as in PipelineOptions.
+// `variant` picks the kernel variants (its debug, max_scales and schedule fields are ignored:
+// the scales run in sequence); the default is the metric's own choice.
 DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
                            EdgeDifference edge_difference, int max_scales = kNumScales,
-                           int row_groups = 3, bool vblur_low_regs = false);
+                           const PipelineOptions& variant = PipelineOptions{});
+
+// Device check of the inlined division (div_rn_fast) against __ddiv_rn on `count` operand pairs
+// of each kind the terms divide (section 7's (f32 x f32) / f32 and section 8's (1 + e2) / (1 + e1)
+// from random f32 bit patterns, plus special values); returns the number of pairs whose bits
+// differ.
+uint64_t division_mismatches(uint64_t count, uint32_t seed);
 
 // Device time of the metric's whole frame (its CUDA graph, as the engine runs it), replayed
 // `frames` times after a warm-up on one uploaded pair; for bench/ssimulacra2_cuda_bench.
@@ -60,9 +81,12 @@ struct DeviceTiming {
   size_t peak_bytes = 0;  // of this pipeline and the two input frames
   bool concurrent = false;
   double score = 0.0;
+  bool replicas_differ = false;  // in_flight > 1: a replica's sums differ from the first's
 };
+// in_flight > 1: that many pipelines (replicas of the metric's buffers), frame i on replica
+// i % in_flight's stream: device time per frame with several frames in flight.
 DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
-                                const PipelineOptions& options, int frames);
+                                const PipelineOptions& options, int frames, int in_flight = 1);
 
 }  // namespace ssimulacra2::cuda
 }  // namespace vqx
