@@ -247,6 +247,49 @@ __global__ void mask_kernel(const uint8_t* vsum, unsigned w, unsigned h, int mas
   mask[size_t(r) * w + c] = uint8_t(n > mask_index);
 }
 
+// The same mask in one kernel: a 32 x 8 output tile loads its image halo (15 x 39) into shared
+// memory, forms z there (0 outside the image, spec 5), sums 7 rows then 7 columns and thresholds.
+// Integer counts, so identical to the two-kernel version.
+constexpr int kMaskTw = 32, kMaskTh = 8;
+__global__ void __launch_bounds__(kMaskTw * kMaskTh) mask_fused_kernel(const uint16_t* img, int w, int h,
+                                                                        int mask_index, uint8_t* mask) {
+  constexpr int IR = kMaskTh + 7, IC = kMaskTw + 7;  // image rows r0-3..r0+th+3, cols c0-3..c0+tw+3
+  constexpr int ZR = kMaskTh + 6, ZC = kMaskTw + 6;
+  __shared__ uint16_t im[IR][IC + 1];
+  __shared__ uint8_t z[ZR][ZC + 2];
+  __shared__ uint8_t vs[kMaskTh][ZC + 2];
+  const int c0 = int(blockIdx.x) * kMaskTw, r0 = int(blockIdx.y) * kMaskTh;
+  const int t = int(threadIdx.y) * kMaskTw + int(threadIdx.x), nt = kMaskTw * kMaskTh;
+  for (int i = t; i < IR * IC; i += nt) {
+    const int y = r0 - 3 + i / IC, x = c0 - 3 + i % IC;
+    im[i / IC][i % IC] = (y >= 0 && y < h && x >= 0 && x < w) ? img[size_t(y) * w + x] : uint16_t(0);
+  }
+  __syncthreads();
+  for (int i = t; i < ZR * ZC; i += nt) {
+    const int zr = i / ZC, zc = i % ZC, y = r0 - 3 + zr, x = c0 - 3 + zc;
+    uint8_t v = 0;
+    if (y >= 0 && y < h && x >= 0 && x < w) {
+      const uint16_t cur = im[zr][zc];
+      v = uint8_t((x + 1 >= w || cur == im[zr][zc + 1]) && (y + 1 >= h || cur == im[zr + 1][zc]));
+    }
+    z[zr][zc] = v;
+  }
+  __syncthreads();
+  for (int i = t; i < kMaskTh * ZC; i += nt) {
+    const int r = i / ZC, x = i % ZC;
+    int n = 0;
+    for (int k = 0; k < 7; ++k) n += z[r + k][x];
+    vs[r][x] = uint8_t(n);
+  }
+  __syncthreads();
+  const int r = int(threadIdx.y), c = int(threadIdx.x);
+  if (r0 + r < h && c0 + c < w) {
+    int n = 0;
+    for (int k = 0; k < 7; ++k) n += vs[r][c + k];
+    mask[size_t(r0 + r) * w + c0 + c] = uint8_t(n > mask_index);
+  }
+}
+
 // ---- Per scale: decimation + mode filter + level map (spec 6 step 1, 6.2) -------------------
 
 // The input of scale s is `prev` sampled every `step` pixels (step 2 = the decimation of spec 6
@@ -695,19 +738,24 @@ __device__ __forceinline__ int next_bit_after(const uint32_t b[3], int a, int en
   return end;
 }
 
-// Loads one row's segment [seg0, seg0 + segw) as cell indices (-1: not counted, outside the image
-// or the tile's set); rr outside [0, h) gives all -1.
-template <bool kDense>
+// Loads one row's segment [seg0, seg0 + segw) (levels; kNotCounted outside the image, and for
+// rr outside [0, h)). Issued a row step ahead of its use, so the loads overlap the updates.
 __device__ __forceinline__ void load_segment(const uint16_t* level, int w, int h, int rr, int seg0,
-                                             int segw, int lane, const uint32_t* bm,
-                                             const uint16_t* pre, int cell[3]) {
+                                             int segw, int lane, unsigned raw[3]) {
 #pragma unroll
   for (int q = 0; q < 3; ++q) {
     const int p = q * 32 + lane, col = seg0 + p;
-    unsigned l = kNotCounted;
-    if (rr >= 0 && rr < h && p < segw && col >= 0 && col < w) l = __ldg(level + size_t(rr) * w + col);
-    cell[q] = cell_of<kDense>(l, bm, pre);
+    raw[q] = kNotCounted;
+    if (rr >= 0 && rr < h && p < segw && col >= 0 && col < w) raw[q] = __ldg(level + size_t(rr) * w + col);
   }
+}
+
+// The levels as cell indices (-1: not counted, outside the image or the tile's set).
+template <bool kDense>
+__device__ __forceinline__ void to_cells(const unsigned raw[3], const uint32_t* bm,
+                                         const uint16_t* pre, int cell[3]) {
+#pragma unroll
+  for (int q = 0; q < 3; ++q) cell[q] = cell_of<kDense>(raw[q], bm, pre);
 }
 
 // Adds sign * |run ∩ window(lane)| to the lane's cell of each run of equal cells among the
@@ -759,17 +807,33 @@ __device__ __forceinline__ void tile_c_values(const TileArgs& args, const TileSc
     all[q] = n >= 32 ? 0xFFFFFFFFu : (n > 0 ? (1u << n) - 1u : 0u);
   }
   int cell[3], other[3];
-  // The window of the tile's first row.
-  for (int rr = max(0, r0 - pad); rr <= min(h - 1, r0 + pad); ++rr) {
-    load_segment<kDense>(sc.level, w, h, rr, seg0, segw, lane, bm, pre, cell);
+  unsigned raw[3], raw2[3];
+  // The window of the tile's first row (the next row's load issued before this one's updates).
+  const int b0 = max(0, r0 - pad), b1 = min(h - 1, r0 + pad);
+  load_segment(sc.level, w, h, b0, seg0, segw, lane, raw);
+  for (int rr = b0; rr <= b1; ++rr) {
+    to_cells<kDense>(raw, bm, pre, cell);
+    if (rr < b1) load_segment(sc.level, w, h, rr + 1, seg0, segw, lane, raw);
     apply_segment(cell, all, segw, lane, 2 * pad, hist, +1);
   }
   const int col = c0 + lane;
+  // Rows leaving and entering at the first slide step, and the first pixel.
+  if (r0 + 1 < r1) {
+    load_segment(sc.level, w, h, r0 - pad, seg0, segw, lane, raw);
+    load_segment(sc.level, w, h, r0 + 1 + pad, seg0, segw, lane, raw2);
+  }
+  unsigned own = col < w ? __ldg(sc.level + size_t(r0) * w + col) : kNotCounted;
   for (int i = r0; i < r1; ++i) {
+    const unsigned l = own;
+    if (i + 1 < r1 && col < w) own = __ldg(sc.level + size_t(i + 1) * w + col);
     if (i > r0) {
       // Slide: positions where the leaving and entering rows differ (as cells) come out / go in.
-      load_segment<kDense>(sc.level, w, h, i - pad - 1, seg0, segw, lane, bm, pre, cell);
-      load_segment<kDense>(sc.level, w, h, i + pad, seg0, segw, lane, bm, pre, other);
+      to_cells<kDense>(raw, bm, pre, cell);
+      to_cells<kDense>(raw2, bm, pre, other);
+      if (i + 1 < r1) {
+        load_segment(sc.level, w, h, i - pad, seg0, segw, lane, raw);
+        load_segment(sc.level, w, h, i + 1 + pad, seg0, segw, lane, raw2);
+      }
       uint32_t sel[3];
       bool any = false;
 #pragma unroll
@@ -785,7 +849,6 @@ __device__ __forceinline__ void tile_c_values(const TileArgs& args, const TileSc
     // Spec 6.3 step 3, float for float the CPU's (int product, round-to-nearest int->f32, one
     // f32 multiply by the table entry; c is the max over the contrasts).
     if (col < w) {
-      const unsigned l = __ldg(sc.level + size_t(i) * w + col);
       float c = 0.0f;
       if (l != kNotCounted) {
         uint32_t diffs = __ldg(args.diffs + l);
@@ -1010,6 +1073,7 @@ class CambiCuda final : public CudaMetric {
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_TILE_ROWS"); e && std::atoi(e) > 0)
       tile_rows_ = unsigned(std::atoi(e));
     split_ = std::getenv("VQX_CAMBI_CUDA_SPLIT") != nullptr;
+    if (const char* e = std::getenv("VQX_CAMBI_CUDA_MASK")) fused_mask_ = std::string(e) == "fused";
     stats_ = std::getenv("VQX_CAMBI_CUDA_STATS") != nullptr;
     const cambi::LevelParams& p = setup_.params;
 
@@ -1197,12 +1261,19 @@ class CambiCuda final : public CudaMetric {
 
     marks.stage(stream, first_stage + 1);
     const dim3 block(32, 8);
-    mask_vsum_kernel<<<grid2d(g.width, g.height, block), block, 0, stream>>>(
-        pre_.get<uint16_t>(), g.width, g.height, vsum_.get<uint8_t>());
-    cuda::check_launch("cambi: mask_vsum_kernel");
-    mask_kernel<<<grid2d(g.width, g.height, block), block, 0, stream>>>(
-        vsum_.get<uint8_t>(), g.width, g.height, g.mask_index, mask_.get<uint8_t>());
-    cuda::check_launch("cambi: mask_kernel");
+    if (fused_mask_) {
+      mask_fused_kernel<<<grid2d(g.width, g.height, dim3(kMaskTw, kMaskTh)), dim3(kMaskTw, kMaskTh), 0,
+                          stream>>>(pre_.get<uint16_t>(), int(g.width), int(g.height), g.mask_index,
+                                    mask_.get<uint8_t>());
+      cuda::check_launch("cambi: mask_fused_kernel");
+    } else {
+      mask_vsum_kernel<<<grid2d(g.width, g.height, block), block, 0, stream>>>(
+          pre_.get<uint16_t>(), g.width, g.height, vsum_.get<uint8_t>());
+      cuda::check_launch("cambi: mask_vsum_kernel");
+      mask_kernel<<<grid2d(g.width, g.height, block), block, 0, stream>>>(
+          vsum_.get<uint8_t>(), g.width, g.height, g.mask_index, mask_.get<uint8_t>());
+      cuda::check_launch("cambi: mask_kernel");
+    }
 
     marks.stage(stream, first_stage + 2);
     uint16_t* filtered = filtered_.get<uint16_t>();
@@ -1314,7 +1385,7 @@ class CambiCuda final : public CudaMetric {
   CvVariant variant_ = CvVariant::kTile;
   int cells_ = 64;
   unsigned tile_rows_ = 64;
-  bool split_ = false, stats_ = false;
+  bool split_ = false, stats_ = false, fused_mask_ = false;
   cuda::DeviceBuffer maps_[2][2];
   cuda::DeviceBuffer recip_, diffs_, pre_, vsum_, mask_, filtered_, level_, cvals_;
   cuda::DeviceBuffer run_, counted_, change_, hist_, state_, tile_list_;
