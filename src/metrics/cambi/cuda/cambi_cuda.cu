@@ -290,6 +290,71 @@ __global__ void __launch_bounds__(kMaskTw * kMaskTh) mask_fused_kernel(const uin
   }
 }
 
+// Preprocessing and the mask in one kernel: the halo tile is converted (and anti-dithered) from
+// the input directly, with the same formula as preprocess_kernel, and the tile's own pixels are
+// written out as the 10-bit image. Integer throughout, so identical to the three-kernel version.
+template <typename Sample>
+__device__ __forceinline__ uint16_t pre_value(const Sample* luma, unsigned in_w, int bpc,
+                                              const uint32_t* rows, const uint32_t* cols, int w,
+                                              int h, bool dither, int r, int c) {
+  auto at = [&](int rr, int cc) { return to_10bit(luma[size_t(__ldg(rows + rr)) * in_w + __ldg(cols + cc)], bpc); };
+  uint32_t v = at(r, c);
+  if (dither) {
+    const bool right = c + 1 < w, down = r + 1 < h;
+    if (right && down) v = (v + at(r, c + 1) + at(r + 1, c) + at(r + 1, c + 1)) >> 2;
+    else if (down) v = (v + at(r + 1, c)) >> 1;
+    else if (right) v = (v + at(r, c + 1)) >> 1;
+  }
+  return uint16_t(v);
+}
+
+template <typename Sample>
+__global__ void __launch_bounds__(kMaskTw * kMaskTh) premask_kernel(
+    const Sample* luma, unsigned in_w, int bpc, const uint32_t* rows, const uint32_t* cols, int w,
+    int h, bool dither, int mask_index, uint16_t* pre, uint8_t* mask) {
+  constexpr int IR = kMaskTh + 7, IC = kMaskTw + 7;
+  constexpr int ZR = kMaskTh + 6, ZC = kMaskTw + 6;
+  __shared__ uint16_t im[IR][IC + 1];
+  __shared__ uint8_t z[ZR][ZC + 2];
+  __shared__ uint8_t vs[kMaskTh][ZC + 2];
+  const int c0 = int(blockIdx.x) * kMaskTw, r0 = int(blockIdx.y) * kMaskTh;
+  const int t = int(threadIdx.y) * kMaskTw + int(threadIdx.x), nt = kMaskTw * kMaskTh;
+  for (int i = t; i < IR * IC; i += nt) {
+    const int y = r0 - 3 + i / IC, x = c0 - 3 + i % IC;
+    uint16_t v = 0;
+    if (y >= 0 && y < h && x >= 0 && x < w) {
+      v = pre_value(luma, in_w, bpc, rows, cols, w, h, dither, y, x);
+      const int ty = y - r0, tx = x - c0;
+      if (ty >= 0 && ty < kMaskTh && tx >= 0 && tx < kMaskTw) pre[size_t(y) * w + x] = v;
+    }
+    im[i / IC][i % IC] = v;
+  }
+  __syncthreads();
+  for (int i = t; i < ZR * ZC; i += nt) {
+    const int zr = i / ZC, zc = i % ZC, y = r0 - 3 + zr, x = c0 - 3 + zc;
+    uint8_t v = 0;
+    if (y >= 0 && y < h && x >= 0 && x < w) {
+      const uint16_t cur = im[zr][zc];
+      v = uint8_t((x + 1 >= w || cur == im[zr][zc + 1]) && (y + 1 >= h || cur == im[zr + 1][zc]));
+    }
+    z[zr][zc] = v;
+  }
+  __syncthreads();
+  for (int i = t; i < kMaskTh * ZC; i += nt) {
+    const int r = i / ZC, x = i % ZC;
+    int n = 0;
+    for (int k = 0; k < 7; ++k) n += z[r + k][x];
+    vs[r][x] = uint8_t(n);
+  }
+  __syncthreads();
+  const int r = int(threadIdx.y), c = int(threadIdx.x);
+  if (r0 + r < h && c0 + c < w) {
+    int n = 0;
+    for (int k = 0; k < 7; ++k) n += vs[r][c + k];
+    mask[size_t(r0 + r) * w + c0 + c] = uint8_t(n > mask_index);
+  }
+}
+
 // ---- Per scale: decimation + mode filter + level map (spec 6 step 1, 6.2) -------------------
 
 // The input of scale s is `prev` sampled every `step` pixels (step 2 = the decimation of spec 6
@@ -975,6 +1040,9 @@ struct PictureGeom {
 
 // Variants of the c-value stage, chosen at init (env VQX_CAMBI_CUDA_CV; all give the same bits).
 enum class CvVariant { kTile, kGlobal };
+// Spatial mask: two kernels after the preprocessing, one kernel, or one kernel that also does the
+// preprocessing (env VQX_CAMBI_CUDA_MASK = split | fused | premask).
+enum class MaskMode { kSplit, kFused, kPremask };
 
 // The compact tile kernel for K cells per lane (32, 64, 96 or 128).
 void launch_tile_kernel(int cells, unsigned blocks, cudaStream_t stream, const TileArgs& a) {
@@ -1073,7 +1141,10 @@ class CambiCuda final : public CudaMetric {
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_TILE_ROWS"); e && std::atoi(e) > 0)
       tile_rows_ = unsigned(std::atoi(e));
     split_ = std::getenv("VQX_CAMBI_CUDA_SPLIT") != nullptr;
-    if (const char* e = std::getenv("VQX_CAMBI_CUDA_MASK")) fused_mask_ = std::string(e) == "fused";
+    if (const char* e = std::getenv("VQX_CAMBI_CUDA_MASK")) {
+      const std::string m = e;
+      mask_mode_ = m == "fused" ? MaskMode::kFused : m == "premask" ? MaskMode::kPremask : MaskMode::kSplit;
+    }
     stats_ = std::getenv("VQX_CAMBI_CUDA_STATS") != nullptr;
     const cambi::LevelParams& p = setup_.params;
 
@@ -1242,6 +1313,15 @@ class CambiCuda final : public CudaMetric {
           luma, count, (1u << bpc) - 1, status, pic == 0 ? kStatusInvalidDis : kStatusInvalidRef);
       cuda::check_launch("cambi: validate_kernel");
     }
+    if (mask_mode_ == MaskMode::kPremask) {  // preprocessing fused with the mask
+      const dim3 mb(kMaskTw, kMaskTh);
+      premask_kernel<Sample><<<grid2d(g.width, g.height, mb), mb, 0, stream>>>(
+          luma, format_.width, bpc, maps_[pic][0].get<uint32_t>(), maps_[pic][1].get<uint32_t>(),
+          int(g.width), int(g.height), setup_.anti_dither, g.mask_index, pre_.get<uint16_t>(),
+          mask_.get<uint8_t>());
+      cuda::check_launch("cambi: premask_kernel");
+      return;
+    }
     const dim3 block(32, 8);
     preprocess_kernel<Sample><<<grid2d(g.width, g.height, block), block, 0, stream>>>(
         luma, format_.width, bpc, maps_[pic][0].get<uint32_t>(), maps_[pic][1].get<uint32_t>(),
@@ -1261,7 +1341,9 @@ class CambiCuda final : public CudaMetric {
 
     marks.stage(stream, first_stage + 1);
     const dim3 block(32, 8);
-    if (fused_mask_) {
+    if (mask_mode_ == MaskMode::kPremask) {
+      // done with the preprocessing
+    } else if (mask_mode_ == MaskMode::kFused) {
       mask_fused_kernel<<<grid2d(g.width, g.height, dim3(kMaskTw, kMaskTh)), dim3(kMaskTw, kMaskTh), 0,
                           stream>>>(pre_.get<uint16_t>(), int(g.width), int(g.height), g.mask_index,
                                     mask_.get<uint8_t>());
@@ -1385,7 +1467,8 @@ class CambiCuda final : public CudaMetric {
   CvVariant variant_ = CvVariant::kTile;
   int cells_ = 64;
   unsigned tile_rows_ = 64;
-  bool split_ = false, stats_ = false, fused_mask_ = false;
+  bool split_ = false, stats_ = false;
+  MaskMode mask_mode_ = MaskMode::kSplit;
   cuda::DeviceBuffer maps_[2][2];
   cuda::DeviceBuffer recip_, diffs_, pre_, vsum_, mask_, filtered_, level_, cvals_;
   cuda::DeviceBuffer run_, counted_, change_, hist_, state_, tile_list_;
