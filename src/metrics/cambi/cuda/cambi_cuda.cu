@@ -1005,19 +1005,23 @@ __global__ void __launch_bounds__(kTileW * kTileWarps) c_values_tile_kernel(Tile
 }
 
 // Dense kernel: the listed tiles, one warp per block, a cell per band level (dynamic shared
-// memory, band * 64 bytes). Blocks beyond the list's length return at once.
+// memory, band * 64 bytes). A grid that fits the device at once walks the list (it is usually
+// short or empty).
 __global__ void __launch_bounds__(kTileW) c_values_dense_kernel(TileArgs args) {
   extern __shared__ uint32_t dense_smem[];
-  if (blockIdx.x >= __ldcg(args.overflow_count)) return;
-  const int t = int(__ldcg(args.overflow_list + blockIdx.x));
+  const unsigned count = __ldcg(args.overflow_count);
   const int lane = int(threadIdx.x);
-  const int s = scale_of_tile(args, t);
-  const TileScale& sc = args.scale[s];
-  const int local = t - sc.tile_begin, tx = local % sc.tiles_x, ty = local / sc.tiles_x;
-  for (int q = lane; q < args.band * kTileW / 2; q += 32) dense_smem[q] = 0;
-  __syncwarp();
-  tile_c_values<true>(args, sc, tx, ty, lane, reinterpret_cast<uint16_t*>(dense_smem), nullptr,
-                      nullptr);
+  for (unsigned item = blockIdx.x; item < count; item += gridDim.x) {
+    const int t = int(__ldcg(args.overflow_list + item));
+    const int s = scale_of_tile(args, t);
+    const TileScale& sc = args.scale[s];
+    const int local = t - sc.tile_begin, tx = local % sc.tiles_x, ty = local / sc.tiles_x;
+    __syncwarp();
+    for (int q = lane; q < args.band * kTileW / 2; q += 32) dense_smem[q] = 0;
+    __syncwarp();
+    tile_c_values<true>(args, sc, tx, ty, lane, reinterpret_cast<uint16_t*>(dense_smem), nullptr,
+                        nullptr);
+  }
 }
 
 // ---- Host side -------------------------------------------------------------------------------
@@ -1057,10 +1061,19 @@ void launch_tile_kernel(int cells, unsigned blocks, cudaStream_t stream, const T
 
 size_t dense_smem_bytes(int band) { return size_t(band) * kTileW * 2; }
 
-void prepare_dense_kernel(int band) {
+// Allows the dense kernel its shared memory; returns how many of its blocks the device holds at
+// once (its grid).
+unsigned prepare_dense_kernel(int band) {
   cuda::check(cudaFuncSetAttribute(c_values_dense_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                    int(dense_smem_bytes(band))),
               "cambi: dense c-value kernel shared memory");
+  int per_sm = 0, device = 0, sms = 0;
+  cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c_values_dense_kernel, kTileW,
+                                                            dense_smem_bytes(band)),
+              "cambi: dense c-value kernel occupancy");
+  cuda::check(cudaGetDevice(&device), "cambi: device");
+  cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cambi: SM count");
+  return unsigned(std::max(1, per_sm) * std::max(1, sms));
 }
 
 // Tiles of `rows` rows x 32 columns, numbered scale by scale.
@@ -1079,7 +1092,7 @@ unsigned plan_tiles(ScaleGeom* scales, int count, unsigned rows) {
 // Compact tiles (all of them, or scale by scale with `split` for per-kernel timing), then the
 // dense kernel for the tiles the compact one listed. cells == 0: every tile dense (test hook).
 void launch_tiled_c_values(TileArgs a, const ScaleGeom* scales, int count, unsigned tiles, int cells,
-                           bool split, cudaStream_t stream) {
+                           bool split, unsigned dense_grid, cudaStream_t stream) {
   if (cells == 0) {
     // Test hook only: the caller listed every tile for the dense kernel.
   } else if (!split) {
@@ -1095,7 +1108,7 @@ void launch_tiled_c_values(TileArgs a, const ScaleGeom* scales, int count, unsig
     }
   }
   if (tiles > 0) {
-    c_values_dense_kernel<<<tiles, kTileW, dense_smem_bytes(a.band), stream>>>(a);
+    c_values_dense_kernel<<<std::min(tiles, dense_grid), kTileW, dense_smem_bytes(a.band), stream>>>(a);
     cuda::check_launch("cambi: c_values_dense_kernel");
   }
 }
@@ -1191,7 +1204,7 @@ class CambiCuda final : public CudaMetric {
     } else {
       hist_ = cuda::DeviceBuffer(device, 4, "cambi column histograms (unused)");
       hist_elems_ = 2;
-      prepare_dense_kernel(p.band);
+      dense_grid_ = prepare_dense_kernel(p.band);
     }
     tile_list_ = cuda::DeviceBuffer(device, (max_tiles + 1) * 4, "cambi dense tile list");
     state_ = cuda::DeviceBuffer(device, sizeof(ScaleState) * 2 * kNumScales, "cambi top-k state");
@@ -1403,7 +1416,7 @@ class CambiCuda final : public CudaMetric {
       for (int d = 0; d < cambi::kMaxNumDiffs; ++d) ta.weights[d] = p.diff_weights[d];
       ta.overflow_count = tile_list_.get<unsigned>();
       ta.overflow_list = tile_list_.get<uint32_t>() + 1;
-      launch_tiled_c_values(ta, g.scale.data(), kNumScales, g.tiles, cells_, split_, stream);
+      launch_tiled_c_values(ta, g.scale.data(), kNumScales, g.tiles, cells_, split_, dense_grid_, stream);
       if (stats_) tile_stats_kernel<<<1, 1, 0, stream>>>(ta.overflow_count, int(g.tiles), pic);
       marks.stage(stream, first_stage + 4);
       radix_pass0_kernel<<<dim3(pass_blocks_, kNumScales), kPassThreads, 0, stream>>>(pa);
@@ -1466,7 +1479,7 @@ class CambiCuda final : public CudaMetric {
   unsigned pass_blocks_ = 1;
   CvVariant variant_ = CvVariant::kTile;
   int cells_ = 64;
-  unsigned tile_rows_ = 64;
+  unsigned tile_rows_ = 64, dense_grid_ = 1;
   bool split_ = false, stats_ = false;
   MaskMode mask_mode_ = MaskMode::kSplit;
   cuda::DeviceBuffer maps_[2][2];
@@ -1554,8 +1567,9 @@ std::vector<std::vector<float>> cambi_cuda_c_values(const std::vector<CambiCvPla
   for (int d = 0; d < cambi::kMaxNumDiffs; ++d) ta.weights[d] = params.diff_weights[size_t(d)];
   ta.overflow_count = static_cast<unsigned*>(d_list.get());
   ta.overflow_list = static_cast<uint32_t*>(d_list.get()) + 1;
+  // A small dense grid in the hook, so its list walk takes several turns.
   prepare_dense_kernel(params.band);
-  launch_tiled_c_values(ta, geom, count, tiles, cells, false, nullptr);
+  launch_tiled_c_values(ta, geom, count, tiles, cells, false, 7, nullptr);
   cuda::check(cudaDeviceSynchronize(), "cambi_cuda_c_values: run");
   if (dense_tiles)
     cuda::check(cudaMemcpy(dense_tiles, d_list.get(), 4, cudaMemcpyDeviceToHost),
