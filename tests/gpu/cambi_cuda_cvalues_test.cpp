@@ -4,7 +4,8 @@
 // planes of a real scale pyramid in one launch (every scale), odd and tiny sizes (narrower and
 // shorter than the window), levels at and just outside the band, runs of length one, long flat
 // runs, masked holes, tile heights from 1 row to the whole plane, every cell count (32, 64, 96,
-// 128 and all-dense, so both kernels and their mix are compared), and the level bands of bt1886,
+// 128 and all-dense, so both kernels and their mix are compared), both run-update modes (per lane
+// and warp-uniform), and the level bands of bt1886,
 // PQ (the widest, 66 KB of shared memory for the dense kernel) and mlc 0..5. Skips without a CUDA
 // device.
 #include <fmt/format.h>
@@ -102,11 +103,11 @@ struct Outcome {
   unsigned dense = 0;
 };
 
-// Runs the device stage on all planes in one launch, once per cell count, and compares each
-// plane with the CPU stage (computed once).
+// Runs the device stage on all planes in one launch, once per cell count and run-update mode
+// (per lane, warp-uniform), and compares each plane with the CPU stage (computed once).
 void expect_same_c_values(const std::vector<Plane>& planes, unsigned window, const LevelParams& p,
                           unsigned tile_rows, std::initializer_list<int> cells_list,
-                          const std::string& label, Outcome* outcome = nullptr) {
+                          const std::string& label_in, Outcome* outcome = nullptr) {
   std::vector<CambiCvPlane> in;
   for (const Plane& pl : planes) in.push_back({pl.image.data(), pl.mask.data(), pl.w, pl.h});
   std::vector<std::vector<float>> cpu(planes.size());
@@ -115,9 +116,12 @@ void expect_same_c_values(const std::vector<Plane>& planes, unsigned window, con
     cpu[s].resize(size_t(pl.w) * pl.h);
     cambi::c_values(pl.image.data(), pl.mask.data(), pl.w, pl.h, window, p, cpu[s].data(), nullptr);
   }
+  for (int run_mode = 0; run_mode < 2; ++run_mode)
   for (int cells : cells_list) {
+    const bool warp_runs = run_mode == 1;
+    const std::string label = fmt::format("{} {} runs", label_in, warp_runs ? "warp" : "lane");
     unsigned dense = 0;
-    const auto gpu = cambi_cuda_c_values(in, window, p, tile_rows, cells, &dense);
+    const auto gpu = cambi_cuda_c_values(in, window, p, tile_rows, cells, &dense, warp_runs);
     if (outcome) outcome->dense += dense;
     ASSERT_EQ(gpu.size(), planes.size()) << label;
     for (size_t s = 0; s < planes.size(); ++s) {

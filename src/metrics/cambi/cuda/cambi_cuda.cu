@@ -203,7 +203,8 @@ __global__ void preprocess_kernel(const Sample* luma, unsigned in_w, int bpc, co
                                   uint16_t* out) {
   const unsigned c = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
   if (c >= w || r >= h) return;
-  auto at = [&](unsigned rr, unsigned cc) {
+  auto at = [&](unsigned rr, unsigned cc) {  // null tables: no resize (identity maps)
+    if (!rows) return to_10bit(luma[size_t(rr) * in_w + cc], bpc);
     return to_10bit(luma[size_t(rows[rr]) * in_w + cols[cc]], bpc);
   };
   uint32_t v = at(r, c);
@@ -297,7 +298,10 @@ template <typename Sample>
 __device__ __forceinline__ uint16_t pre_value(const Sample* luma, unsigned in_w, int bpc,
                                               const uint32_t* rows, const uint32_t* cols, int w,
                                               int h, bool dither, int r, int c) {
-  auto at = [&](int rr, int cc) { return to_10bit(luma[size_t(__ldg(rows + rr)) * in_w + __ldg(cols + cc)], bpc); };
+  auto at = [&](int rr, int cc) {  // null tables: no resize (identity maps)
+    if (!rows) return to_10bit(luma[size_t(rr) * in_w + cc], bpc);
+    return to_10bit(luma[size_t(__ldg(rows + rr)) * in_w + __ldg(cols + cc)], bpc);
+  };
   uint32_t v = at(r, c);
   if (dither) {
     const bool right = c + 1 < w, down = r + 1 < h;
@@ -771,6 +775,7 @@ struct TileScale {
 struct TileArgs {
   TileScale scale[kNumScales];
   int scales, pad, band, rows, first, end;  // tiles [first, end) of this launch
+  bool lane_runs;                           // apply_lane (else the warp-uniform apply_segment)
   const float* recip;
   const uint32_t* diffs;
   int weights[cambi::kMaxNumDiffs];
@@ -858,11 +863,59 @@ __device__ __forceinline__ void apply_segment(const int cell[3], const uint32_t 
   }
 }
 
+// The same update, lane by lane: each run start (and end) is published once per position in
+// `seg` (cell | end << 16); lane j then walks only the runs inside its own window [j, j + 2 pad]
+// (plus the run that covers j from the left) and adds sign * |run ∩ window| to its cell. A row of
+// short runs (texture, noise) costs each lane the runs of its window, not every run of the
+// segment as a warp-uniform iteration.
+__device__ __forceinline__ void apply_lane(const int cell[3], const uint32_t sel[3], int segw,
+                                           int lane, int pad2, const uint32_t wmask[3],
+                                           uint32_t* seg, uint16_t* hist, int sign) {
+  uint32_t start[3], bound[3];
+#pragma unroll
+  for (int q = 0; q < 3; ++q) {
+    int prev = __shfl_up_sync(0xffffffffu, cell[q], 1);
+    const int last_prev = q > 0 ? __shfl_sync(0xffffffffu, cell[q > 0 ? q - 1 : 0], 31) : -1;
+    if (lane == 0) prev = last_prev;
+    const int p = q * 32 + lane;
+    const bool s = (sel[q] >> lane) & 1u;
+    const bool s_prev = p > 0 && (lane > 0 ? ((sel[q] >> (lane - 1)) & 1u) : ((sel[q - 1 >= 0 ? q - 1 : 0] >> 31) & 1u));
+    const bool b = !s || !s_prev || cell[q] != prev;
+    bound[q] = __ballot_sync(0xffffffffu, b);
+    start[q] = __ballot_sync(0xffffffffu, s && cell[q] >= 0 && b);
+  }
+  __syncwarp();  // the previous row's readers are done with seg
+#pragma unroll
+  for (int q = 0; q < 3; ++q) {
+    const int p = q * 32 + lane;
+    if (p < segw) seg[p] = (uint32_t(cell[q]) & 0xFFFFu) | (uint32_t(next_bit_after(bound, p, segw)) << 16);
+  }
+  __syncwarp();
+  uint32_t S[3];
+#pragma unroll
+  for (int q = 0; q < 3; ++q) S[q] = start[q] & wmask[q];
+  if (((sel[0] >> lane) & 1u) && cell[0] >= 0) S[0] |= 1u << lane;  // the run covering j
+  const int lim = lane + pad2 + 1;
+#pragma unroll
+  for (int q = 0; q < 3; ++q) {
+    uint32_t m = S[q];
+    while (m) {
+      const int a = q * 32 + __ffs(int(m)) - 1;
+      m &= m - 1;
+      const uint32_t info = seg[a];
+      const int e = min(int(info >> 16), lim);
+      uint16_t* h = hist + int(info & 0xFFFFu) * kTileW + lane;
+      *h = uint16_t(*h + sign * (e - a));
+    }
+  }
+}
+
 template <bool kDense>
 __device__ __forceinline__ void tile_c_values(const TileArgs& args, const TileScale& sc, int tx,
                                               int ty, int lane, uint16_t* hist, const uint32_t* bm,
-                                              const uint16_t* pre) {
+                                              const uint16_t* pre, uint32_t* seg) {
   const int w = sc.w, h = sc.h, pad = args.pad, band = args.band;
+  const bool lane_runs = args.lane_runs;
   const int c0 = tx * kTileW, r0 = ty * args.rows, r1 = min(h, r0 + args.rows);
   const int seg0 = c0 - pad, segw = kTileW + 2 * pad;
   uint32_t all[3];
@@ -871,6 +924,17 @@ __device__ __forceinline__ void tile_c_values(const TileArgs& args, const TileSc
     const int n = segw - q * 32;
     all[q] = n >= 32 ? 0xFFFFFFFFu : (n > 0 ? (1u << n) - 1u : 0u);
   }
+  // The lane's window [lane, lane + 2 pad] as bits of the three segment words.
+  uint32_t wmask[3];
+#pragma unroll
+  for (int q = 0; q < 3; ++q) {
+    const int lo = max(lane, q * 32), hi = min(lane + 2 * pad, q * 32 + 31);
+    wmask[q] = lo > hi ? 0u : ((hi - lo == 31) ? 0xFFFFFFFFu : (((1u << (hi - lo + 1)) - 1u) << (lo - q * 32)));
+  }
+  auto apply = [&](const int c[3], const uint32_t sl[3], int sign) {
+    if (lane_runs) apply_lane(c, sl, segw, lane, 2 * pad, wmask, seg, hist, sign);
+    else apply_segment(c, sl, segw, lane, 2 * pad, hist, sign);
+  };
   int cell[3], other[3];
   unsigned raw[3], raw2[3];
   // The window of the tile's first row (the next row's load issued before this one's updates).
@@ -879,7 +943,7 @@ __device__ __forceinline__ void tile_c_values(const TileArgs& args, const TileSc
   for (int rr = b0; rr <= b1; ++rr) {
     to_cells<kDense>(raw, bm, pre, cell);
     if (rr < b1) load_segment(sc.level, w, h, rr + 1, seg0, segw, lane, raw);
-    apply_segment(cell, all, segw, lane, 2 * pad, hist, +1);
+    apply(cell, all, +1);
   }
   const int col = c0 + lane;
   // Rows leaving and entering at the first slide step, and the first pixel.
@@ -907,8 +971,8 @@ __device__ __forceinline__ void tile_c_values(const TileArgs& args, const TileSc
         any |= sel[q] != 0;
       }
       if (any) {
-        apply_segment(cell, sel, segw, lane, 2 * pad, hist, -1);
-        apply_segment(other, sel, segw, lane, 2 * pad, hist, +1);
+        apply(cell, sel, -1);
+        apply(other, sel, +1);
       }
     }
     // Spec 6.3 step 3, float for float the CPU's (int product, round-to-nearest int->f32, one
@@ -945,6 +1009,7 @@ __global__ void __launch_bounds__(kTileW * kTileWarps) c_values_tile_kernel(Tile
   __shared__ uint16_t hist_all[kTileWarps][K * kTileW];
   __shared__ uint32_t bm_all[kTileWarps][kBandWords];
   __shared__ uint16_t pre_all[kTileWarps][kBandWords];
+  __shared__ uint32_t seg_all[kTileWarps][96];
   const int warp = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31;
   const int t = args.first + int(blockIdx.x) * kTileWarps + warp;
   if (t >= args.end) return;  // whole warp
@@ -1001,7 +1066,7 @@ __global__ void __launch_bounds__(kTileW * kTileWarps) c_values_tile_kernel(Tile
   }
   for (int q = lane; q < K * kTileW / 2; q += 32) reinterpret_cast<uint32_t*>(hist)[q] = 0;
   __syncwarp();
-  tile_c_values<false>(args, sc, tx, ty, lane, hist, bm, pre);
+  tile_c_values<false>(args, sc, tx, ty, lane, hist, bm, pre, seg_all[warp]);
 }
 
 // Dense kernel: the listed tiles, one warp per block, a cell per band level (dynamic shared
@@ -1009,6 +1074,7 @@ __global__ void __launch_bounds__(kTileW * kTileWarps) c_values_tile_kernel(Tile
 // short or empty).
 __global__ void __launch_bounds__(kTileW) c_values_dense_kernel(TileArgs args) {
   extern __shared__ uint32_t dense_smem[];
+  __shared__ uint32_t seg[96];
   const unsigned count = __ldcg(args.overflow_count);
   const int lane = int(threadIdx.x);
   for (unsigned item = blockIdx.x; item < count; item += gridDim.x) {
@@ -1020,7 +1086,7 @@ __global__ void __launch_bounds__(kTileW) c_values_dense_kernel(TileArgs args) {
     for (int q = lane; q < args.band * kTileW / 2; q += 32) dense_smem[q] = 0;
     __syncwarp();
     tile_c_values<true>(args, sc, tx, ty, lane, reinterpret_cast<uint16_t*>(dense_smem), nullptr,
-                        nullptr);
+                        nullptr, seg);
   }
 }
 
@@ -1154,6 +1220,8 @@ class CambiCuda final : public CudaMetric {
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_TILE_ROWS"); e && std::atoi(e) > 0)
       tile_rows_ = unsigned(std::atoi(e));
     split_ = std::getenv("VQX_CAMBI_CUDA_SPLIT") != nullptr;
+    always_maps_ = std::getenv("VQX_CAMBI_CUDA_MAPS") != nullptr;
+    if (const char* e = std::getenv("VQX_CAMBI_CUDA_RUNS")) lane_runs_ = std::string(e) != "warp";
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_MASK")) {
       const std::string m = e;
       mask_mode_ = m == "fused" ? MaskMode::kFused : m == "premask" ? MaskMode::kPremask : MaskMode::kSplit;
@@ -1175,6 +1243,9 @@ class CambiCuda final : public CudaMetric {
     // Tables: resize maps, the CPU's reciprocal table, per-level contrast masks.
     for (int i = 0; i < pictures; ++i) {
       const auto& map = setups[i]->map;
+      identity_[i] = map.rows.size() == format_.height && map.cols.size() == format_.width;
+      for (size_t k = 0; identity_[i] && k < map.rows.size(); ++k) identity_[i] = map.rows[k] == k;
+      for (size_t k = 0; identity_[i] && k < map.cols.size(); ++k) identity_[i] = map.cols[k] == k;
       maps_[i][0] = upload(device, map.rows.data(), map.rows.size() * 4, "cambi resize rows");
       maps_[i][1] = upload(device, map.cols.data(), map.cols.size() * 4, "cambi resize cols");
     }
@@ -1314,6 +1385,10 @@ class CambiCuda final : public CudaMetric {
     return b;
   }
 
+  // Resize index tables, or null when they are the identity (VQX_CAMBI_CUDA_MAPS=always keeps them).
+  const uint32_t* rows_of(int pic) const { return identity_[pic] && !always_maps_ ? nullptr : maps_[pic][0].get<uint32_t>(); }
+  const uint32_t* cols_of(int pic) const { return identity_[pic] && !always_maps_ ? nullptr : maps_[pic][1].get<uint32_t>(); }
+
   template <typename Sample>
   void launch_preprocess(const uint8_t* picture, int pic, cudaStream_t stream, unsigned* status) {
     const PictureGeom& g = geom_[pic];
@@ -1329,7 +1404,7 @@ class CambiCuda final : public CudaMetric {
     if (mask_mode_ == MaskMode::kPremask) {  // preprocessing fused with the mask
       const dim3 mb(kMaskTw, kMaskTh);
       premask_kernel<Sample><<<grid2d(g.width, g.height, mb), mb, 0, stream>>>(
-          luma, format_.width, bpc, maps_[pic][0].get<uint32_t>(), maps_[pic][1].get<uint32_t>(),
+          luma, format_.width, bpc, rows_of(pic), cols_of(pic),
           int(g.width), int(g.height), setup_.anti_dither, g.mask_index, pre_.get<uint16_t>(),
           mask_.get<uint8_t>());
       cuda::check_launch("cambi: premask_kernel");
@@ -1337,8 +1412,8 @@ class CambiCuda final : public CudaMetric {
     }
     const dim3 block(32, 8);
     preprocess_kernel<Sample><<<grid2d(g.width, g.height, block), block, 0, stream>>>(
-        luma, format_.width, bpc, maps_[pic][0].get<uint32_t>(), maps_[pic][1].get<uint32_t>(),
-        g.width, g.height, setup_.anti_dither, pre_.get<uint16_t>());
+        luma, format_.width, bpc, rows_of(pic), cols_of(pic), g.width, g.height,
+        setup_.anti_dither, pre_.get<uint16_t>());
     cuda::check_launch("cambi: preprocess_kernel");
   }
 
@@ -1411,6 +1486,7 @@ class CambiCuda final : public CudaMetric {
       ta.pad = int(g.pad);
       ta.band = p.band;
       ta.rows = int(tile_rows_);
+      ta.lane_runs = lane_runs_;
       ta.recip = recip_.get<float>();
       ta.diffs = diffs_.get<uint32_t>();
       for (int d = 0; d < cambi::kMaxNumDiffs; ++d) ta.weights[d] = p.diff_weights[d];
@@ -1479,9 +1555,10 @@ class CambiCuda final : public CudaMetric {
   unsigned pass_blocks_ = 1;
   CvVariant variant_ = CvVariant::kTile;
   int cells_ = 64;
-  unsigned tile_rows_ = 64, dense_grid_ = 1;
-  bool split_ = false, stats_ = false;
-  MaskMode mask_mode_ = MaskMode::kSplit;
+  unsigned tile_rows_ = 32, dense_grid_ = 1;
+  bool split_ = false, stats_ = false, lane_runs_ = true, always_maps_ = false;
+  bool identity_[2] = {false, false};
+  MaskMode mask_mode_ = MaskMode::kPremask;
   cuda::DeviceBuffer maps_[2][2];
   cuda::DeviceBuffer recip_, diffs_, pre_, vsum_, mask_, filtered_, level_, cvals_;
   cuda::DeviceBuffer run_, counted_, change_, hist_, state_, tile_list_;
@@ -1501,7 +1578,7 @@ std::vector<std::vector<float>> cambi_cuda_c_values(const std::vector<CambiCvPla
                                                     unsigned window,
                                                     const cambi::LevelParams& params,
                                                     unsigned tile_rows, int cells,
-                                                    unsigned* dense_tiles) {
+                                                    unsigned* dense_tiles, bool warp_runs) {
   if (planes.empty() || planes.size() > size_t(kNumScales) || tile_rows == 0)
     throw RuntimeFailure("cambi_cuda_c_values: one to five planes and tile_rows > 0");
   const int count = int(planes.size());
@@ -1562,6 +1639,7 @@ std::vector<std::vector<float>> cambi_cuda_c_values(const std::vector<CambiCvPla
   ta.pad = int(window >> 1);
   ta.band = params.band;
   ta.rows = int(tile_rows);
+  ta.lane_runs = !warp_runs;
   ta.recip = static_cast<const float*>(d_recip.get());
   ta.diffs = static_cast<const uint32_t*>(d_diffs.get());
   for (int d = 0; d < cambi::kMaxNumDiffs; ++d) ta.weights[d] = params.diff_weights[size_t(d)];
@@ -1581,6 +1659,79 @@ std::vector<std::vector<float>> cambi_cuda_c_values(const std::vector<CambiCvPla
   for (int s = 0; s < count; ++s)
     out.emplace_back(all.begin() + ptrdiff_t(geom[s].img_off),
                      all.begin() + ptrdiff_t(geom[s].img_off + size_t(geom[s].w) * geom[s].h));
+  return out;
+}
+
+}  // namespace vqx
+
+namespace vqx {
+
+namespace {
+template <typename Sample>
+void run_premask_modes(const void* d_luma, unsigned in_w, int bpc, const uint32_t* rows,
+                       const uint32_t* cols, unsigned w, unsigned h, bool dither, int mask_index,
+                       int mode, uint16_t* pre, uint8_t* vsum, uint8_t* mask) {
+  const Sample* luma = static_cast<const Sample*>(d_luma);
+  const dim3 mb(kMaskTw, kMaskTh), block(32, 8);
+  if (mode == 2) {
+    premask_kernel<Sample><<<grid2d(w, h, mb), mb>>>(luma, in_w, bpc, rows, cols, int(w), int(h),
+                                                     dither, mask_index, pre, mask);
+    cuda::check_launch("cambi: premask_kernel");
+    return;
+  }
+  preprocess_kernel<Sample><<<grid2d(w, h, block), block>>>(luma, in_w, bpc, rows, cols, w, h, dither, pre);
+  cuda::check_launch("cambi: preprocess_kernel");
+  if (mode == 1) {
+    mask_fused_kernel<<<grid2d(w, h, mb), mb>>>(pre, int(w), int(h), mask_index, mask);
+    cuda::check_launch("cambi: mask_fused_kernel");
+  } else {
+    mask_vsum_kernel<<<grid2d(w, h, block), block>>>(pre, w, h, vsum);
+    cuda::check_launch("cambi: mask_vsum_kernel");
+    mask_kernel<<<grid2d(w, h, block), block>>>(vsum, w, h, mask_index, mask);
+    cuda::check_launch("cambi: mask_kernel");
+  }
+}
+}  // namespace
+
+CambiPreMask cambi_cuda_preprocess_mask(const void* luma, unsigned in_w, unsigned in_h, int bpc,
+                                        unsigned w, unsigned h, bool dither, int mask_index,
+                                        int mode, bool tables) {
+  const cambi::ResizeMap map = cambi::make_resize_map(in_w, in_h, w, h);
+  const size_t in_bytes = size_t(in_w) * in_h * (bpc > 8 ? 2 : 1), n = size_t(w) * h;
+  auto alloc = [](size_t bytes) {
+    void* p = nullptr;
+    cuda::check(cudaMalloc(&p, std::max<size_t>(bytes, 4)), "cambi_cuda_preprocess_mask: alloc");
+    return std::unique_ptr<void, decltype(&cudaFree)>(p, &cudaFree);
+  };
+  auto d_luma = alloc(in_bytes), d_rows = alloc(map.rows.size() * 4), d_cols = alloc(map.cols.size() * 4),
+       d_pre = alloc(n * 2), d_vsum = alloc(n), d_mask = alloc(n);
+  auto up = [](void* d, const void* hp, size_t bytes) {
+    cuda::check(cudaMemcpy(d, hp, bytes, cudaMemcpyHostToDevice), "cambi_cuda_preprocess_mask: upload");
+  };
+  up(d_luma.get(), luma, in_bytes);
+  up(d_rows.get(), map.rows.data(), map.rows.size() * 4);
+  up(d_cols.get(), map.cols.data(), map.cols.size() * 4);
+  // 0xFF everywhere first: a pixel the kernels never write cannot match the CPU.
+  cuda::check(cudaMemset(d_pre.get(), 0xFF, n * 2), "cambi_cuda_preprocess_mask: clear");
+  cuda::check(cudaMemset(d_mask.get(), 0xFF, n), "cambi_cuda_preprocess_mask: clear");
+  const auto* rows = tables ? static_cast<const uint32_t*>(d_rows.get()) : nullptr;
+  const auto* cols = tables ? static_cast<const uint32_t*>(d_cols.get()) : nullptr;
+  if (bpc > 8)
+    run_premask_modes<uint16_t>(d_luma.get(), in_w, bpc, rows, cols, w, h, dither, mask_index, mode,
+                                static_cast<uint16_t*>(d_pre.get()), static_cast<uint8_t*>(d_vsum.get()),
+                                static_cast<uint8_t*>(d_mask.get()));
+  else
+    run_premask_modes<uint8_t>(d_luma.get(), in_w, bpc, rows, cols, w, h, dither, mask_index, mode,
+                               static_cast<uint16_t*>(d_pre.get()), static_cast<uint8_t*>(d_vsum.get()),
+                               static_cast<uint8_t*>(d_mask.get()));
+  cuda::check(cudaDeviceSynchronize(), "cambi_cuda_preprocess_mask: run");
+  CambiPreMask out;
+  out.image.resize(n);
+  out.mask.resize(n);
+  cuda::check(cudaMemcpy(out.image.data(), d_pre.get(), n * 2, cudaMemcpyDeviceToHost),
+              "cambi_cuda_preprocess_mask: readback");
+  cuda::check(cudaMemcpy(out.mask.data(), d_mask.get(), n, cudaMemcpyDeviceToHost),
+              "cambi_cuda_preprocess_mask: readback");
   return out;
 }
 
