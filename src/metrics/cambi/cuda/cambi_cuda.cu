@@ -615,8 +615,14 @@ __global__ void __launch_bounds__(kPassThreads) radix_pass0_kernel(PassArgs args
     u64 units;
     bad |= !units_of(bits, units);
     units_sum += units;
-    if (bits == 0) ++zeros;  // most values: counted in registers
-    else atomicAdd(&bins[bits >> 21], 1u);
+    if (bits == 0) {
+      ++zeros;  // most values: counted in registers
+    } else {
+      // Banded content repeats values: lanes with the same bin add once (warp-aggregated).
+      const unsigned active = __activemask(), bin = bits >> 21;
+      const unsigned same = __match_any_sync(active, bin);
+      if ((threadIdx.x & 31) == unsigned(__ffs(int(same)) - 1)) atomicAdd(&bins[bin], unsigned(__popc(same)));
+    }
   }
   if (__any_sync(0xffffffffu, bad) && (threadIdx.x & 31) == 0) atomicOr(args.status, kStatusBadValue);
   for (int sft = 16; sft > 0; sft >>= 1) zeros += __shfl_down_sync(0xffffffffu, zeros, sft);
@@ -776,6 +782,7 @@ struct TileArgs {
   TileScale scale[kNumScales];
   int scales, pad, band, rows, first, end;  // tiles [first, end) of this launch
   bool lane_runs;                           // apply_lane (else the warp-uniform apply_segment)
+  bool reverse;                             // compact tiles in reverse order
   const float* recip;
   const uint32_t* diffs;
   int weights[cambi::kMaxNumDiffs];
@@ -1011,8 +1018,11 @@ __global__ void __launch_bounds__(kTileW * kTileWarps) c_values_tile_kernel(Tile
   __shared__ uint16_t pre_all[kTileWarps][kBandWords];
   __shared__ uint32_t seg_all[kTileWarps][96];
   const int warp = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31;
-  const int t = args.first + int(blockIdx.x) * kTileWarps + warp;
-  if (t >= args.end) return;  // whole warp
+  const int idx = int(blockIdx.x) * kTileWarps + warp;
+  if (args.first + idx >= args.end) return;  // whole warp
+  // Reverse order by default: the small scales' tiles (few, and the slowest per tile: the same
+  // window covers more detail) start first instead of forming the tail.
+  const int t = args.reverse ? args.end - 1 - idx : args.first + idx;
   const int s = scale_of_tile(args, t);
   const TileScale& sc = args.scale[s];
   const int local = t - sc.tile_begin, tx = local % sc.tiles_x, ty = local / sc.tiles_x;
@@ -1221,6 +1231,7 @@ class CambiCuda final : public CudaMetric {
       tile_rows_ = unsigned(std::atoi(e));
     split_ = std::getenv("VQX_CAMBI_CUDA_SPLIT") != nullptr;
     always_maps_ = std::getenv("VQX_CAMBI_CUDA_MAPS") != nullptr;
+    forward_ = std::getenv("VQX_CAMBI_CUDA_FORWARD") != nullptr;
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_RUNS")) lane_runs_ = std::string(e) != "warp";
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_MASK")) {
       const std::string m = e;
@@ -1487,6 +1498,7 @@ class CambiCuda final : public CudaMetric {
       ta.band = p.band;
       ta.rows = int(tile_rows_);
       ta.lane_runs = lane_runs_;
+      ta.reverse = !forward_;
       ta.recip = recip_.get<float>();
       ta.diffs = diffs_.get<uint32_t>();
       for (int d = 0; d < cambi::kMaxNumDiffs; ++d) ta.weights[d] = p.diff_weights[d];
@@ -1556,7 +1568,7 @@ class CambiCuda final : public CudaMetric {
   CvVariant variant_ = CvVariant::kTile;
   int cells_ = 64;
   unsigned tile_rows_ = 32, dense_grid_ = 1;
-  bool split_ = false, stats_ = false, lane_runs_ = true, always_maps_ = false;
+  bool split_ = false, stats_ = false, lane_runs_ = true, always_maps_ = false, forward_ = false;
   bool identity_[2] = {false, false};
   MaskMode mask_mode_ = MaskMode::kPremask;
   cuda::DeviceBuffer maps_[2][2];
@@ -1640,6 +1652,7 @@ std::vector<std::vector<float>> cambi_cuda_c_values(const std::vector<CambiCvPla
   ta.band = params.band;
   ta.rows = int(tile_rows);
   ta.lane_runs = !warp_runs;
+  ta.reverse = (tile_rows & 1) != 0;  // both orders in the tests
   ta.recip = static_cast<const float*>(d_recip.get());
   ta.diffs = static_cast<const uint32_t*>(d_diffs.get());
   for (int d = 0; d < cambi::kMaxNumDiffs; ++d) ta.weights[d] = params.diff_weights[size_t(d)];
