@@ -1,13 +1,15 @@
 // cambi on CUDA (shared/spec/cambi.md section 10, seed 001; contract in shared/spec/README.md).
 //
 // Per picture (the distorted one, then the reference with full_ref), all on the device:
-//   validate (status bit) -> 10-bit conversion through init-time resize index tables, fused with
-//   the 2x2 anti-dither -> spatial mask (vertical 7-sum of the zero-derivative flags, then the
-//   horizontal 7-sum and threshold) -> per scale: decimation fused into the 3x3 mode filter, which
-//   also writes the level map (code - base, or "not counted") -> per-row run / counted / change
-//   bit masks -> c-values of all five scales in ONE launch (column-owned sliding histograms,
-//   seed 001) that also counts radix pass 0 and the exact total -> two more radix passes -> the
-//   exact top-K sum in units of 2^-24 as a 128-bit integer, per scale, in the result slot.
+//   validate (status bit) -> one kernel for the 10-bit conversion (through init-time resize index
+//   tables, none without resize), the 2x2 anti-dither and the spatial mask (zero-derivative flags,
+//   7-row then 7-column sums of a shared-memory halo tile) -> per scale: decimation fused into the
+//   3x3 mode filter, which also writes the level map (code - base, or "not counted") -> c-values
+//   of all five scales in one launch of 32 x 32 tiles whose window histograms live in shared
+//   memory, one cell per level the tile needs (tiles needing too many go to a dense kernel) ->
+//   three radix passes -> the exact top-K sum in units of 2^-24 as a 128-bit integer, per scale,
+//   in the result slot. Earlier designs stay selectable for comparison (docs/cambi.md: the global
+//   column histograms of seed 001, separate preprocessing and mask kernels).
 // The host turns each sum into the mean exactly as the CPU's exact path does and applies the
 // CPU's own weight_scores(). Everything but the final f64 weighting is integer or the CPU's f32
 // formula operation for operation, so the device computes the same c-values bit for bit; the sums
@@ -1206,7 +1208,7 @@ class CambiCuda final : public CudaMetric {
     std::vector<std::string> names = {"clear"};
     for (const char* who : {"dis", "src"}) {
       if (std::string(who) == "src" && !options_.full_ref) break;
-      for (const char* stage : {"preprocess", "spatial mask", "mode filter + bit masks",
+      for (const char* stage : {"preprocess", "spatial mask", "mode filter",
                                 "c-values", "top-k"})
         names.push_back(std::string(who) + " " + stage);
     }
