@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The cambi CUDA device run (issue 9), from the repo root with the binaries (cambi_cuda_test,
 # cuda_parity_test, vqx_run_pair, stripped) and libfmt.so.9 in .carry/gpu_cambi and the fixtures in
-# .carry/fixtures.tar.xz: --profile stage tables (default and full_ref, 1080p and 4K), a chunk-height
-# sweep, wall ms/frame cuda vs cpu, the gpu tests (parity, repeat), compute-sanitizer.
+# .carry/fixtures.tar.xz: --profile stage tables (default and full_ref, 1080p and 4K), the c-value
+# variants (tile height, cells per tile, run updates, the global-histogram kernel), wall ms/frame
+# cuda vs cpu, the gpu tests (stage tests, parity, repeat), compute-sanitizer.
 set -uo pipefail
 root=$PWD; bin=$root/.carry/gpu_cambi; out=${OUT:-/tmp/out}; mkdir -p "$out"
 export LD_LIBRARY_PATH=$bin
@@ -15,17 +16,18 @@ for s in ref dis; do
   python3 bench/make_long_y4m.py $fx/band1080/$s.y4m $w/b_$s.y4m 120 &
   python3 bench/make_long_y4m.py $fx/uhd4k/$s.y4m $w/u_$s.y4m 40 &
 done; wait
-# 1. profile (eager, CUDA events) and chunk sweep; graph runs for wall time
+# 1. profile (eager, CUDA events) and the variants; graph runs for wall time
 {
   echo "=== smoke n576"; timeout 60 $run --print cambi $fx/n576/ref.y4m $fx/n576/dis.y4m cambi 2>&1 | tail -3
   for cfg in cambi cambi=full_ref=true; do
     echo "=== profile band1080 120 $cfg"; timeout 60 $run --profile $w/b_ref.y4m $w/b_dis.y4m $cfg 2>&1
     echo "=== profile uhd4k 40 $cfg"; timeout 60 $run --profile $w/u_ref.y4m $w/u_dis.y4m $cfg 2>&1
   done
-  for rows in 8 24 48 96; do
-    echo "=== chunk rows $rows"
-    VQX_CAMBI_CUDA_CHUNK_ROWS=$rows timeout 60 $run --profile $w/b_ref.y4m $w/b_dis.y4m cambi 2>&1 | grep -E "c-values|top-k|mode|peak"
-    VQX_CAMBI_CUDA_CHUNK_ROWS=$rows timeout 60 $run --profile $w/u_ref.y4m $w/u_dis.y4m cambi 2>&1 | grep -E "c-values|top-k|mode|peak"
+  for v in "VQX_CAMBI_CUDA_TILE_ROWS=64" "VQX_CAMBI_CUDA_TILE_K=128" "VQX_CAMBI_CUDA_RUNS=warp" \
+           "VQX_CAMBI_CUDA_MASK=split" "VQX_CAMBI_CUDA_CV=global VQX_CAMBI_CUDA_MASK=split VQX_CAMBI_CUDA_MAPS=1"; do
+    echo "=== variant $v"
+    env $v timeout 60 $run --profile $w/b_ref.y4m $w/b_dis.y4m cambi 2>&1 | grep -E "cambi:|peak"
+    env $v timeout 60 $run --profile $w/u_ref.y4m $w/u_dis.y4m cambi 2>&1 | grep -E "cambi:|peak"
   done
   for b in cuda cpu; do
     echo "=== wall $b band1080 120 / uhd4k 40 (graphs on cuda)"
@@ -36,6 +38,8 @@ done; wait
 grep -E "^===|cambi|device span|wall|peak|frames=" "$out/profile.log" | head -120
 # 2. tests
 {
+  echo "=== cambi_cuda_cvalues_test"; timeout 120 $bin/cambi_cuda_cvalues_test 2>&1; echo "=== exit $?"
+  echo "=== cambi_cuda_premask_test"; timeout 60 $bin/cambi_cuda_premask_test 2>&1; echo "=== exit $?"
   echo "=== cambi_cuda_test"; timeout 240 $bin/cambi_cuda_test 2>&1; echo "=== exit $?"
   echo "=== cuda_parity_test (cambi rows)"; timeout 200 $bin/cuda_parity_test --gtest_filter='*cambi*:*EveryTwinHasARow*' 2>&1; echo "=== exit $?"
 } >"$out/tests.log" 2>&1
