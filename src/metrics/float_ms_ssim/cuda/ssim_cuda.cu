@@ -17,6 +17,9 @@
 // Some quantities use the conversion instruction and others the integer path, so that both
 // pipes work at once; a quantity never mixes the two.
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
 
 #include "engine/cuda/cuda_check.h"
 #include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
@@ -28,6 +31,7 @@ namespace {
 // The CPU's tables, copied by prepare_device() (never recomputed).
 __constant__ float c_gaussian[kWindowTaps];
 __constant__ float c_lpf[kLpfTaps][kLpfTaps];
+__constant__ float c_lpf_abs[kLpfTaps][kLpfTaps];  // |kLpf|: the same entries, sign bit cleared
 
 constexpr double kScaleUp = 0x1p896;
 
@@ -49,6 +53,41 @@ __device__ __forceinline__ double widen_scaled_nonneg(float p) {
 
 __device__ __forceinline__ float unscale_to_f32(double scaled_sum) {
   return __double2float_rn(__dmul_rn(scaled_sum, kScaleUp));
+}
+
+// The same bits as widen_scaled_nonneg in one instruction: the 64-bit product u * 2^29 is
+// (u >> 3) : (u << 29), which ptxas emits as one IMAD.WIDE.U32 (FMA pipe) instead of two shifts
+// (ALU pipe).
+__device__ __forceinline__ double widen_scaled_wide(float p) {
+  unsigned long long r;
+  asm("mul.wide.u32 %0, %1, 536870912;" : "=l"(r) : "r"(__float_as_uint(p)));
+  return __longlong_as_double(static_cast<long long>(r));
+}
+
+// Widening modes of one accumulator (it never mixes two): kCvt = the conversion instruction
+// (unscaled accumulator); the others scale by 2^-896 (file comment): kShift / kWide only for
+// terms with the sign bit clear, kSigned for any finite term.
+enum WidenMode : int { kCvt = 0, kShift = 1, kSigned = 2, kWide = 3 };
+
+template <int M>
+__device__ __forceinline__ double widen_as(float p) {
+  if constexpr (M == kCvt) return widen(p);
+  else if constexpr (M == kShift) return widen_scaled_nonneg(p);
+  else if constexpr (M == kSigned) return widen_scaled(p);
+  else return widen_scaled_wide(p);
+}
+
+template <int M>
+__device__ __forceinline__ float finish_as(double acc) {
+  if constexpr (M == kCvt) return __double2float_rn(acc);
+  else return unscale_to_f32(acc);
+}
+
+// Speed knobs for side-by-side measurement (all variants give the same bits; tests run each).
+// VQX_SSIM_WIN: window kernel variant (0 = the generic kernel); VQX_SSIM_DEC: decimation variant.
+int knob(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
 }
 
 // Half-sample symmetric extension, single reflection (spec 3.3), as ssim::reflect.
@@ -119,6 +158,53 @@ constexpr int kDecTileW = 32, kDecTileH = 8, kDecThreads = kDecTileW * kDecTileH
 constexpr int kDecRows = 2 * kDecTileH + kLpfTaps - 2;
 constexpr int kDecSplit = kDecTileW + kLpfRadius;
 
+// The 81 taps of one output of each image, rows outer, columns inner: f32 product, widened,
+// f64 add (spec 3.3), with widening modes MR / MD.
+//
+// kNonneg: no sample of the tile has its sign bit set (always so for raw luma). Then the sign
+// of a product a * g is the sign of g, fixed per tap (lpf_negative, checked against kLpf by
+// prepare_device), and a * g = -(a * |g|) exactly (f32 rounding is symmetric), so the product
+// a * |g| has its sign bit clear (cheap widening) and is subtracted where g < 0 (the f64
+// subtraction negates its operand for free). -0 products: the CPU adds -0, this subtracts +0,
+// both leave the (never -0) accumulator unchanged.
+__host__ __device__ constexpr bool lpf_negative(int i) { return i == 1 || i == 2 || i == 6 || i == 7; }
+
+template <int MR, int MD, bool kNonneg>
+__device__ __forceinline__ void decimate_taps(const float (*split)[2][kDecRows][kDecSplit], int tx, int ty,
+                                              float& out_r, float& out_d) {
+  double sum_r = 0.0, sum_d = 0.0;
+#pragma unroll
+  for (int v = 0; v < kLpfTaps; ++v) {
+#pragma unroll
+    for (int u = 0; u < kLpfTaps; ++u) {
+      const float a = split[0][u & 1][2 * ty + v][tx + u / 2];
+      const float b = split[1][u & 1][2 * ty + v][tx + u / 2];
+      if constexpr (kNonneg) {
+        const float g = c_lpf_abs[v][u];
+        const double pa = widen_as<MR>(__fmul_rn(a, g)), pb = widen_as<MD>(__fmul_rn(b, g));
+        if (lpf_negative(v) != lpf_negative(u)) {
+          sum_r = __dsub_rn(sum_r, pa);
+          sum_d = __dsub_rn(sum_d, pb);
+        } else {
+          sum_r = __dadd_rn(sum_r, pa);
+          sum_d = __dadd_rn(sum_d, pb);
+        }
+      } else {
+        const float g = c_lpf[v][u];
+        sum_r = __dadd_rn(sum_r, widen_as<MR>(__fmul_rn(a, g)));
+        sum_d = __dadd_rn(sum_d, widen_as<MD>(__fmul_rn(b, g)));
+      }
+    }
+  }
+  out_r = finish_as<MR>(sum_r);
+  out_d = finish_as<MD>(sum_d);
+}
+
+// kVariant 0: the reference through the conversion instruction, the distorted plane through
+// widen_scaled (any sign). kVariant 1 (reference: conversion, distorted: IMAD.WIDE) and 2 (both
+// IMAD.WIDE): the same where a tile holds a sample with its sign bit set, else decimate_taps'
+// kNonneg path.
+template <int kVariant>
 __global__ void __launch_bounds__(kDecThreads) decimate_kernel(DevicePlane ref, DevicePlane dis,
                                                                float* out_ref, float* out_dis,
                                                                Size half) {
@@ -128,6 +214,7 @@ __global__ void __launch_bounds__(kDecThreads) decimate_kernel(DevicePlane ref, 
   const int cols = min(kDecTileW, half.width - x0), rows = min(kDecTileH, half.height - y0);
   const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = cols + kLpfRadius;
   const float inverse_r = inverse_divisor(ref.bit_depth), inverse_d = inverse_divisor(dis.bit_depth);
+  unsigned negative = 0;
   for (int i = int(threadIdx.x); i < load_rows * load_cols; i += kDecThreads) {
     const int r = i / load_cols, j = i % load_cols;
     const size_t row = size_t(reflect_index(2 * y0 + r - kLpfRadius, in.height)) * size_t(in.width);
@@ -137,27 +224,19 @@ __global__ void __launch_bounds__(kDecThreads) decimate_kernel(DevicePlane ref, 
     split[0][1][r][j] = load_sample(ref, odd, inverse_r);
     split[1][0][r][j] = load_sample(dis, even, inverse_d);
     split[1][1][r][j] = load_sample(dis, odd, inverse_d);
+    negative |= (__float_as_uint(split[0][0][r][j]) | __float_as_uint(split[0][1][r][j]) |
+                 __float_as_uint(split[1][0][r][j]) | __float_as_uint(split[1][1][r][j])) >> 31;
   }
-  __syncthreads();
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
   const int tx = int(threadIdx.x) % kDecTileW, ty = int(threadIdx.x) / kDecTileW;
   if (tx >= cols || ty >= rows) return;
-  // Rows outer, columns inner; f32 product, widened, f64 add. The reference goes through the
-  // conversion instruction, the distorted plane through widen_scaled (file comment).
-  double sum_r = 0.0, sum_d = 0.0;
-#pragma unroll
-  for (int v = 0; v < kLpfTaps; ++v) {
-#pragma unroll
-    for (int u = 0; u < kLpfTaps; ++u) {
-      const float g = c_lpf[v][u];
-      const float a = split[0][u & 1][2 * ty + v][tx + u / 2];
-      const float b = split[1][u & 1][2 * ty + v][tx + u / 2];
-      sum_r = __dadd_rn(sum_r, widen(__fmul_rn(a, g)));
-      sum_d = __dadd_rn(sum_d, widen_scaled(__fmul_rn(b, g)));
-    }
-  }
+  float r, d;
+  if (kVariant == 0 || any_negative) decimate_taps<kCvt, kSigned, false>(split, tx, ty, r, d);
+  else if (kVariant == 1) decimate_taps<kCvt, kWide, true>(split, tx, ty, r, d);
+  else decimate_taps<kWide, kWide, true>(split, tx, ty, r, d);
   const size_t o = size_t(y0 + ty) * size_t(half.width) + size_t(x0 + tx);
-  out_ref[o] = __double2float_rn(sum_r);
-  out_dis[o] = unscale_to_f32(sum_d);
+  out_ref[o] = r;
+  out_dis[o] = d;
 }
 
 // ---- Box decimation (float_ssim) ----------------------------------------------------------------
@@ -220,6 +299,107 @@ __device__ __forceinline__ void lcs_terms(float mu_r, float mu_d, float sum_rr, 
   s = __fdiv_rn(__fadd_rn(cov_fixed, kC3), __fadd_rn(sigma, kC3));
 }
 
+// Horizontal pass, vertical pass, statistics, terms and the tile's block tree, after the input
+// tile is in shared memory. M0..M4: widening mode of each quantity's accumulators (mu_r, mu_d,
+// r*r, d*d, r*d). kPlain: each thread adds its terms in plain f64 (a fixed order) and only the
+// block tree is double-double; else every term goes through dd_add.
+template <int M0, int M1, int M2, int M3, int M4, bool kPlain>
+__device__ __forceinline__ void window_body(float (*in)[kInH][kInW], float (*pass)[kInH][kTileW], float* smem,
+                                            const WindowTaps& taps, PartialSum* partials, int tile, Size map,
+                                            int x0, int y0, int cols, int rows, int in_rows) {
+  // Horizontal pass (window_h_one): a warp per row, a lane per column.
+  for (int i = int(threadIdx.x); i < in_rows * kTileW; i += kThreads) {
+    const int r = i / kTileW, c = i % kTileW;
+    if (c >= cols) continue;
+    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, a4 = 0.0;
+#pragma unroll
+    for (int k = 0; k < kWindowTaps; ++k) {
+      const float rv = in[0][r][c + k], dv = in[1][r][c + k], g = c_gaussian[k];
+      a0 = __dadd_rn(a0, widen_as<M0>(__fmul_rn(rv, g)));
+      a1 = __dadd_rn(a1, widen_as<M1>(__fmul_rn(dv, g)));
+      a2 = __dadd_rn(a2, widen_as<M2>(__fmul_rn(__fmul_rn(rv, rv), g)));
+      a3 = __dadd_rn(a3, widen_as<M3>(__fmul_rn(__fmul_rn(dv, dv), g)));
+      a4 = __dadd_rn(a4, widen_as<M4>(__fmul_rn(__fmul_rn(rv, dv), g)));
+    }
+    pass[0][r][c] = finish_as<M0>(a0);
+    pass[1][r][c] = finish_as<M1>(a1);
+    pass[2][r][c] = finish_as<M2>(a2);
+    pass[3][r][c] = finish_as<M3>(a3);
+    pass[4][r][c] = finish_as<M4>(a4);
+  }
+  __syncthreads();
+
+  // Vertical pass, statistics and terms (window_v_terms_one), summed per thread in a fixed order.
+  DoubleDouble acc[kSumQuantities] = {};
+  double plain[kSumQuantities] = {};
+  for (int i = int(threadIdx.x); i < rows * kTileW; i += kThreads) {
+    const int y = i / kTileW, c = i % kTileW;
+    if (c >= cols) continue;
+    double b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0, b4 = 0.0;
+#pragma unroll
+    for (int k = 0; k < kWindowTaps; ++k) {
+      const float g = c_gaussian[k];
+      b0 = __dadd_rn(b0, widen_as<M0>(__fmul_rn(pass[0][y + k][c], g)));
+      b1 = __dadd_rn(b1, widen_as<M1>(__fmul_rn(pass[1][y + k][c], g)));
+      b2 = __dadd_rn(b2, widen_as<M2>(__fmul_rn(pass[2][y + k][c], g)));
+      b3 = __dadd_rn(b3, widen_as<M3>(__fmul_rn(pass[3][y + k][c], g)));
+      b4 = __dadd_rn(b4, widen_as<M4>(__fmul_rn(pass[4][y + k][c], g)));
+    }
+    const float mu_r = finish_as<M0>(b0), mu_d = finish_as<M1>(b1);
+    const float sum_rr = finish_as<M2>(b2), sum_dd = finish_as<M3>(b3), sum_rd = finish_as<M4>(b4);
+    double l, cs;
+    float s;
+    lcs_terms(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    const double sd = widen(s);
+    const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
+    if constexpr (kPlain) {
+      plain[0] = __dadd_rn(plain[0], l);
+      plain[1] = __dadd_rn(plain[1], cs);
+      plain[2] = __dadd_rn(plain[2], sd);
+      plain[3] = __dadd_rn(plain[3], ssim);
+    } else {
+      dd_add(acc[0], l);
+      dd_add(acc[1], cs);
+      dd_add(acc[2], sd);
+      dd_add(acc[3], ssim);
+    }
+    if (taps.mu_r) {
+      const size_t o = size_t(y0 + y) * size_t(map.width) + size_t(x0 + c);
+      taps.mu_r[o] = mu_r;
+      taps.mu_d[o] = mu_d;
+      taps.sum_rr[o] = sum_rr;
+      taps.sum_dd[o] = sum_dd;
+      taps.sum_rd[o] = sum_rd;
+      taps.l[o] = l;
+      taps.c[o] = cs;
+      taps.s[o] = s;
+    }
+  }
+  if constexpr (kPlain)
+#pragma unroll
+    for (int q = 0; q < kSumQuantities; ++q) acc[q] = {plain[q], 0.0};
+  __syncthreads();  // the pass region becomes the tree's scratch
+
+  auto red = reinterpret_cast<DoubleDouble(*)[kThreads]>(smem + kInputFloats);
+#pragma unroll
+  for (int q = 0; q < kSumQuantities; ++q) red[q][threadIdx.x] = acc[q];
+  __syncthreads();
+  block_tree<kThreads>(red);
+  if (threadIdx.x < kSumQuantities) {
+    const DoubleDouble v = red[threadIdx.x][0];
+    partials[size_t(tile) * kSumQuantities + threadIdx.x] = {v.hi, v.lo};
+  }
+}
+
+// kVariant 0: mu_r, mu_d through the conversion instruction, r*r, d*d by shifts, r*d (any sign)
+// by widen_scaled; per-term double-double sums. Variants 1-5: where no input sample of the tile
+// has its sign bit set, every product and every horizontal sum has it clear as well (the
+// Gaussian is positive; sums of such terms start at +0), so all five quantities can use the
+// sign-free widenings, in the mix below; tiles with a negative sample take variant 0's path.
+//   1: cvt, cvt, wide, wide, wide (dd sums)      2: the same, plain per-thread sums
+//   3: cvt, wide, wide, wide, wide (plain)       4: wide x5 (plain)
+//   5: cvt, wide, shift, wide, wide (plain)
+template <int kVariant>
 __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_constant__ JobTable t) {
   extern __shared__ __align__(16) float smem[];
   float(*in)[kInH][kInW] = reinterpret_cast<float(*)[kInH][kInW]>(smem);  // [ref, dis]
@@ -236,86 +416,39 @@ __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_consta
   const int in_cols = cols + kWindowMargin, in_rows = rows + kWindowMargin;
 
   const float inverse_r = inverse_divisor(job.ref.bit_depth), inverse_d = inverse_divisor(job.dis.bit_depth);
+  unsigned negative = 0;
   for (int i = int(threadIdx.x); i < in_rows * in_cols; i += kThreads) {
     const int r = i / in_cols, c = i % in_cols;
     const size_t index = size_t(y0 + r) * size_t(size.width) + size_t(x0 + c);
-    in[0][r][c] = load_sample(job.ref, index, inverse_r);
-    in[1][r][c] = load_sample(job.dis, index, inverse_d);
+    const float rv = load_sample(job.ref, index, inverse_r), dv = load_sample(job.dis, index, inverse_d);
+    in[0][r][c] = rv;
+    in[1][r][c] = dv;
+    negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
   }
-  __syncthreads();
-
-  // Horizontal pass (window_h_one): a warp per row, a lane per column.
-  for (int i = int(threadIdx.x); i < in_rows * kTileW; i += kThreads) {
-    const int r = i / kTileW, c = i % kTileW;
-    if (c >= cols) continue;
-    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, a4 = 0.0;  // a2..a4 scaled by 2^-896
-#pragma unroll
-    for (int k = 0; k < kWindowTaps; ++k) {
-      const float rv = in[0][r][c + k], dv = in[1][r][c + k], g = c_gaussian[k];
-      a0 = __dadd_rn(a0, widen(__fmul_rn(rv, g)));
-      a1 = __dadd_rn(a1, widen(__fmul_rn(dv, g)));
-      // Squares are never negative (-0 * -0 = +0), so the short path applies.
-      a2 = __dadd_rn(a2, widen_scaled_nonneg(__fmul_rn(__fmul_rn(rv, rv), g)));
-      a3 = __dadd_rn(a3, widen_scaled_nonneg(__fmul_rn(__fmul_rn(dv, dv), g)));
-      a4 = __dadd_rn(a4, widen_scaled(__fmul_rn(__fmul_rn(rv, dv), g)));
-    }
-    pass[0][r][c] = __double2float_rn(a0);
-    pass[1][r][c] = __double2float_rn(a1);
-    pass[2][r][c] = unscale_to_f32(a2);
-    pass[3][r][c] = unscale_to_f32(a3);
-    pass[4][r][c] = unscale_to_f32(a4);
-  }
-  __syncthreads();
-
-  // Vertical pass, statistics and terms (window_v_terms_one), summed per thread in a fixed order.
-  DoubleDouble acc[kSumQuantities] = {};
-  const WindowTaps& taps = job.taps;
-  for (int i = int(threadIdx.x); i < rows * kTileW; i += kThreads) {
-    const int y = i / kTileW, c = i % kTileW;
-    if (c >= cols) continue;
-    double b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0, b4 = 0.0;  // b2..b4 scaled by 2^-896
-#pragma unroll
-    for (int k = 0; k < kWindowTaps; ++k) {
-      const float g = c_gaussian[k];
-      b0 = __dadd_rn(b0, widen(__fmul_rn(pass[0][y + k][c], g)));
-      b1 = __dadd_rn(b1, widen(__fmul_rn(pass[1][y + k][c], g)));
-      // Horizontal sums of squares are never negative either.
-      b2 = __dadd_rn(b2, widen_scaled_nonneg(__fmul_rn(pass[2][y + k][c], g)));
-      b3 = __dadd_rn(b3, widen_scaled_nonneg(__fmul_rn(pass[3][y + k][c], g)));
-      b4 = __dadd_rn(b4, widen_scaled(__fmul_rn(pass[4][y + k][c], g)));
-    }
-    const float mu_r = __double2float_rn(b0), mu_d = __double2float_rn(b1);
-    const float sum_rr = unscale_to_f32(b2), sum_dd = unscale_to_f32(b3), sum_rd = unscale_to_f32(b4);
-    double l, cs;
-    float s;
-    lcs_terms(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
-    const double sd = widen(s);
-    dd_add(acc[0], l);
-    dd_add(acc[1], cs);
-    dd_add(acc[2], sd);
-    dd_add(acc[3], __dmul_rn(__dmul_rn(l, cs), sd));  // (l*c)*s, upstream's ssim_sum term
-    if (taps.mu_r) {
-      const size_t o = size_t(y0 + y) * size_t(map.width) + size_t(x0 + c);
-      taps.mu_r[o] = mu_r;
-      taps.mu_d[o] = mu_d;
-      taps.sum_rr[o] = sum_rr;
-      taps.sum_dd[o] = sum_dd;
-      taps.sum_rd[o] = sum_rd;
-      taps.l[o] = l;
-      taps.c[o] = cs;
-      taps.s[o] = s;
-    }
-  }
-  __syncthreads();  // the pass region becomes the tree's scratch
-
-  auto red = reinterpret_cast<DoubleDouble(*)[kThreads]>(smem + kInputFloats);
-#pragma unroll
-  for (int q = 0; q < kSumQuantities; ++q) red[q][threadIdx.x] = acc[q];
-  __syncthreads();
-  block_tree<kThreads>(red);
-  if (threadIdx.x < kSumQuantities) {
-    const DoubleDouble v = red[threadIdx.x][0];
-    t.partials[j][size_t(tile) * kSumQuantities + threadIdx.x] = {v.hi, v.lo};
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  PartialSum* partials = t.partials[j];
+  if (kVariant == 0 || any_negative) {
+    if (kVariant < 2)
+      window_body<kCvt, kCvt, kShift, kShift, kSigned, false>(in, pass, smem, job.taps, partials, tile, map,
+                                                              x0, y0, cols, rows, in_rows);
+    else
+      window_body<kCvt, kCvt, kShift, kShift, kSigned, true>(in, pass, smem, job.taps, partials, tile, map,
+                                                             x0, y0, cols, rows, in_rows);
+  } else if (kVariant == 1) {
+    window_body<kCvt, kCvt, kWide, kWide, kWide, false>(in, pass, smem, job.taps, partials, tile, map, x0,
+                                                        y0, cols, rows, in_rows);
+  } else if (kVariant == 2) {
+    window_body<kCvt, kCvt, kWide, kWide, kWide, true>(in, pass, smem, job.taps, partials, tile, map, x0,
+                                                       y0, cols, rows, in_rows);
+  } else if (kVariant == 3) {
+    window_body<kCvt, kWide, kWide, kWide, kWide, true>(in, pass, smem, job.taps, partials, tile, map, x0,
+                                                        y0, cols, rows, in_rows);
+  } else if (kVariant == 4) {
+    window_body<kWide, kWide, kWide, kWide, kWide, true>(in, pass, smem, job.taps, partials, tile, map, x0,
+                                                         y0, cols, rows, in_rows);
+  } else {
+    window_body<kCvt, kWide, kShift, kWide, kWide, true>(in, pass, smem, job.taps, partials, tile, map, x0,
+                                                         y0, cols, rows, in_rows);
   }
 }
 
@@ -347,10 +480,25 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_kernel(const __grid_con
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
+constexpr int kWindowVariants = 6, kDecimateVariants = 3;
+int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", 0), 0, kWindowVariants - 1);
+int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", 0), 0, kDecimateVariants - 1);
+const void* const kWindowKernels[kWindowVariants] = {
+    reinterpret_cast<const void*>(window_kernel<0>), reinterpret_cast<const void*>(window_kernel<1>),
+    reinterpret_cast<const void*>(window_kernel<2>), reinterpret_cast<const void*>(window_kernel<3>),
+    reinterpret_cast<const void*>(window_kernel<4>), reinterpret_cast<const void*>(window_kernel<5>)};
+
 int tiles_x(Size plane) { return (map_size(plane).width + kTileW - 1) / kTileW; }
 int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH; }
 
 }  // namespace
+
+SpeedVariants speed_variants() { return {g_window_variant, g_decimate_variant}; }
+
+void set_speed_variants(SpeedVariants v) {
+  g_window_variant = std::clamp(v.window, 0, kWindowVariants - 1);
+  g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariants - 1);
+}
 
 DevicePlane luma_plane(const void* picture, const PictureFormat& format) {
   DevicePlane p;
@@ -365,15 +513,31 @@ void prepare_device() {
   using vqx::cuda::check;
   check(cudaMemcpyToSymbol(c_gaussian, kGaussian, sizeof(c_gaussian)), "ssim: window table");
   check(cudaMemcpyToSymbol(c_lpf, kLpf, sizeof(c_lpf)), "ssim: decimation table");
-  check(cudaFuncSetAttribute(window_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWindowSmem)),
-        "ssim: window kernel shared memory");
+  float magnitude[kLpfTaps][kLpfTaps];
+  for (int v = 0; v < kLpfTaps; ++v)
+    for (int u = 0; u < kLpfTaps; ++u) {
+      // The nonnegative decimation path relies on this sign pattern (decimate_taps).
+      if ((kLpf[v][u] < 0.0f) != (lpf_negative(v) != lpf_negative(u)) || kLpf[v][u] == 0.0f)
+        throw std::logic_error("ssim: kLpf's sign pattern is not the one the device code assumes");
+      magnitude[v][u] = std::fabs(kLpf[v][u]);
+    }
+  check(cudaMemcpyToSymbol(c_lpf_abs, magnitude, sizeof(c_lpf_abs)), "ssim: decimation table magnitudes");
+  for (const void* kernel : kWindowKernels)
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWindowSmem)),
+          "ssim: window kernel shared memory");
 }
 
 void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis,
                       cudaStream_t stream) {
   const Size half = half_size(ref.size);
   dim3 grid(unsigned((half.width + kDecTileW - 1) / kDecTileW), unsigned((half.height + kDecTileH - 1) / kDecTileH));
-  decimate_kernel<<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  const int variant = g_decimate_variant;
+  if (variant == 1)
+    decimate_kernel<1><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  else if (variant == 2)
+    decimate_kernel<2><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  else
+    decimate_kernel<0><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   vqx::cuda::check_launch("ssim: decimate_kernel");
 }
 
@@ -399,7 +563,12 @@ void enqueue_windows(const ScaleJob* jobs, int count, PartialSum* const* partial
     blocks += int(partial_count(jobs[j].ref.size));
   }
   t.block_begin[count] = blocks;
-  window_kernel<<<unsigned(blocks), kThreads, kWindowSmem, stream>>>(t);
+  const int variant = g_window_variant;
+  void* args[] = {&t};
+  vqx::cuda::check(cudaLaunchKernel(kWindowKernels[variant], dim3(unsigned(blocks)), dim3(kThreads), args,
+                                    kWindowSmem, stream),
+                   "ssim: window_kernel launch");
+  vqx::cuda::check_launch("ssim: window_kernel");
   vqx::cuda::check_launch("ssim: window_kernel");
 }
 

@@ -34,6 +34,16 @@ struct DevicePlane {
   Size size;
 };
 
+// Kernel variants (docs/float_ms_ssim.md, CUDA twin): every variant gives the same bits; they
+// differ in speed only. Defaults from the environment (VQX_SSIM_WIN, VQX_SSIM_DEC, else 0);
+// tests and benches switch them between launches (not thread-safe: set before enqueueing).
+struct SpeedVariants {
+  int window = 0;    // 0..5
+  int decimate = 0;  // 0..2
+};
+SpeedVariants speed_variants();
+void set_speed_variants(SpeedVariants variants);
+
 // The luma plane of a picture in the engine's device layout (plane 0 first).
 DevicePlane luma_plane(const void* picture, const PictureFormat& format);
 
