@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 
 #include "engine/cuda/cuda_check.h"
@@ -299,11 +300,51 @@ __device__ __forceinline__ void lcs_terms(float mu_r, float mu_d, float sum_rr, 
   s = __fdiv_rn(__fadd_rn(cov_fixed, kC3), __fadd_rn(sigma, kC3));
 }
 
+// Vertical pass of one quantity by a sliding run (variants 6, 7): the thread owns column c, map
+// rows y0..y0+7, and walks input rows y0..y0+17 of the horizontal sums once. The Gaussian is
+// symmetric bit for bit (prepare_device checks), so the product of a sample with taps k and
+// 10-k is the same f32 (same operands), formed and widened once and added to both outputs'
+// accumulators; every accumulator still receives its taps k = 0..10 in order. Results go back
+// into the quantity's own rows (after a barrier: the run reads rows other threads write).
+constexpr int kSlideRun = 8, kSlideRuns = kTileH / kSlideRun;
+static_assert(kSlideRuns * kTileW == kThreads, "one run per thread");
+
+__host__ __device__ constexpr bool slide_needs(int s, int m) {
+  for (int o = 0; o < kSlideRun; ++o) {
+    const int k = s - o;
+    if (k >= 0 && k < kWindowTaps && (k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k) == m) return true;
+  }
+  return false;
+}
+
+template <int M>
+__device__ __forceinline__ void slide_v(float (*pq)[kTileW], int c, int y0) {
+  double acc[kSlideRun];
+#pragma unroll
+  for (int o = 0; o < kSlideRun; ++o) acc[o] = 0.0;
+#pragma unroll
+  for (int s = 0; s < kSlideRun + kWindowMargin; ++s) {
+    const float v = pq[y0 + s][c];
+    double w[kWindowTaps / 2 + 1];
+#pragma unroll
+    for (int m = 0; m <= kWindowTaps / 2; ++m)
+      if (slide_needs(s, m)) w[m] = widen_as<M>(__fmul_rn(v, c_gaussian[m]));
+#pragma unroll
+    for (int o = 0; o < kSlideRun; ++o) {
+      const int k = s - o;
+      if (k >= 0 && k < kWindowTaps) acc[o] = __dadd_rn(acc[o], w[k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k]);
+    }
+  }
+  __syncthreads();  // every run has read this quantity's rows
+#pragma unroll
+  for (int o = 0; o < kSlideRun; ++o) pq[y0 + o][c] = finish_as<M>(acc[o]);
+}
+
 // Horizontal pass, vertical pass, statistics, terms and the tile's block tree, after the input
 // tile is in shared memory. M0..M4: widening mode of each quantity's accumulators (mu_r, mu_d,
 // r*r, d*d, r*d). kPlain: each thread adds its terms in plain f64 (a fixed order) and only the
 // block tree is double-double; else every term goes through dd_add.
-template <int M0, int M1, int M2, int M3, int M4, bool kPlain>
+template <int M0, int M1, int M2, int M3, int M4, bool kPlain, bool kSlide = false>
 __device__ __forceinline__ void window_body(float (*in)[kInH][kInW], float (*pass)[kInH][kTileW], float* smem,
                                             const WindowTaps& taps, PartialSum* partials, int tile, Size map,
                                             int x0, int y0, int cols, int rows, int in_rows) {
@@ -332,21 +373,47 @@ __device__ __forceinline__ void window_body(float (*in)[kInH][kInW], float (*pas
   // Vertical pass, statistics and terms (window_v_terms_one), summed per thread in a fixed order.
   DoubleDouble acc[kSumQuantities] = {};
   double plain[kSumQuantities] = {};
+  if constexpr (kSlide) {
+    const int c = int(threadIdx.x) % kTileW, y0r = (int(threadIdx.x) / kTileW) * kSlideRun;
+    if constexpr (M0 == M1 && M1 == M2 && M2 == M3 && M3 == M4) {
+#pragma unroll 1
+      for (int q = 0; q < kQuantities; ++q) slide_v<M0>(pass[q], c, y0r);
+    } else {
+      slide_v<M0>(pass[0], c, y0r);
+      slide_v<M1>(pass[1], c, y0r);
+      slide_v<M2>(pass[2], c, y0r);
+      slide_v<M3>(pass[3], c, y0r);
+      slide_v<M4>(pass[4], c, y0r);
+    }
+    __syncthreads();
+  }
   for (int i = int(threadIdx.x); i < rows * kTileW; i += kThreads) {
     const int y = i / kTileW, c = i % kTileW;
     if (c >= cols) continue;
-    double b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0, b4 = 0.0;
+    float mu_r, mu_d, sum_rr, sum_dd, sum_rd;
+    if constexpr (kSlide) {
+      mu_r = pass[0][y][c];
+      mu_d = pass[1][y][c];
+      sum_rr = pass[2][y][c];
+      sum_dd = pass[3][y][c];
+      sum_rd = pass[4][y][c];
+    } else {
+      double b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0, b4 = 0.0;
 #pragma unroll
-    for (int k = 0; k < kWindowTaps; ++k) {
-      const float g = c_gaussian[k];
-      b0 = __dadd_rn(b0, widen_as<M0>(__fmul_rn(pass[0][y + k][c], g)));
-      b1 = __dadd_rn(b1, widen_as<M1>(__fmul_rn(pass[1][y + k][c], g)));
-      b2 = __dadd_rn(b2, widen_as<M2>(__fmul_rn(pass[2][y + k][c], g)));
-      b3 = __dadd_rn(b3, widen_as<M3>(__fmul_rn(pass[3][y + k][c], g)));
-      b4 = __dadd_rn(b4, widen_as<M4>(__fmul_rn(pass[4][y + k][c], g)));
+      for (int k = 0; k < kWindowTaps; ++k) {
+        const float g = c_gaussian[k];
+        b0 = __dadd_rn(b0, widen_as<M0>(__fmul_rn(pass[0][y + k][c], g)));
+        b1 = __dadd_rn(b1, widen_as<M1>(__fmul_rn(pass[1][y + k][c], g)));
+        b2 = __dadd_rn(b2, widen_as<M2>(__fmul_rn(pass[2][y + k][c], g)));
+        b3 = __dadd_rn(b3, widen_as<M3>(__fmul_rn(pass[3][y + k][c], g)));
+        b4 = __dadd_rn(b4, widen_as<M4>(__fmul_rn(pass[4][y + k][c], g)));
+      }
+      mu_r = finish_as<M0>(b0);
+      mu_d = finish_as<M1>(b1);
+      sum_rr = finish_as<M2>(b2);
+      sum_dd = finish_as<M3>(b3);
+      sum_rd = finish_as<M4>(b4);
     }
-    const float mu_r = finish_as<M0>(b0), mu_d = finish_as<M1>(b1);
-    const float sum_rr = finish_as<M2>(b2), sum_dd = finish_as<M3>(b3), sum_rd = finish_as<M4>(b4);
     double l, cs;
     float s;
     lcs_terms(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
@@ -399,6 +466,7 @@ __device__ __forceinline__ void window_body(float (*in)[kInH][kInW], float (*pas
 //   1: cvt, cvt, wide, wide, wide (dd sums)      2: the same, plain per-thread sums
 //   3: cvt, wide, wide, wide, wide (plain)       4: wide x5 (plain)
 //   5: cvt, wide, shift, wide, wide (plain)
+//   6: as 4, vertical pass by sliding runs (slide_v)   7: as 3, sliding runs
 template <int kVariant>
 __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_constant__ JobTable t) {
   extern __shared__ __align__(16) float smem[];
@@ -446,9 +514,15 @@ __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_consta
   } else if (kVariant == 4) {
     window_body<kWide, kWide, kWide, kWide, kWide, true>(in, pass, smem, job.taps, partials, tile, map, x0,
                                                          y0, cols, rows, in_rows);
-  } else {
+  } else if (kVariant == 5) {
     window_body<kCvt, kWide, kShift, kWide, kWide, true>(in, pass, smem, job.taps, partials, tile, map, x0,
                                                          y0, cols, rows, in_rows);
+  } else if (kVariant == 6) {
+    window_body<kWide, kWide, kWide, kWide, kWide, true, true>(in, pass, smem, job.taps, partials, tile, map,
+                                                               x0, y0, cols, rows, in_rows);
+  } else {
+    window_body<kCvt, kWide, kWide, kWide, kWide, true, true>(in, pass, smem, job.taps, partials, tile, map,
+                                                              x0, y0, cols, rows, in_rows);
   }
 }
 
@@ -480,13 +554,14 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_kernel(const __grid_con
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = 6, kDecimateVariants = 3;
+constexpr int kWindowVariants = 8, kDecimateVariants = 3;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", 0), 0, kWindowVariants - 1);
 int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", 0), 0, kDecimateVariants - 1);
 const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<0>), reinterpret_cast<const void*>(window_kernel<1>),
     reinterpret_cast<const void*>(window_kernel<2>), reinterpret_cast<const void*>(window_kernel<3>),
-    reinterpret_cast<const void*>(window_kernel<4>), reinterpret_cast<const void*>(window_kernel<5>)};
+    reinterpret_cast<const void*>(window_kernel<4>), reinterpret_cast<const void*>(window_kernel<5>),
+    reinterpret_cast<const void*>(window_kernel<6>), reinterpret_cast<const void*>(window_kernel<7>)};
 
 int tiles_x(Size plane) { return (map_size(plane).width + kTileW - 1) / kTileW; }
 int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH; }
@@ -513,6 +588,9 @@ void prepare_device() {
   using vqx::cuda::check;
   check(cudaMemcpyToSymbol(c_gaussian, kGaussian, sizeof(c_gaussian)), "ssim: window table");
   check(cudaMemcpyToSymbol(c_lpf, kLpf, sizeof(c_lpf)), "ssim: decimation table");
+  for (int k = 0; k < kWindowTaps; ++k)  // slide_v shares the products of taps k and 10-k
+    if (std::memcmp(&kGaussian[k], &kGaussian[kWindowTaps - 1 - k], sizeof(float)) != 0)
+      throw std::logic_error("ssim: kGaussian is not symmetric bit for bit");
   float magnitude[kLpfTaps][kLpfTaps];
   for (int v = 0; v < kLpfTaps; ++v)
     for (int u = 0; u < kLpfTaps; ++u) {
