@@ -164,6 +164,7 @@ VQX_MSSSIM_DEVICE(1080p_w4d2, "band1080", format_1080p(), 4, 2);
 VQX_MSSSIM_DEVICE(1080p_w5d1, "band1080", format_1080p(), 5, 1);
 VQX_MSSSIM_DEVICE(1080p_w6d2, "band1080", format_1080p(), 6, 2);
 VQX_MSSSIM_DEVICE(1080p_w7d1, "band1080", format_1080p(), 7, 1);
+VQX_MSSSIM_DEVICE(1080p_w8d2, "band1080", format_1080p(), 8, 2);
 VQX_MSSSIM_DEVICE(4k_w0d0, "uhd4k", format_4k(), 0, 0);
 VQX_MSSSIM_DEVICE(4k_w1d1, "uhd4k", format_4k(), 1, 1);
 VQX_MSSSIM_DEVICE(4k_w2d1, "uhd4k", format_4k(), 2, 1);
@@ -172,6 +173,7 @@ VQX_MSSSIM_DEVICE(4k_w4d2, "uhd4k", format_4k(), 4, 2);
 VQX_MSSSIM_DEVICE(4k_w5d1, "uhd4k", format_4k(), 5, 1);
 VQX_MSSSIM_DEVICE(4k_w6d2, "uhd4k", format_4k(), 6, 2);
 VQX_MSSSIM_DEVICE(4k_w7d1, "uhd4k", format_4k(), 7, 1);
+VQX_MSSSIM_DEVICE(4k_w8d2, "uhd4k", format_4k(), 8, 2);
 
 }  // namespace
 }  // namespace vqx::bench

@@ -296,7 +296,7 @@ TEST(SsimCudaStages, EverySpeedVariantBitIdentical) {
   VQX_REQUIRE_CUDA();
   Device dev;
   const sc::SpeedVariants saved = sc::speed_variants();
-  for (int w = 0; w < 8; ++w)
+  for (int w = 0; w < 9; ++w)
     for (int d = 0; d < 3; ++d) {
       if (w != 0 && d != 0 && d != 1 + w % 2) continue;  // every window and every decimation variant
       sc::set_speed_variants({w, d});

@@ -265,11 +265,14 @@ __global__ void box_decimate_kernel(DevicePlane in, int factor, float* out, Size
 // plane, its horizontal pass kTileW x (kTileH + 10) values of each of the five quantities.
 constexpr int kTileW = 32, kTileH = 64, kThreads = 256;
 constexpr int kInW = kTileW + kWindowMargin, kInH = kTileH + kWindowMargin;
+// Row strides of the input and pass regions, odd so that threads walking different rows of one
+// column (the sliding runs) hit different banks.
+constexpr int kInStride = kInW + 1, kPassW = kTileW + 1;
 constexpr int kQuantities = 5;  // mu_r, mu_d, r*r, d*d, r*d
-constexpr size_t kInputFloats = 2 * size_t(kInH) * kInW;
-constexpr size_t kWindowSmem = (kInputFloats + size_t(kQuantities) * kInH * kTileW) * sizeof(float);
+constexpr size_t kInputFloats = 2 * size_t(kInH) * kInStride;
+constexpr size_t kWindowSmem = (kInputFloats + size_t(kQuantities) * kInH * kPassW) * sizeof(float);
 static_assert(kInputFloats * sizeof(float) % 16 == 0, "the pass region must stay aligned for doubles");
-static_assert(size_t(kQuantities) * kInH * kTileW * sizeof(float) >=
+static_assert(size_t(kQuantities) * kInH * kPassW * sizeof(float) >=
                   sizeof(DoubleDouble) * kSumQuantities * kThreads,
               "the block tree reuses the horizontal-pass region");
 
@@ -317,38 +320,89 @@ __host__ __device__ constexpr bool slide_needs(int s, int m) {
   return false;
 }
 
+// The kSlideRun outputs of a run from its kSlideRun + 10 samples x (taps k = 0..10 of output o
+// are x[o + k]), each product with the symmetric tap pair formed and widened once.
+constexpr int kSlideSamples = kSlideRun + kWindowMargin;
+
 template <int M>
-__device__ __forceinline__ void slide_v(float (*pq)[kTileW], int c, int y0) {
+__device__ __forceinline__ void slide_taps(const float (&x)[kSlideSamples], float (&out)[kSlideRun]) {
   double acc[kSlideRun];
 #pragma unroll
   for (int o = 0; o < kSlideRun; ++o) acc[o] = 0.0;
 #pragma unroll
-  for (int s = 0; s < kSlideRun + kWindowMargin; ++s) {
-    const float v = pq[y0 + s][c];
+  for (int s = 0; s < kSlideSamples; ++s) {
     double w[kWindowTaps / 2 + 1];
 #pragma unroll
     for (int m = 0; m <= kWindowTaps / 2; ++m)
-      if (slide_needs(s, m)) w[m] = widen_as<M>(__fmul_rn(v, c_gaussian[m]));
+      if (slide_needs(s, m)) w[m] = widen_as<M>(__fmul_rn(x[s], c_gaussian[m]));
 #pragma unroll
     for (int o = 0; o < kSlideRun; ++o) {
       const int k = s - o;
       if (k >= 0 && k < kWindowTaps) acc[o] = __dadd_rn(acc[o], w[k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k]);
     }
   }
+#pragma unroll
+  for (int o = 0; o < kSlideRun; ++o) out[o] = finish_as<M>(acc[o]);
+}
+
+template <int M>
+__device__ __forceinline__ void slide_v(float (*pq)[kPassW], int c, int y0) {
+  float x[kSlideSamples], out[kSlideRun];
+#pragma unroll
+  for (int s = 0; s < kSlideSamples; ++s) x[s] = pq[y0 + s][c];
+  slide_taps<M>(x, out);
   __syncthreads();  // every run has read this quantity's rows
 #pragma unroll
-  for (int o = 0; o < kSlideRun; ++o) pq[y0 + o][c] = finish_as<M>(acc[o]);
+  for (int o = 0; o < kSlideRun; ++o) pq[y0 + o][c] = out[o];
+}
+
+// Horizontal pass by sliding runs (variant 8): a task is (quantity, run of 8 columns, row); the
+// threads of a warp take neighbouring rows (odd strides: no bank conflicts). The quantity's
+// sample is formed as window_h_one forms it (r, d, r*r, d*d, r*d in f32).
+template <int M>
+__device__ __forceinline__ void slide_h(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], int in_rows) {
+  constexpr int kRunsPerRow = kTileW / kSlideRun, kPerQuantity = kInH * kRunsPerRow;
+  for (int t = int(threadIdx.x); t < kQuantities * kPerQuantity; t += kThreads) {
+    const int q = t / kPerQuantity, rem = t % kPerQuantity, c0 = (rem / kInH) * kSlideRun, r = rem % kInH;
+    if (r >= in_rows) continue;
+    const float* pr = &in[0][r][c0];
+    const float* pd = &in[1][r][c0];
+    float x[kSlideSamples], out[kSlideRun];
+    if (q == 0) {
+#pragma unroll
+      for (int i = 0; i < kSlideSamples; ++i) x[i] = pr[i];
+    } else if (q == 1) {
+#pragma unroll
+      for (int i = 0; i < kSlideSamples; ++i) x[i] = pd[i];
+    } else if (q == 2) {
+#pragma unroll
+      for (int i = 0; i < kSlideSamples; ++i) x[i] = __fmul_rn(pr[i], pr[i]);
+    } else if (q == 3) {
+#pragma unroll
+      for (int i = 0; i < kSlideSamples; ++i) x[i] = __fmul_rn(pd[i], pd[i]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kSlideSamples; ++i) x[i] = __fmul_rn(pr[i], pd[i]);
+    }
+    slide_taps<M>(x, out);
+#pragma unroll
+    for (int o = 0; o < kSlideRun; ++o) pass[q][r][c0 + o] = out[o];
+  }
 }
 
 // Horizontal pass, vertical pass, statistics, terms and the tile's block tree, after the input
 // tile is in shared memory. M0..M4: widening mode of each quantity's accumulators (mu_r, mu_d,
 // r*r, d*d, r*d). kPlain: each thread adds its terms in plain f64 (a fixed order) and only the
 // block tree is double-double; else every term goes through dd_add.
-template <int M0, int M1, int M2, int M3, int M4, bool kPlain, bool kSlide = false>
-__device__ __forceinline__ void window_body(float (*in)[kInH][kInW], float (*pass)[kInH][kTileW], float* smem,
+template <int M0, int M1, int M2, int M3, int M4, bool kPlain, bool kSlide = false, bool kSlideH = false>
+__device__ __forceinline__ void window_body(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], float* smem,
                                             const WindowTaps& taps, PartialSum* partials, int tile, Size map,
                                             int x0, int y0, int cols, int rows, int in_rows) {
   // Horizontal pass (window_h_one): a warp per row, a lane per column.
+  if constexpr (kSlideH) {
+    static_assert(M0 == M1 && M1 == M2 && M2 == M3 && M3 == M4, "one widening for every quantity");
+    slide_h<M0>(in, pass, in_rows);
+  } else
   for (int i = int(threadIdx.x); i < in_rows * kTileW; i += kThreads) {
     const int r = i / kTileW, c = i % kTileW;
     if (c >= cols) continue;
@@ -467,11 +521,12 @@ __device__ __forceinline__ void window_body(float (*in)[kInH][kInW], float (*pas
 //   3: cvt, wide, wide, wide, wide (plain)       4: wide x5 (plain)
 //   5: cvt, wide, shift, wide, wide (plain)
 //   6: as 4, vertical pass by sliding runs (slide_v)   7: as 3, sliding runs
+//   8: as 6, the horizontal pass by sliding runs as well (slide_h)
 template <int kVariant>
 __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_constant__ JobTable t) {
   extern __shared__ __align__(16) float smem[];
-  float(*in)[kInH][kInW] = reinterpret_cast<float(*)[kInH][kInW]>(smem);  // [ref, dis]
-  float(*pass)[kInH][kTileW] = reinterpret_cast<float(*)[kInH][kTileW]>(smem + kInputFloats);
+  float(*in)[kInH][kInStride] = reinterpret_cast<float(*)[kInH][kInStride]>(smem);  // [ref, dis]
+  float(*pass)[kInH][kPassW] = reinterpret_cast<float(*)[kInH][kPassW]>(smem + kInputFloats);
 
   int j = 0;
   while (j + 1 < t.count && int(blockIdx.x) >= t.block_begin[j + 1]) ++j;
@@ -520,9 +575,12 @@ __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_consta
   } else if (kVariant == 6) {
     window_body<kWide, kWide, kWide, kWide, kWide, true, true>(in, pass, smem, job.taps, partials, tile, map,
                                                                x0, y0, cols, rows, in_rows);
-  } else {
+  } else if (kVariant == 7) {
     window_body<kCvt, kWide, kWide, kWide, kWide, true, true>(in, pass, smem, job.taps, partials, tile, map,
                                                               x0, y0, cols, rows, in_rows);
+  } else {
+    window_body<kWide, kWide, kWide, kWide, kWide, true, true, true>(in, pass, smem, job.taps, partials, tile,
+                                                                     map, x0, y0, cols, rows, in_rows);
   }
 }
 
@@ -554,14 +612,15 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_kernel(const __grid_con
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = 8, kDecimateVariants = 3;
+constexpr int kWindowVariants = 9, kDecimateVariants = 3;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", 0), 0, kWindowVariants - 1);
 int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", 0), 0, kDecimateVariants - 1);
 const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<0>), reinterpret_cast<const void*>(window_kernel<1>),
     reinterpret_cast<const void*>(window_kernel<2>), reinterpret_cast<const void*>(window_kernel<3>),
     reinterpret_cast<const void*>(window_kernel<4>), reinterpret_cast<const void*>(window_kernel<5>),
-    reinterpret_cast<const void*>(window_kernel<6>), reinterpret_cast<const void*>(window_kernel<7>)};
+    reinterpret_cast<const void*>(window_kernel<6>), reinterpret_cast<const void*>(window_kernel<7>),
+    reinterpret_cast<const void*>(window_kernel<8>)};
 
 int tiles_x(Size plane) { return (map_size(plane).width + kTileW - 1) / kTileW; }
 int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH; }

@@ -38,7 +38,7 @@ struct DevicePlane {
 // differ in speed only. Defaults from the environment (VQX_SSIM_WIN, VQX_SSIM_DEC, else 0);
 // tests and benches switch them between launches (not thread-safe: set before enqueueing).
 struct SpeedVariants {
-  int window = 0;    // 0..7
+  int window = 0;    // 0..8
   int decimate = 0;  // 0..2
 };
 SpeedVariants speed_variants();
