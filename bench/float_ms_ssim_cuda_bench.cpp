@@ -174,6 +174,10 @@ VQX_MSSSIM_DEVICE(4k_w5d1, "uhd4k", format_4k(), 5, 1);
 VQX_MSSSIM_DEVICE(4k_w6d2, "uhd4k", format_4k(), 6, 2);
 VQX_MSSSIM_DEVICE(4k_w7d1, "uhd4k", format_4k(), 7, 1);
 VQX_MSSSIM_DEVICE(4k_w8d2, "uhd4k", format_4k(), 8, 2);
+VQX_MSSSIM_DEVICE(4k_w8d3, "uhd4k", format_4k(), 8, 3);
+VQX_MSSSIM_DEVICE(1080p_w8d3, "band1080", format_1080p(), 8, 3);
+VQX_MSSSIM_DEVICE(4k_w0d3, "uhd4k", format_4k(), 0, 3);
+VQX_MSSSIM_DEVICE(4k_w6d3, "uhd4k", format_4k(), 6, 3);
 
 }  // namespace
 }  // namespace vqx::bench

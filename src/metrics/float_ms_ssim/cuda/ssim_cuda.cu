@@ -240,6 +240,94 @@ __global__ void __launch_bounds__(kDecThreads) decimate_kernel(DevicePlane ref, 
   out_dis[o] = d;
 }
 
+// ---- Decimation by sliding runs (variant 3) ---------------------------------------------------
+// One image per block (blockIdx.z), 64 x 32 outputs; a thread owns a run of 8 neighbouring
+// outputs of one row and walks the 9 input rows and the 23 input columns of the run once per row.
+// kLpf is symmetric in u (checked by prepare_device), so a sample's products with taps u and 8-u
+// of the same row are one f32, formed and widened once and added to both outputs' accumulators;
+// every accumulator still adds its 81 taps rows outer, columns inner (spec 3.3). The tile is
+// stored split by column and row parity and transposed ([col parity][row parity][col][row]), so
+// the 32 threads of a warp (32 neighbouring output rows) read 32 neighbouring words.
+constexpr int kSwRun = 8, kSwRuns = 8, kSwW = kSwRun * kSwRuns, kSwH = 32, kSwThreads = kSwRuns * kSwH;
+constexpr int kSwCols = kSwW + kLpfRadius, kSwRowsHalf = kSwH + kLpfRadius;
+constexpr int kSwSamples = 2 * kSwRun + kLpfTaps - 2;  // input columns a run reads per row
+static_assert(kSwThreads == 256 && 2 * 2 * kSwCols * kSwRowsHalf >= kSwW * kSwH, "tile reuse for the outputs");
+
+__host__ __device__ constexpr int lpf_class(int u) { return u < kLpfTaps - 1 - u ? u : kLpfTaps - 1 - u; }
+
+__host__ __device__ constexpr bool sweep_needs(int c, int m) {
+  for (int o = 0; o < kSwRun; ++o) {
+    const int u = c - 2 * o;
+    if (u >= 0 && u < kLpfTaps && lpf_class(u) == m) return true;
+  }
+  return false;
+}
+
+// kNonneg as in decimate_taps (products a * |g|, subtracted where g < 0); else signed samples.
+template <bool kNonneg>
+__device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
+                                           float (&out)[kSwRun]) {
+  double acc[kSwRun];
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) acc[o] = 0.0;
+#pragma unroll
+  for (int v = 0; v < kLpfTaps; ++v) {
+#pragma unroll
+    for (int c = 0; c < kSwSamples; ++c) {
+      const float a = t[c & 1][v & 1][jr + (c >> 1)][y + (v >> 1)];
+      double w[kLpfRadius + 1];
+#pragma unroll
+      for (int m = 0; m <= kLpfRadius; ++m)
+        if (sweep_needs(c, m))
+          w[m] = kNonneg ? widen_scaled_wide(__fmul_rn(a, c_lpf_abs[v][m])) : widen_scaled(__fmul_rn(a, c_lpf[v][m]));
+#pragma unroll
+      for (int o = 0; o < kSwRun; ++o) {
+        const int u = c - 2 * o;
+        if (u >= 0 && u < kLpfTaps) {
+          if (kNonneg && lpf_negative(v) != lpf_negative(u)) acc[o] = __dsub_rn(acc[o], w[lpf_class(u)]);
+          else acc[o] = __dadd_rn(acc[o], w[lpf_class(u)]);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) out[o] = unscale_to_f32(acc[o]);
+}
+
+__global__ void __launch_bounds__(kSwThreads) decimate_sweep_kernel(DevicePlane ref, DevicePlane dis, float* out_ref,
+                                                                   float* out_dis, Size half) {
+  __shared__ float t[2][2][kSwCols][kSwRowsHalf];  // [col parity][row parity][col / 2][row / 2]
+  const DevicePlane in = blockIdx.z == 0 ? ref : dis;
+  float* out = blockIdx.z == 0 ? out_ref : out_dis;
+  const int x0 = int(blockIdx.x) * kSwW, y0 = int(blockIdx.y) * kSwH;
+  const int cols = min(kSwW, half.width - x0), rows = min(kSwH, half.height - y0);
+  const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = 2 * cols + kLpfTaps - 2;
+  const float inverse = inverse_divisor(in.bit_depth);
+  unsigned negative = 0;
+  for (int i = int(threadIdx.x); i < load_rows * load_cols; i += kSwThreads) {
+    const int r = i / load_cols, k = i % load_cols;  // full-resolution offsets from (2 x0 - 4, 2 y0 - 4)
+    const size_t index = size_t(reflect_index(2 * y0 + r - kLpfRadius, in.size.height)) * size_t(in.size.width) +
+                         size_t(reflect_index(2 * x0 + k - kLpfRadius, in.size.width));
+    const float a = load_sample(in, index, inverse);
+    t[k & 1][r & 1][k >> 1][r >> 1] = a;
+    negative |= __float_as_uint(a) >> 31;
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  const int y = int(threadIdx.x) % kSwH, jr = (int(threadIdx.x) / kSwH) * kSwRun;
+  float res[kSwRun];
+  if (any_negative) sweep_taps<false>(t, jr, y, res);
+  else sweep_taps<true>(t, jr, y, res);
+  __syncthreads();  // the tile becomes the output staging area
+  float(*staged)[kSwW] = reinterpret_cast<float(*)[kSwW]>(&t[0][0][0][0]);
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) staged[y][jr + o] = res[o];
+  __syncthreads();
+  for (int i = int(threadIdx.x); i < rows * kSwW; i += kSwThreads) {
+    const int r = i / kSwW, c = i % kSwW;
+    if (c < cols) out[size_t(y0 + r) * size_t(half.width) + size_t(x0 + c)] = staged[r][c];
+  }
+}
+
 // ---- Box decimation (float_ssim) ----------------------------------------------------------------
 
 __global__ void box_decimate_kernel(DevicePlane in, int factor, float* out, Size small) {
@@ -612,7 +700,7 @@ __global__ void __launch_bounds__(kReduceThreads) reduce_kernel(const __grid_con
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = 9, kDecimateVariants = 3;
+constexpr int kWindowVariants = 9, kDecimateVariants = 4;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", 0), 0, kWindowVariants - 1);
 int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", 0), 0, kDecimateVariants - 1);
 const void* const kWindowKernels[kWindowVariants] = {
@@ -650,6 +738,10 @@ void prepare_device() {
   for (int k = 0; k < kWindowTaps; ++k)  // slide_v shares the products of taps k and 10-k
     if (std::memcmp(&kGaussian[k], &kGaussian[kWindowTaps - 1 - k], sizeof(float)) != 0)
       throw std::logic_error("ssim: kGaussian is not symmetric bit for bit");
+  for (int v = 0; v < kLpfTaps; ++v)  // decimate_sweep_kernel shares the products of taps u and 8-u
+    for (int u = 0; u < kLpfTaps; ++u)
+      if (std::memcmp(&kLpf[v][u], &kLpf[v][kLpfTaps - 1 - u], sizeof(float)) != 0)
+        throw std::logic_error("ssim: kLpf's rows are not symmetric bit for bit");
   float magnitude[kLpfTaps][kLpfTaps];
   for (int v = 0; v < kLpfTaps; ++v)
     for (int u = 0; u < kLpfTaps; ++u) {
@@ -669,7 +761,10 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
   const Size half = half_size(ref.size);
   dim3 grid(unsigned((half.width + kDecTileW - 1) / kDecTileW), unsigned((half.height + kDecTileH - 1) / kDecTileH));
   const int variant = g_decimate_variant;
-  if (variant == 1)
+  if (variant == 3) {
+    dim3 sweep(unsigned((half.width + kSwW - 1) / kSwW), unsigned((half.height + kSwH - 1) / kSwH), 2);
+    decimate_sweep_kernel<<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  } else if (variant == 1)
     decimate_kernel<1><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   else if (variant == 2)
     decimate_kernel<2><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);

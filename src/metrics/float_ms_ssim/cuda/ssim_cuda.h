@@ -39,7 +39,7 @@ struct DevicePlane {
 // tests and benches switch them between launches (not thread-safe: set before enqueueing).
 struct SpeedVariants {
   int window = 0;    // 0..8
-  int decimate = 0;  // 0..2
+  int decimate = 0;  // 0..3
 };
 SpeedVariants speed_variants();
 void set_speed_variants(SpeedVariants variants);
