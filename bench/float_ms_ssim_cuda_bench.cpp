@@ -63,14 +63,45 @@ struct Pipeline {
     cudaFree(raw_ref);
     cudaFree(raw_dis);
     cudaFree(sums);
+    if (side) {
+      cudaStreamDestroy(side);
+      cudaEventDestroy(fork_event);
+      cudaEventDestroy(join_event);
+    }
   }
 
+  cudaStream_t side = nullptr;
+  cudaEvent_t fork_event = nullptr, join_event = nullptr;
+
   // The metric's enqueue (float_ms_ssim_cuda.cpp), with events between the stages when given.
-  void enqueue(cudaStream_t s, cudaEvent_t* marks) {
+  void enqueue(cudaStream_t s, cudaEvent_t* marks, bool fork) {
     std::array<sc::ScaleJob, kScales> jobs{};
     jobs[0].ref = sc::luma_plane(raw_ref, format);
     jobs[0].dis = sc::luma_plane(raw_dis, format);
     if (marks) ok(cudaEventRecord(marks[0], s), "event");
+    if (fork) {  // VQX_SSIM_FORK=1's schedule
+      if (!side) {
+        ok(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking), "stream");
+        ok(cudaEventCreateWithFlags(&fork_event, cudaEventDisableTiming), "event");
+        ok(cudaEventCreateWithFlags(&join_event, cudaEventDisableTiming), "event");
+      }
+      ok(cudaEventRecord(fork_event, s), "fork");
+      ok(cudaStreamWaitEvent(side, fork_event, 0), "fork");
+      for (int k = 1; k < kScales; ++k) {
+        sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, ref[k], dis[k], side);
+        jobs[k].ref = {ref[k], sc::SampleType::kF32, 8, sizes[k]};
+        jobs[k].dis = {dis[k], sc::SampleType::kF32, 8, sizes[k]};
+      }
+      sc::enqueue_windows(jobs.data() + 1, kScales - 1, partials.data() + 1, side);
+      ok(cudaEventRecord(join_event, side), "join");
+      sc::enqueue_windows(jobs.data(), 1, partials.data(), s);
+      if (marks) ok(cudaEventRecord(marks[1], s), "event");
+      ok(cudaStreamWaitEvent(s, join_event, 0), "join");
+      if (marks) ok(cudaEventRecord(marks[2], s), "event");
+      sc::enqueue_reduce(sizes.data(), kScales, partials.data(), sums, s);
+      if (marks) ok(cudaEventRecord(marks[3], s), "event");
+      return;
+    }
     for (int k = 1; k < kScales; ++k) {
       sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, ref[k], dis[k], s);
       jobs[k].ref = {ref[k], sc::SampleType::kF32, 8, sizes[k]};
@@ -85,7 +116,7 @@ struct Pipeline {
 };
 
 void BM_MsSsimDevice(benchmark::State& state, const char* pair, PictureFormat fallback, int window,
-                     int decimate) {
+                     int decimate, int reduce, bool fork) {
   if (!cuda_device_available(0)) {
     state.SkipWithError("no CUDA device");
     return;
@@ -93,7 +124,7 @@ void BM_MsSsimDevice(benchmark::State& state, const char* pair, PictureFormat fa
   auto frames = load_frames(pair, 1, fallback);
   sc::prepare_device();
   const sc::SpeedVariants saved = sc::speed_variants();
-  sc::set_speed_variants({window, decimate});
+  sc::set_speed_variants({window, decimate, reduce});
   Pipeline p(frames.ref.at(0), frames.dis.at(0));
   cudaStream_t s;
   ok(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
@@ -102,10 +133,10 @@ void BM_MsSsimDevice(benchmark::State& state, const char* pair, PictureFormat fa
   constexpr int kRuns = 40, kReplays = 100;
   double stage_ms[3] = {0, 0, 0}, graph_ms = 0;
   for (auto _ : state) {
-    for (int i = 0; i < 3; ++i) p.enqueue(s, nullptr);  // warm-up
+    for (int i = 0; i < 3; ++i) p.enqueue(s, nullptr, fork);  // warm-up
     stage_ms[0] = stage_ms[1] = stage_ms[2] = 0;
     for (int i = 0; i < kRuns; ++i) {
-      p.enqueue(s, marks);
+      p.enqueue(s, marks, fork);
       ok(cudaEventSynchronize(marks[3]), "sync");
       for (int k = 0; k < 3; ++k) {
         float ms = 0;
@@ -116,7 +147,7 @@ void BM_MsSsimDevice(benchmark::State& state, const char* pair, PictureFormat fa
     cudaGraph_t graph;
     cudaGraphExec_t exec;
     ok(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
-    p.enqueue(s, nullptr);
+    p.enqueue(s, nullptr, fork);
     ok(cudaStreamEndCapture(s, &graph), "capture");
     ok(cudaGraphInstantiate(&exec, graph, 0), "instantiate");
     for (int i = 0; i < 5; ++i) ok(cudaGraphLaunch(exec, s), "launch");
@@ -152,32 +183,30 @@ void BM_MsSsimDevice(benchmark::State& state, const char* pair, PictureFormat fa
   sc::set_speed_variants(saved);
 }
 
-#define VQX_MSSSIM_DEVICE(name, pair, format, w, d)                          \
-  BENCHMARK_CAPTURE(BM_MsSsimDevice, name, pair, format, w, d)               \
+// Counters: pyramid_ms, windows_ms, trees_ms (eager, events between stages; with fork: scale-0
+// windows || pyramid + scales 1-4, join wait, trees), graph_ms (the frame as a graph, replayed).
+#define VQX_MSSSIM_DEVICE(name, pair, format, w, d, r, fork)                 \
+  BENCHMARK_CAPTURE(BM_MsSsimDevice, name, pair, format, w, d, r, fork)      \
       ->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond)
 
-VQX_MSSSIM_DEVICE(1080p_w0d0, "band1080", format_1080p(), 0, 0);
-VQX_MSSSIM_DEVICE(1080p_w1d1, "band1080", format_1080p(), 1, 1);
-VQX_MSSSIM_DEVICE(1080p_w2d1, "band1080", format_1080p(), 2, 1);
-VQX_MSSSIM_DEVICE(1080p_w3d2, "band1080", format_1080p(), 3, 2);
-VQX_MSSSIM_DEVICE(1080p_w4d2, "band1080", format_1080p(), 4, 2);
-VQX_MSSSIM_DEVICE(1080p_w5d1, "band1080", format_1080p(), 5, 1);
-VQX_MSSSIM_DEVICE(1080p_w6d2, "band1080", format_1080p(), 6, 2);
-VQX_MSSSIM_DEVICE(1080p_w7d1, "band1080", format_1080p(), 7, 1);
-VQX_MSSSIM_DEVICE(1080p_w8d2, "band1080", format_1080p(), 8, 2);
-VQX_MSSSIM_DEVICE(4k_w0d0, "uhd4k", format_4k(), 0, 0);
-VQX_MSSSIM_DEVICE(4k_w1d1, "uhd4k", format_4k(), 1, 1);
-VQX_MSSSIM_DEVICE(4k_w2d1, "uhd4k", format_4k(), 2, 1);
-VQX_MSSSIM_DEVICE(4k_w3d2, "uhd4k", format_4k(), 3, 2);
-VQX_MSSSIM_DEVICE(4k_w4d2, "uhd4k", format_4k(), 4, 2);
-VQX_MSSSIM_DEVICE(4k_w5d1, "uhd4k", format_4k(), 5, 1);
-VQX_MSSSIM_DEVICE(4k_w6d2, "uhd4k", format_4k(), 6, 2);
-VQX_MSSSIM_DEVICE(4k_w7d1, "uhd4k", format_4k(), 7, 1);
-VQX_MSSSIM_DEVICE(4k_w8d2, "uhd4k", format_4k(), 8, 2);
-VQX_MSSSIM_DEVICE(4k_w8d3, "uhd4k", format_4k(), 8, 3);
-VQX_MSSSIM_DEVICE(1080p_w8d3, "band1080", format_1080p(), 8, 3);
-VQX_MSSSIM_DEVICE(4k_w0d3, "uhd4k", format_4k(), 0, 3);
-VQX_MSSSIM_DEVICE(4k_w6d3, "uhd4k", format_4k(), 6, 3);
+#define VQX_MSSSIM_BOTH(name, w, d, r, fork)                                          \
+  VQX_MSSSIM_DEVICE(1080p_##name, "band1080", format_1080p(), w, d, r, fork);          \
+  VQX_MSSSIM_DEVICE(4k_##name, "uhd4k", format_4k(), w, d, r, fork)
+
+VQX_MSSSIM_BOTH(w0d0, 0, 0, 0, false);
+VQX_MSSSIM_BOTH(w1d1, 1, 1, 0, false);
+VQX_MSSSIM_BOTH(w2d1, 2, 1, 0, false);
+VQX_MSSSIM_BOTH(w3d2, 3, 2, 0, false);
+VQX_MSSSIM_BOTH(w4d2, 4, 2, 0, false);
+VQX_MSSSIM_BOTH(w5d1, 5, 1, 0, false);
+VQX_MSSSIM_BOTH(w6d2, 6, 2, 0, false);
+VQX_MSSSIM_BOTH(w7d1, 7, 1, 0, false);
+VQX_MSSSIM_BOTH(w8d2, 8, 2, 0, false);
+VQX_MSSSIM_BOTH(w8d3, 8, 3, 0, false);
+VQX_MSSSIM_BOTH(w9d3, 9, 3, 0, false);
+VQX_MSSSIM_BOTH(w9d3r1, 9, 3, 1, false);
+VQX_MSSSIM_BOTH(w9d3r1f, 9, 3, 1, true);
+VQX_MSSSIM_BOTH(w0d0f, 0, 0, 0, true);
 
 }  // namespace
 }  // namespace vqx::bench

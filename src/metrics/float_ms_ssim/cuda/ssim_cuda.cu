@@ -372,6 +372,11 @@ struct JobTable {
   int count;
 };
 
+// kF32Sqrt: sigma by the correctly rounded f32 square root, which equals upstream's f64 root
+// rounded to f32 for every f32 argument (double rounding is innocuous for sqrt when the wider
+// format has at least 2p + 2 bits: 53 >= 2 * 24 + 2; the CPU's unit test checks it on a million
+// values); fewer f64 operations.
+template <bool kF32Sqrt = false>
 __device__ __forceinline__ void lcs_terms(float mu_r, float mu_d, float sum_rr, float sum_dd,
                                           float sum_rd, double& l, double& c, float& s) {
   // pixel_statistics: f32, MAX(0, v) as upstream writes it (keeps -0 and NaN).
@@ -382,7 +387,8 @@ __device__ __forceinline__ void lcs_terms(float mu_r, float mu_d, float sum_rr, 
   const float cov = __fsub_rn(sum_rd, __fmul_rn(mu_r, mu_d));
   // lcs_term (spec 4.3): sqrt in f64 of the f32 product, rounded to f32; l and c are f64
   // divisions of an f64 numerator by an f32 denominator; s is all f32.
-  const float sigma = __double2float_rn(__dsqrt_rn(widen(__fmul_rn(var_r, var_d))));
+  const float sigma = kF32Sqrt ? __fsqrt_rn(__fmul_rn(var_r, var_d))
+                               : __double2float_rn(__dsqrt_rn(widen(__fmul_rn(var_r, var_d))));
   l = __ddiv_rn(__dadd_rn(__dmul_rn(__dmul_rn(2.0, widen(mu_r)), widen(mu_d)), widen(kC1)),
                 widen(__fadd_rn(__fadd_rn(__fmul_rn(mu_r, mu_r), __fmul_rn(mu_d, mu_d)), kC1)));
   c = __ddiv_rn(__dadd_rn(__dmul_rn(2.0, widen(sigma)), widen(kC2)),
@@ -482,7 +488,8 @@ __device__ __forceinline__ void slide_h(float (*in)[kInH][kInStride], float (*pa
 // tile is in shared memory. M0..M4: widening mode of each quantity's accumulators (mu_r, mu_d,
 // r*r, d*d, r*d). kPlain: each thread adds its terms in plain f64 (a fixed order) and only the
 // block tree is double-double; else every term goes through dd_add.
-template <int M0, int M1, int M2, int M3, int M4, bool kPlain, bool kSlide = false, bool kSlideH = false>
+template <int M0, int M1, int M2, int M3, int M4, bool kPlain, bool kSlide = false, bool kSlideH = false,
+          bool kF32Sqrt = false>
 __device__ __forceinline__ void window_body(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], float* smem,
                                             const WindowTaps& taps, PartialSum* partials, int tile, Size map,
                                             int x0, int y0, int cols, int rows, int in_rows) {
@@ -558,7 +565,7 @@ __device__ __forceinline__ void window_body(float (*in)[kInH][kInStride], float 
     }
     double l, cs;
     float s;
-    lcs_terms(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    lcs_terms<kF32Sqrt>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
     const double sd = widen(s);
     const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
     if constexpr (kPlain) {
@@ -610,6 +617,7 @@ __device__ __forceinline__ void window_body(float (*in)[kInH][kInStride], float 
 //   5: cvt, wide, shift, wide, wide (plain)
 //   6: as 4, vertical pass by sliding runs (slide_v)   7: as 3, sliding runs
 //   8: as 6, the horizontal pass by sliding runs as well (slide_h)
+//   9: as 8, sigma by the f32 square root (lcs_terms)
 template <int kVariant>
 __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_constant__ JobTable t) {
   extern __shared__ __align__(16) float smem[];
@@ -666,60 +674,67 @@ __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_consta
   } else if (kVariant == 7) {
     window_body<kCvt, kWide, kWide, kWide, kWide, true, true>(in, pass, smem, job.taps, partials, tile, map,
                                                               x0, y0, cols, rows, in_rows);
-  } else {
+  } else if (kVariant == 8) {
     window_body<kWide, kWide, kWide, kWide, kWide, true, true, true>(in, pass, smem, job.taps, partials, tile,
                                                                      map, x0, y0, cols, rows, in_rows);
+  } else {
+    window_body<kWide, kWide, kWide, kWide, kWide, true, true, true, true>(in, pass, smem, job.taps, partials,
+                                                                           tile, map, x0, y0, cols, rows, in_rows);
   }
 }
 
 // ---- Per-scale sums ---------------------------------------------------------------------------
 
-constexpr int kReduceThreads = 256;
+constexpr int kReduceThreads = 256, kReduceThreadsWide = 1024;
 
 struct ReduceTable {
   const PartialSum* partials[kMaxJobs];
   int count[kMaxJobs];
 };
 
-// One block per (scale, quantity): thread i adds partials i, i + 256, ... in order, then the tree.
-__global__ void __launch_bounds__(kReduceThreads) reduce_kernel(const __grid_constant__ ReduceTable t,
-                                                                double* sums) {
-  __shared__ DoubleDouble red[kReduceThreads];
+// One block per (scale, quantity): thread i adds partials i, i + kT, ... in order, then the tree.
+// kT = 1024 (reduce variant 1): fewer dependent loads per thread; a different (still fixed) tree.
+template <int kT>
+__global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ ReduceTable t, double* sums) {
+  __shared__ DoubleDouble red[kT];
   const int j = int(blockIdx.x) / kSumQuantities, q = int(blockIdx.x) % kSumQuantities;
   DoubleDouble acc = {0.0, 0.0};
-  for (int i = int(threadIdx.x); i < t.count[j]; i += kReduceThreads) {
+#pragma unroll 4
+  for (int i = int(threadIdx.x); i < t.count[j]; i += kT) {
     const PartialSum p = t.partials[j][size_t(i) * kSumQuantities + q];
     acc = dd_sum(acc, {p.hi, p.lo});
   }
   red[threadIdx.x] = acc;
   __syncthreads();
-  for (int stride = kReduceThreads / 2; stride > 0; stride >>= 1) {
+  for (int stride = kT / 2; stride > 0; stride >>= 1) {
     if (int(threadIdx.x) < stride) red[threadIdx.x] = dd_sum(red[threadIdx.x], red[threadIdx.x + stride]);
     __syncthreads();
   }
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = 9, kDecimateVariants = 4;
+constexpr int kWindowVariants = 10, kDecimateVariants = 4;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", 0), 0, kWindowVariants - 1);
 int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", 0), 0, kDecimateVariants - 1);
+int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", 0), 0, 1);
 const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<0>), reinterpret_cast<const void*>(window_kernel<1>),
     reinterpret_cast<const void*>(window_kernel<2>), reinterpret_cast<const void*>(window_kernel<3>),
     reinterpret_cast<const void*>(window_kernel<4>), reinterpret_cast<const void*>(window_kernel<5>),
     reinterpret_cast<const void*>(window_kernel<6>), reinterpret_cast<const void*>(window_kernel<7>),
-    reinterpret_cast<const void*>(window_kernel<8>)};
+    reinterpret_cast<const void*>(window_kernel<8>), reinterpret_cast<const void*>(window_kernel<9>)};
 
 int tiles_x(Size plane) { return (map_size(plane).width + kTileW - 1) / kTileW; }
 int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH; }
 
 }  // namespace
 
-SpeedVariants speed_variants() { return {g_window_variant, g_decimate_variant}; }
+SpeedVariants speed_variants() { return {g_window_variant, g_decimate_variant, g_reduce_variant}; }
 
 void set_speed_variants(SpeedVariants v) {
   g_window_variant = std::clamp(v.window, 0, kWindowVariants - 1);
   g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariants - 1);
+  g_reduce_variant = std::clamp(v.reduce, 0, 1);
 }
 
 DevicePlane luma_plane(const void* picture, const PictureFormat& format) {
@@ -811,7 +826,10 @@ void enqueue_reduce(const Size* sizes, int count, PartialSum* const* partials, d
     t.partials[j] = partials[j];
     t.count[j] = int(partial_count(sizes[j]));
   }
-  reduce_kernel<<<unsigned(count * kSumQuantities), kReduceThreads, 0, stream>>>(t, sums);
+  if (g_reduce_variant == 1)
+    reduce_kernel<kReduceThreadsWide><<<unsigned(count * kSumQuantities), kReduceThreadsWide, 0, stream>>>(t, sums);
+  else
+    reduce_kernel<kReduceThreads><<<unsigned(count * kSumQuantities), kReduceThreads, 0, stream>>>(t, sums);
   vqx::cuda::check_launch("ssim: reduce_kernel");
 }
 

@@ -34,12 +34,14 @@ struct DevicePlane {
   Size size;
 };
 
-// Kernel variants (docs/float_ms_ssim.md, CUDA twin): every variant gives the same bits; they
-// differ in speed only. Defaults from the environment (VQX_SSIM_WIN, VQX_SSIM_DEC, else 0);
-// tests and benches switch them between launches (not thread-safe: set before enqueueing).
+// Kernel variants (docs/float_ms_ssim.md, CUDA twin): every variant gives the same planes and
+// per-pixel terms; the sums differ only in rounding (each a fixed tree). Defaults from the environment (VQX_SSIM_WIN, VQX_SSIM_DEC,
+// VQX_SSIM_RED); tests and benches switch them between launches (not thread-safe: set before
+// enqueueing).
 struct SpeedVariants {
-  int window = 0;    // 0..8
+  int window = 0;    // 0..9
   int decimate = 0;  // 0..3
+  int reduce = 0;    // 0..1 (1: 1024 threads per tree; the sums may differ in rounding)
 };
 SpeedVariants speed_variants();
 void set_speed_variants(SpeedVariants variants);
