@@ -249,7 +249,8 @@ __global__ void __launch_bounds__(kDecThreads) decimate_kernel(DevicePlane ref, 
 // stored split by column and row parity and transposed ([col parity][row parity][col][row]), so
 // the 32 threads of a warp (32 neighbouring output rows) read 32 neighbouring words.
 constexpr int kSwRun = 8, kSwRuns = 8, kSwW = kSwRun * kSwRuns, kSwH = 32, kSwThreads = kSwRuns * kSwH;
-constexpr int kSwCols = kSwW + kLpfRadius, kSwRowsHalf = kSwH + kLpfRadius;
+// kSwRowsHalf is padded to an odd stride (fewer bank conflicts when the tile is stored).
+constexpr int kSwCols = kSwW + kLpfRadius, kSwRowsHalf = kSwH + kLpfRadius + 1;
 constexpr int kSwSamples = 2 * kSwRun + kLpfTaps - 2;  // input columns a run reads per row
 static_assert(kSwThreads == 256 && 2 * 2 * kSwCols * kSwRowsHalf >= kSwW * kSwH, "tile reuse for the outputs");
 
@@ -264,7 +265,7 @@ __host__ __device__ constexpr bool sweep_needs(int c, int m) {
 }
 
 // kNonneg as in decimate_taps (products a * |g|, subtracted where g < 0); else signed samples.
-template <bool kNonneg>
+template <bool kNonneg, int M = kWide>
 __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
                                            float (&out)[kSwRun]) {
   double acc[kSwRun];
@@ -279,7 +280,7 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
 #pragma unroll
       for (int m = 0; m <= kLpfRadius; ++m)
         if (sweep_needs(c, m))
-          w[m] = kNonneg ? widen_scaled_wide(__fmul_rn(a, c_lpf_abs[v][m])) : widen_scaled(__fmul_rn(a, c_lpf[v][m]));
+          w[m] = kNonneg ? widen_as<M>(__fmul_rn(a, c_lpf_abs[v][m])) : widen_scaled(__fmul_rn(a, c_lpf[v][m]));
 #pragma unroll
       for (int o = 0; o < kSwRun; ++o) {
         const int u = c - 2 * o;
@@ -291,9 +292,11 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
     }
   }
 #pragma unroll
-  for (int o = 0; o < kSwRun; ++o) out[o] = unscale_to_f32(acc[o]);
+  for (int o = 0; o < kSwRun; ++o) out[o] = kNonneg ? finish_as<M>(acc[o]) : unscale_to_f32(acc[o]);
 }
 
+// Widening of the sign-free path per image: M0 for the reference, M1 for the distorted plane.
+template <int M0, int M1>
 __global__ void __launch_bounds__(kSwThreads) decimate_sweep_kernel(DevicePlane ref, DevicePlane dis, float* out_ref,
                                                                    float* out_dis, Size half) {
   __shared__ float t[2][2][kSwCols][kSwRowsHalf];  // [col parity][row parity][col / 2][row / 2]
@@ -316,7 +319,8 @@ __global__ void __launch_bounds__(kSwThreads) decimate_sweep_kernel(DevicePlane 
   const int y = int(threadIdx.x) % kSwH, jr = (int(threadIdx.x) / kSwH) * kSwRun;
   float res[kSwRun];
   if (any_negative) sweep_taps<false>(t, jr, y, res);
-  else sweep_taps<true>(t, jr, y, res);
+  else if (blockIdx.z == 0) sweep_taps<true, M0>(t, jr, y, res);
+  else sweep_taps<true, M1>(t, jr, y, res);
   __syncthreads();  // the tile becomes the output staging area
   float(*staged)[kSwW] = reinterpret_cast<float(*)[kSwW]>(&t[0][0][0][0]);
 #pragma unroll
@@ -453,8 +457,9 @@ __device__ __forceinline__ void slide_v(float (*pq)[kPassW], int c, int y0) {
 // Horizontal pass by sliding runs (variant 8): a task is (quantity, run of 8 columns, row); the
 // threads of a warp take neighbouring rows (odd strides: no bank conflicts). The quantity's
 // sample is formed as window_h_one forms it (r, d, r*r, d*d, r*d in f32).
-template <int M>
+template <int M0, int M1 = M0, int M2 = M0, int M3 = M0, int M4 = M0>
 __device__ __forceinline__ void slide_h(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], int in_rows) {
+  constexpr bool kOneMode = M0 == M1 && M1 == M2 && M2 == M3 && M3 == M4;
   constexpr int kRunsPerRow = kTileW / kSlideRun, kPerQuantity = kInH * kRunsPerRow;
   for (int t = int(threadIdx.x); t < kQuantities * kPerQuantity; t += kThreads) {
     const int q = t / kPerQuantity, rem = t % kPerQuantity, c0 = (rem / kInH) * kSlideRun, r = rem % kInH;
@@ -478,7 +483,12 @@ __device__ __forceinline__ void slide_h(float (*in)[kInH][kInStride], float (*pa
 #pragma unroll
       for (int i = 0; i < kSlideSamples; ++i) x[i] = __fmul_rn(pr[i], pd[i]);
     }
-    slide_taps<M>(x, out);
+    if (kOneMode) slide_taps<M0>(x, out);
+    else if (q == 0) slide_taps<M0>(x, out);
+    else if (q == 1) slide_taps<M1>(x, out);
+    else if (q == 2) slide_taps<M2>(x, out);
+    else if (q == 3) slide_taps<M3>(x, out);
+    else slide_taps<M4>(x, out);
 #pragma unroll
     for (int o = 0; o < kSlideRun; ++o) pass[q][r][c0 + o] = out[o];
   }
@@ -495,8 +505,7 @@ __device__ __forceinline__ void window_body(float (*in)[kInH][kInStride], float 
                                             int x0, int y0, int cols, int rows, int in_rows) {
   // Horizontal pass (window_h_one): a warp per row, a lane per column.
   if constexpr (kSlideH) {
-    static_assert(M0 == M1 && M1 == M2 && M2 == M3 && M3 == M4, "one widening for every quantity");
-    slide_h<M0>(in, pass, in_rows);
+    slide_h<M0, M1, M2, M3, M4>(in, pass, in_rows);
   } else
   for (int i = int(threadIdx.x); i < in_rows * kTileW; i += kThreads) {
     const int r = i / kTileW, c = i % kTileW;
@@ -618,6 +627,8 @@ __device__ __forceinline__ void window_body(float (*in)[kInH][kInStride], float 
 //   6: as 4, vertical pass by sliding runs (slide_v)   7: as 3, sliding runs
 //   8: as 6, the horizontal pass by sliding runs as well (slide_h)
 //   9: as 8, sigma by the f32 square root (lcs_terms)
+//   10: as 9 with the widenings spread over three pipes: cvt (XU), wide (FMA), shift (ALU):
+//       cvt, wide, shift, wide, shift     11: as 9, all shifts     12: as 9, all conversions
 template <int kVariant>
 __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_constant__ JobTable t) {
   extern __shared__ __align__(16) float smem[];
@@ -677,9 +688,18 @@ __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_consta
   } else if (kVariant == 8) {
     window_body<kWide, kWide, kWide, kWide, kWide, true, true, true>(in, pass, smem, job.taps, partials, tile,
                                                                      map, x0, y0, cols, rows, in_rows);
-  } else {
+  } else if (kVariant == 9) {
     window_body<kWide, kWide, kWide, kWide, kWide, true, true, true, true>(in, pass, smem, job.taps, partials,
                                                                            tile, map, x0, y0, cols, rows, in_rows);
+  } else if (kVariant == 10) {
+    window_body<kCvt, kWide, kShift, kWide, kShift, true, true, true, true>(in, pass, smem, job.taps, partials,
+                                                                            tile, map, x0, y0, cols, rows, in_rows);
+  } else if (kVariant == 11) {
+    window_body<kShift, kShift, kShift, kShift, kShift, true, true, true, true>(
+        in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  } else {
+    window_body<kCvt, kCvt, kCvt, kCvt, kCvt, true, true, true, true>(in, pass, smem, job.taps, partials, tile,
+                                                                      map, x0, y0, cols, rows, in_rows);
   }
 }
 
@@ -713,7 +733,7 @@ __global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ Redu
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = 10, kDecimateVariants = 4;
+constexpr int kWindowVariants = 13, kDecimateVariants = 7;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", 0), 0, kWindowVariants - 1);
 int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", 0), 0, kDecimateVariants - 1);
 int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", 0), 0, 1);
@@ -722,7 +742,9 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<2>), reinterpret_cast<const void*>(window_kernel<3>),
     reinterpret_cast<const void*>(window_kernel<4>), reinterpret_cast<const void*>(window_kernel<5>),
     reinterpret_cast<const void*>(window_kernel<6>), reinterpret_cast<const void*>(window_kernel<7>),
-    reinterpret_cast<const void*>(window_kernel<8>), reinterpret_cast<const void*>(window_kernel<9>)};
+    reinterpret_cast<const void*>(window_kernel<8>), reinterpret_cast<const void*>(window_kernel<9>),
+    reinterpret_cast<const void*>(window_kernel<10>), reinterpret_cast<const void*>(window_kernel<11>),
+    reinterpret_cast<const void*>(window_kernel<12>)};
 
 int tiles_x(Size plane) { return (map_size(plane).width + kTileW - 1) / kTileW; }
 int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH; }
@@ -776,9 +798,16 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
   const Size half = half_size(ref.size);
   dim3 grid(unsigned((half.width + kDecTileW - 1) / kDecTileW), unsigned((half.height + kDecTileH - 1) / kDecTileH));
   const int variant = g_decimate_variant;
-  if (variant == 3) {
+  if (variant >= 3) {
     dim3 sweep(unsigned((half.width + kSwW - 1) / kSwW), unsigned((half.height + kSwH - 1) / kSwH), 2);
-    decimate_sweep_kernel<<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    if (variant == 3)
+      decimate_sweep_kernel<kWide, kWide><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == 4)
+      decimate_sweep_kernel<kCvt, kWide><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == 5)
+      decimate_sweep_kernel<kShift, kWide><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else
+      decimate_sweep_kernel<kShift, kShift><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   } else if (variant == 1)
     decimate_kernel<1><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   else if (variant == 2)

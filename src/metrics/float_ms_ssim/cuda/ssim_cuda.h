@@ -39,8 +39,8 @@ struct DevicePlane {
 // VQX_SSIM_RED); tests and benches switch them between launches (not thread-safe: set before
 // enqueueing).
 struct SpeedVariants {
-  int window = 0;    // 0..9
-  int decimate = 0;  // 0..3
+  int window = 0;    // 0..12
+  int decimate = 0;  // 0..6
   int reduce = 0;    // 0..1 (1: 1024 threads per tree; the sums may differ in rounding)
 };
 SpeedVariants speed_variants();
