@@ -296,8 +296,8 @@ TEST(SsimCudaStages, EverySpeedVariantBitIdentical) {
   VQX_REQUIRE_CUDA();
   Device dev;
   const sc::SpeedVariants saved = sc::speed_variants();
-  for (int w = 0; w < 13; ++w)
-    for (int d = 0; d < 7; ++d) {
+  for (int w = 0; w < 16; ++w)
+    for (int d = 0; d < 9; ++d) {
       // Every window variant with the generic decimation and one or two others; every decimation
       // variant with the generic window kernel; both sum trees.
       if (w != 0 && d != 0 && d != 1 + w % 3 && !(w >= 9 && d == w - 6)) continue;

@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 #include "engine/cuda/cuda_check.h"
 #include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
@@ -240,6 +241,19 @@ __global__ void __launch_bounds__(kDecThreads) decimate_kernel(DevicePlane ref, 
   out_dis[o] = d;
 }
 
+// ---- Row-wise tile loaders (window variants 13-15, decimation variants 7-8) ------------------
+// Round 2's profile of the window kernel: issue slots 67 % busy, the largest stall "long
+// scoreboard", i.e. the tile loads: the plain loaders issue one global load, wait for it and
+// store it, with a division and a modulo per sample. These loaders give a warp whole rows
+// (no divisions) and issue a batch of loads before the first store, so several are in flight.
+template <typename T>
+__device__ __forceinline__ float to_sample(T v, float inverse) {
+  if constexpr (std::is_floating_point_v<T>) return v;  // f32 planes
+  else return __fmul_rn(__uint2float_rn(v), inverse);
+}
+
+constexpr int kWarps = 8;  // both the window and the sweep kernels run 256 threads
+
 // ---- Decimation by sliding runs (variant 3) ---------------------------------------------------
 // One image per block (blockIdx.z), 64 x 32 outputs; a thread owns a run of 8 neighbouring
 // outputs of one row and walks the 9 input rows and the 23 input columns of the run once per row.
@@ -295,8 +309,40 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
   for (int o = 0; o < kSwRun; ++o) out[o] = kNonneg ? finish_as<M>(acc[o]) : unscale_to_f32(acc[o]);
 }
 
+// The sweep tile by rows (decimation variants 7, 8): a warp per input row (reflected once),
+// lanes over columns, a batch of loads in flight before the stores.
+template <typename T>
+__device__ __forceinline__ unsigned load_sweep_rows(const void* data, Size size, int x0, int y0, int load_rows,
+                                                    int load_cols, float inverse,
+                                                    float (*t)[2][kSwCols][kSwRowsHalf]) {
+  const T* p = static_cast<const T*>(data);
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  constexpr int kCols = (2 * kSwW + kLpfTaps - 2 + 31) / 32;  // 5 column passes of 32
+  unsigned negative = 0;
+  for (int r = warp; r < load_rows; r += kWarps) {
+    const size_t row = size_t(reflect_index(2 * y0 + r - kLpfRadius, size.height)) * size_t(size.width);
+    T v[kCols];
+#pragma unroll
+    for (int h = 0; h < kCols; ++h) {
+      const int k = lane + 32 * h;
+      v[h] = T(0);
+      if (k < load_cols) v[h] = p[row + size_t(reflect_index(2 * x0 + k - kLpfRadius, size.width))];
+    }
+#pragma unroll
+    for (int h = 0; h < kCols; ++h) {
+      const int k = lane + 32 * h;
+      if (k < load_cols) {
+        const float a = to_sample(v[h], inverse);
+        t[k & 1][r & 1][k >> 1][r >> 1] = a;
+        negative |= __float_as_uint(a) >> 31;
+      }
+    }
+  }
+  return negative;
+}
+
 // Widening of the sign-free path per image: M0 for the reference, M1 for the distorted plane.
-template <int M0, int M1>
+template <int M0, int M1, bool kRowLoader = false>
 __global__ void __launch_bounds__(kSwThreads) decimate_sweep_kernel(DevicePlane ref, DevicePlane dis, float* out_ref,
                                                                    float* out_dis, Size half) {
   __shared__ float t[2][2][kSwCols][kSwRowsHalf];  // [col parity][row parity][col / 2][row / 2]
@@ -307,13 +353,22 @@ __global__ void __launch_bounds__(kSwThreads) decimate_sweep_kernel(DevicePlane 
   const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = 2 * cols + kLpfTaps - 2;
   const float inverse = inverse_divisor(in.bit_depth);
   unsigned negative = 0;
-  for (int i = int(threadIdx.x); i < load_rows * load_cols; i += kSwThreads) {
-    const int r = i / load_cols, k = i % load_cols;  // full-resolution offsets from (2 x0 - 4, 2 y0 - 4)
-    const size_t index = size_t(reflect_index(2 * y0 + r - kLpfRadius, in.size.height)) * size_t(in.size.width) +
-                         size_t(reflect_index(2 * x0 + k - kLpfRadius, in.size.width));
-    const float a = load_sample(in, index, inverse);
-    t[k & 1][r & 1][k >> 1][r >> 1] = a;
-    negative |= __float_as_uint(a) >> 31;
+  if (kRowLoader) {
+    if (in.type == SampleType::kU8)
+      negative = load_sweep_rows<uint8_t>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+    else if (in.type == SampleType::kU16)
+      negative = load_sweep_rows<uint16_t>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+    else
+      negative = load_sweep_rows<float>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+  } else {
+    for (int i = int(threadIdx.x); i < load_rows * load_cols; i += kSwThreads) {
+      const int r = i / load_cols, k = i % load_cols;  // full-resolution offsets from (2 x0 - 4, 2 y0 - 4)
+      const size_t index = size_t(reflect_index(2 * y0 + r - kLpfRadius, in.size.height)) * size_t(in.size.width) +
+                           size_t(reflect_index(2 * x0 + k - kLpfRadius, in.size.width));
+      const float a = load_sample(in, index, inverse);
+      t[k & 1][r & 1][k >> 1][r >> 1] = a;
+      negative |= __float_as_uint(a) >> 31;
+    }
   }
   const bool any_negative = __syncthreads_or(int(negative)) != 0;
   const int y = int(threadIdx.x) % kSwH, jr = (int(threadIdx.x) / kSwH) * kSwRun;
@@ -367,6 +422,45 @@ static_assert(kInputFloats * sizeof(float) % 16 == 0, "the pass region must stay
 static_assert(size_t(kQuantities) * kInH * kPassW * sizeof(float) >=
                   sizeof(DoubleDouble) * kSumQuantities * kThreads,
               "the block tree reuses the horizontal-pass region");
+
+template <typename T>
+__device__ __forceinline__ unsigned load_window_rows(const void* ref_data, const void* dis_data, size_t width, int x0,
+                                                     int y0, int in_rows, int in_cols, float inverse_r,
+                                                     float inverse_d, float (*in)[kInH][kInStride]) {
+  const T* ref = static_cast<const T*>(ref_data);
+  const T* dis = static_cast<const T*>(dis_data);
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  constexpr int kBatch = 4;
+  unsigned negative = 0;
+  for (int r0 = warp; r0 < in_rows; r0 += kWarps * kBatch) {
+    T a[kBatch][2], b[kBatch][2];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = r0 + kWarps * k, c = lane + 32 * h;
+        a[k][h] = b[k][h] = T(0);
+        if (r < in_rows && c < in_cols) {
+          const size_t index = size_t(y0 + r) * width + size_t(x0 + c);
+          a[k][h] = ref[index];
+          b[k][h] = dis[index];
+        }
+      }
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = r0 + kWarps * k, c = lane + 32 * h;
+        if (r < in_rows && c < in_cols) {
+          const float rv = to_sample(a[k][h], inverse_r), dv = to_sample(b[k][h], inverse_d);
+          in[0][r][c] = rv;
+          in[1][r][c] = dv;
+          negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
+        }
+      }
+  }
+  return negative;
+}
 
 struct JobTable {
   ScaleJob job[kMaxJobs];
@@ -629,6 +723,7 @@ __device__ __forceinline__ void window_body(float (*in)[kInH][kInStride], float 
 //   9: as 8, sigma by the f32 square root (lcs_terms)
 //   10: as 9 with the widenings spread over three pipes: cvt (XU), wide (FMA), shift (ALU):
 //       cvt, wide, shift, wide, shift     11: as 9, all shifts     12: as 9, all conversions
+//   13: as 11, 14: as 9, 15: as 0, each with the row-wise tile loader (load_window_rows)
 template <int kVariant>
 __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_constant__ JobTable t) {
   extern __shared__ __align__(16) float smem[];
@@ -647,18 +742,31 @@ __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_consta
 
   const float inverse_r = inverse_divisor(job.ref.bit_depth), inverse_d = inverse_divisor(job.dis.bit_depth);
   unsigned negative = 0;
-  for (int i = int(threadIdx.x); i < in_rows * in_cols; i += kThreads) {
-    const int r = i / in_cols, c = i % in_cols;
-    const size_t index = size_t(y0 + r) * size_t(size.width) + size_t(x0 + c);
-    const float rv = load_sample(job.ref, index, inverse_r), dv = load_sample(job.dis, index, inverse_d);
-    in[0][r][c] = rv;
-    in[1][r][c] = dv;
-    negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
+  if (kVariant >= 13 && job.ref.type == job.dis.type) {
+    const size_t width = size_t(size.width);
+    if (job.ref.type == SampleType::kU8)
+      negative = load_window_rows<uint8_t>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                           inverse_d, in);
+    else if (job.ref.type == SampleType::kU16)
+      negative = load_window_rows<uint16_t>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                            inverse_d, in);
+    else
+      negative = load_window_rows<float>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                         inverse_d, in);
+  } else {
+    for (int i = int(threadIdx.x); i < in_rows * in_cols; i += kThreads) {
+      const int r = i / in_cols, c = i % in_cols;
+      const size_t index = size_t(y0 + r) * size_t(size.width) + size_t(x0 + c);
+      const float rv = load_sample(job.ref, index, inverse_r), dv = load_sample(job.dis, index, inverse_d);
+      in[0][r][c] = rv;
+      in[1][r][c] = dv;
+      negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
+    }
   }
   const bool any_negative = __syncthreads_or(int(negative)) != 0;
   PartialSum* partials = t.partials[j];
-  if (kVariant == 0 || any_negative) {
-    if (kVariant < 2)
+  if (kVariant == 0 || kVariant == 15 || any_negative) {
+    if (kVariant < 2 || kVariant == 15)
       window_body<kCvt, kCvt, kShift, kShift, kSigned, false>(in, pass, smem, job.taps, partials, tile, map,
                                                               x0, y0, cols, rows, in_rows);
     else
@@ -694,9 +802,12 @@ __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_consta
   } else if (kVariant == 10) {
     window_body<kCvt, kWide, kShift, kWide, kShift, true, true, true, true>(in, pass, smem, job.taps, partials,
                                                                             tile, map, x0, y0, cols, rows, in_rows);
-  } else if (kVariant == 11) {
+  } else if (kVariant == 11 || kVariant == 13) {
     window_body<kShift, kShift, kShift, kShift, kShift, true, true, true, true>(
         in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  } else if (kVariant == 14) {
+    window_body<kWide, kWide, kWide, kWide, kWide, true, true, true, true>(in, pass, smem, job.taps, partials,
+                                                                           tile, map, x0, y0, cols, rows, in_rows);
   } else {
     window_body<kCvt, kCvt, kCvt, kCvt, kCvt, true, true, true, true>(in, pass, smem, job.taps, partials, tile,
                                                                       map, x0, y0, cols, rows, in_rows);
@@ -733,10 +844,12 @@ __global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ Redu
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = 13, kDecimateVariants = 7;
-int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", 0), 0, kWindowVariants - 1);
-int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", 0), 0, kDecimateVariants - 1);
-int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", 0), 0, 1);
+constexpr int kWindowVariants = 16, kDecimateVariants = 9;
+// Defaults: the fastest combination measured on the H200 (docs/float_ms_ssim.md, speed pass 3).
+constexpr int kDefaultWindow = 11, kDefaultDecimate = 0, kDefaultReduce = 1;
+int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
+int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimate), 0, kDecimateVariants - 1);
+int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", kDefaultReduce), 0, 1);
 const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<0>), reinterpret_cast<const void*>(window_kernel<1>),
     reinterpret_cast<const void*>(window_kernel<2>), reinterpret_cast<const void*>(window_kernel<3>),
@@ -744,7 +857,8 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<6>), reinterpret_cast<const void*>(window_kernel<7>),
     reinterpret_cast<const void*>(window_kernel<8>), reinterpret_cast<const void*>(window_kernel<9>),
     reinterpret_cast<const void*>(window_kernel<10>), reinterpret_cast<const void*>(window_kernel<11>),
-    reinterpret_cast<const void*>(window_kernel<12>)};
+    reinterpret_cast<const void*>(window_kernel<12>), reinterpret_cast<const void*>(window_kernel<13>),
+    reinterpret_cast<const void*>(window_kernel<14>), reinterpret_cast<const void*>(window_kernel<15>)};
 
 int tiles_x(Size plane) { return (map_size(plane).width + kTileW - 1) / kTileW; }
 int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH; }
@@ -806,8 +920,12 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
       decimate_sweep_kernel<kCvt, kWide><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
     else if (variant == 5)
       decimate_sweep_kernel<kShift, kWide><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
-    else
+    else if (variant == 6)
       decimate_sweep_kernel<kShift, kShift><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == 7)
+      decimate_sweep_kernel<kShift, kShift, true><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else
+      decimate_sweep_kernel<kWide, kWide, true><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   } else if (variant == 1)
     decimate_kernel<1><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   else if (variant == 2)

@@ -39,9 +39,9 @@ struct DevicePlane {
 // VQX_SSIM_RED); tests and benches switch them between launches (not thread-safe: set before
 // enqueueing).
 struct SpeedVariants {
-  int window = 0;    // 0..12
-  int decimate = 0;  // 0..6
-  int reduce = 0;    // 0..1 (1: 1024 threads per tree; the sums may differ in rounding)
+  int window = 0;    // 0..15 (default 11)
+  int decimate = 0;  // 0..8 (default 0)
+  int reduce = 0;    // 0..1 (default 1: 1024 threads per tree; the sums differ only in rounding)
 };
 SpeedVariants speed_variants();
 void set_speed_variants(SpeedVariants variants);
