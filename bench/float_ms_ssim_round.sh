@@ -85,7 +85,7 @@ st "ncu (if time is left)"
 if [ $(( $(date +%s) - t0 )) -lt 85 ]; then
   timeout 15 /usr/local/cuda/bin/ncu --clock-control none -k regex:'window_kernel' -c 1 --page raw \
     --section ComputeWorkloadAnalysis --section WarpStateStats --section SpeedOfLight \
-    $b/float_ms_ssim_cuda_bench --benchmark_filter="4k_w${WIN}d${DEC}/" >$b/ncu.log 2>&1; echo "ncu exit $?" >>$log
+    $b/float_ms_ssim_cuda_bench --benchmark_filter="4k_w${WIN}d${DEC}" >$b/ncu.log 2>&1; echo "ncu exit $?" >>$log
   grep -E "pipe|stalled|issue_active|ipc|warps_active|registers|throughput|duration|==ERROR" $b/ncu.log | grep -vE " 0$" | head -300 >>$log
 fi
 st done
