@@ -206,6 +206,7 @@ VQX_MSSSIM_BOTH(w14d8r1, 14, 8, 1, false);
 VQX_MSSSIM_BOTH(w13d7r1f, 13, 7, 1, true);
 VQX_MSSSIM_BOTH(w14d8r1f, 14, 8, 1, true);
 VQX_MSSSIM_BOTH(w13d0r1f, 13, 0, 1, true);
+VQX_MSSSIM_BOTH(w13d9r1f, 13, 9, 1, true);  // the defaults
 
 }  // namespace
 }  // namespace vqx::bench

@@ -297,10 +297,10 @@ TEST(SsimCudaStages, EverySpeedVariantBitIdentical) {
   Device dev;
   const sc::SpeedVariants saved = sc::speed_variants();
   for (int w = 0; w < 16; ++w)
-    for (int d = 0; d < 9; ++d) {
+    for (int d = 0; d < 10; ++d) {
       // Every window variant with the generic decimation and one or two others; every decimation
       // variant with the generic window kernel; both sum trees.
-      if (w != 0 && d != 0 && d != 1 + w % 3 && !(w >= 9 && d == w - 6)) continue;
+      if (w != 0 && d != 0 && d != 1 + w % 3 && !(w >= 9 && d == w - 6) && !(w == 13 && d == 9)) continue;
       const int r = (w + d) % 2;
       sc::set_speed_variants({w, d, r});
       const std::string tag = fmt::format("variant w{} d{} r{}: ", w, d, r);
