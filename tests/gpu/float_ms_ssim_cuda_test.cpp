@@ -163,10 +163,7 @@ class SsimCudaPyramid : public ::testing::TestWithParam<RawCase> {};
 // Raw samples -> conversion -> the whole pyramid -> windows and terms at every level, each
 // compared with the plain CPU stages. Sizes: the 11x11 minimum, odd, 2^n +- 1, tiles with one
 // column or row, 176 (every level down to 11).
-TEST_P(SsimCudaPyramid, EveryStageBitIdenticalToThePlainTwins) {
-  VQX_REQUIRE_CUDA();
-  const RawCase rc = GetParam();
-  Device dev;
+void check_pyramid(Device& dev, const RawCase& rc, const std::string& tag = {}) {
   std::mt19937 rng(rc.size.width * 7919u + rc.size.height + rc.bit_depth);
   const uint32_t max = (1u << rc.bit_depth) - 1;
   PictureFormat f;
@@ -198,7 +195,7 @@ TEST_P(SsimCudaPyramid, EveryStageBitIdenticalToThePlainTwins) {
   Size size = rc.size;
   std::vector<cuda::DeviceBuffer> keep;
   for (int level = 0;; ++level) {
-    const std::string what = fmt::format("{}x{} {}-bit level {} ({}x{})", rc.size.width, rc.size.height,
+    const std::string what = fmt::format("{}{}x{} {}-bit level {} ({}x{})", tag, rc.size.width, rc.size.height,
                                          int(rc.bit_depth), level, size.width, size.height);
     if (size.width >= ssim::kWindowTaps && size.height >= ssim::kWindowTaps)
       check_window_scale(dev, pr, pd, r, d, size, what);
@@ -224,6 +221,12 @@ TEST_P(SsimCudaPyramid, EveryStageBitIdenticalToThePlainTwins) {
   }
 }
 
+TEST_P(SsimCudaPyramid, EveryStageBitIdenticalToThePlainTwins) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  check_pyramid(dev, GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Sizes, SsimCudaPyramid,
     ::testing::Values(RawCase{{11, 11}, 8}, RawCase{{12, 13}, 8}, RawCase{{43, 75}, 8},
@@ -237,9 +240,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // f32 planes with negative values, wide dynamic range and exact zeros (signed products, the
 // scaled widening of tiny and negative terms), and flat planes (zero variance: the zli-nflx fix).
-TEST(SsimCudaStages, SignedFlatAndTinyPlanesBitIdentical) {
-  VQX_REQUIRE_CUDA();
-  Device dev;
+void check_signed_flat_tiny(Device& dev, const std::string& tag = {}) {
   std::mt19937 rng(12345);
   for (Size size : {Size{37, 29}, Size{200, 150}}) {
     std::vector<std::pair<std::vector<float>, std::vector<float>>> cases;
@@ -253,9 +254,20 @@ TEST(SsimCudaStages, SignedFlatAndTinyPlanesBitIdentical) {
     cases.emplace_back(std::vector<float>(size.pixels(), 0.0f), random_plane(size, rng, 0.0f, 255.0f));
     auto flat_neg = std::vector<float>(size.pixels(), -3.25f);
     cases.emplace_back(flat_neg, random_plane(size, rng, -5.0f, 5.0f));
+    // Sign bits clear (the variants' sign-free path): tiny and subnormal products, +0 samples.
+    auto tiny_pos = random_plane(size, rng, 0.0f, 1e-19f);
+    for (size_t i = 0; i < tiny_pos.size(); i += 5) tiny_pos[i] = 0.0f;
+    for (size_t i = 0; i < tiny_pos.size(); i += 11) tiny_pos[i] *= 1e-25f;
+    cases.emplace_back(tiny_pos, random_plane(size, rng, 0.0f, 1e-3f));
+    // One sample with its sign bit set (a -0 in one tile, a negative value in another): those
+    // tiles take the signed path, the others the sign-free one.
+    auto one_neg_r = random_plane(size, rng, 0.0f, 255.0f), one_neg_d = random_plane(size, rng, 0.0f, 255.0f);
+    one_neg_r[one_neg_r.size() / 2] = -0.0f;
+    one_neg_d[size_t(size.width) * 3 + 5] = -17.5f;
+    cases.emplace_back(one_neg_r, one_neg_d);
     for (size_t k = 0; k < cases.size(); ++k) {
       const auto& [r, d] = cases[k];
-      const std::string what = fmt::format("{}x{} case {}", size.width, size.height, k);
+      const std::string what = fmt::format("{}{}x{} case {}", tag, size.width, size.height, k);
       cuda::DeviceBuffer gr = dev.upload(r), gd = dev.upload(d);
       sc::DevicePlane pr{gr.get(), sc::SampleType::kF32, 8, size}, pd{gd.get(), sc::SampleType::kF32, 8, size};
       check_window_scale(dev, pr, pd, r, d, size, what);
@@ -270,6 +282,34 @@ TEST(SsimCudaStages, SignedFlatAndTinyPlanesBitIdentical) {
       EXPECT_TRUE(same_bytes(hd, got_d)) << what << " decimated dis: " << first_mismatch(hd, got_d, half);
     }
   }
+}
+
+TEST(SsimCudaStages, SignedFlatAndTinyPlanesBitIdentical) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  check_signed_flat_tiny(dev);
+}
+
+// Every speed variant of the window and decimation kernels (sc::SpeedVariants) against the plain
+// twins: raw 8/10/16-bit pyramids and the signed, flat and tiny planes.
+TEST(SsimCudaStages, EverySpeedVariantBitIdentical) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  const sc::SpeedVariants saved = sc::speed_variants();
+  for (int w = 0; w < 16; ++w)
+    for (int d = 0; d < 10; ++d) {
+      // Every window variant with the generic decimation and one or two others; every decimation
+      // variant with the generic window kernel; both sum trees.
+      if (w != 0 && d != 0 && d != 1 + w % 3 && !(w >= 9 && d == w - 6) && !(w == 13 && d == 9)) continue;
+      const int r = (w + d) % 2;
+      sc::set_speed_variants({w, d, r});
+      const std::string tag = fmt::format("variant w{} d{} r{}: ", w, d, r);
+      for (RawCase rc : {RawCase{{97, 203}, 8}, RawCase{{300, 200}, 10}, RawCase{{77, 91}, 16},
+                         RawCase{{11, 11}, 8}})
+        check_pyramid(dev, rc, tag);
+      check_signed_flat_tiny(dev, tag);
+    }
+  sc::set_speed_variants(saved);
 }
 
 // float_ssim's box decimation from raw samples (every conversion) and from f32, odd sizes.

@@ -7,7 +7,11 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 
+#include "engine/cuda/cuda_check.h"
+#include "engine/cuda/device_context.h"
 #include "engine/error.h"
 #include "metrics/float_ms_ssim/cuda/float_ms_ssim_cuda.h"
 #include "metrics/float_ms_ssim/float_ms_ssim_outputs.h"
@@ -38,6 +42,8 @@ class FloatMsSsimCuda final : public CudaMetric {
   }
 
   std::vector<std::string> stage_names() const override {
+    if (fork_)
+      return {"scale-0 windows || pyramid + scales 1-4", "join", "sum trees"};
     return {"pyramid (4 decimations)", "windows+terms+tile sums", "sum trees"};
   }
 
@@ -53,6 +59,11 @@ class FloatMsSsimCuda final : public CudaMetric {
     format_ = f;
     max_db_ = ssim::max_db(clip_db_, f.bit_depth, f.width, f.height);
     sc::prepare_device();
+    if (fork_) {
+      side_ = std::make_unique<cuda::Stream>();
+      fork_event_ = std::make_unique<cuda::Event>();
+      join_event_ = std::make_unique<cuda::Event>();
+    }
     sizes_[0] = {int(f.width), int(f.height)};
     for (int k = 1; k < kScales; ++k) sizes_[k] = ssim::half_size(sizes_[k - 1]);
     for (int k = 0; k < kScales; ++k) {
@@ -76,6 +87,28 @@ class FloatMsSsimCuda final : public CudaMetric {
     jobs[0].ref = sc::luma_plane(frame.ref, format_);
     jobs[0].dis = sc::luma_plane(frame.dis, format_);
     marks.stage(stream, 0);
+    if (fork_) {
+      // Scale 0's windows need no pyramid: they run on `stream` while a side stream builds the
+      // pyramid and runs the windows of scales 1-4 (same kernels, same buffers, same bits).
+      cudaStream_t side = side_->get();
+      cuda::check(cudaEventRecord(fork_event_->get(), stream), "float_ms_ssim: fork");
+      cuda::check(cudaStreamWaitEvent(side, fork_event_->get(), 0), "float_ms_ssim: fork");
+      for (int k = 1; k < kScales; ++k) {
+        sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(),
+                             level_dis_[k].get<float>(), side);
+        jobs[k].ref = {level_ref_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
+        jobs[k].dis = {level_dis_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
+      }
+      sc::enqueue_windows(jobs.data() + 1, kScales - 1, partial_ptrs_.data() + 1, side);
+      cuda::check(cudaEventRecord(join_event_->get(), side), "float_ms_ssim: join");
+      sc::enqueue_windows(jobs.data(), 1, partial_ptrs_.data(), stream);
+      marks.stage(stream, 1);
+      cuda::check(cudaStreamWaitEvent(stream, join_event_->get(), 0), "float_ms_ssim: join");
+      marks.stage(stream, 2);
+      sc::enqueue_reduce(sizes_.data(), kScales, partial_ptrs_.data(),
+                         &static_cast<MsSsimResult*>(result)->sums[0][0], stream);
+      return;
+    }
     for (int k = 1; k < kScales; ++k) {
       // Level k from level k-1, reference and distorted independently (spec 3.3).
       sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(),
@@ -123,6 +156,14 @@ class FloatMsSsimCuda final : public CudaMetric {
   std::array<cuda::DeviceBuffer, kScales> level_ref_, level_dis_;  // [0] unused: the upload
   std::array<cuda::DeviceBuffer, kScales> partials_;
   std::array<sc::PartialSum*, kScales> partial_ptrs_{};
+  // Scale 0's windows concurrent with the pyramid (enqueue); VQX_SSIM_FORK=0 turns it off
+  // (measured 1-2 % faster on the H200, docs/float_ms_ssim.md).
+  bool fork_ = [] {
+    const char* v = std::getenv("VQX_SSIM_FORK");
+    return !(v && *v == '0');
+  }();
+  std::unique_ptr<cuda::Stream> side_;
+  std::unique_ptr<cuda::Event> fork_event_, join_event_;
 };
 
 }  // namespace

@@ -17,6 +17,11 @@
 // Some quantities use the conversion instruction and others the integer path, so that both
 // pipes work at once; a quantity never mixes the two.
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
 
 #include "engine/cuda/cuda_check.h"
 #include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
@@ -28,6 +33,7 @@ namespace {
 // The CPU's tables, copied by prepare_device() (never recomputed).
 __constant__ float c_gaussian[kWindowTaps];
 __constant__ float c_lpf[kLpfTaps][kLpfTaps];
+__constant__ float c_lpf_abs[kLpfTaps][kLpfTaps];  // |kLpf|: the same entries, sign bit cleared
 
 constexpr double kScaleUp = 0x1p896;
 
@@ -49,6 +55,41 @@ __device__ __forceinline__ double widen_scaled_nonneg(float p) {
 
 __device__ __forceinline__ float unscale_to_f32(double scaled_sum) {
   return __double2float_rn(__dmul_rn(scaled_sum, kScaleUp));
+}
+
+// The same bits as widen_scaled_nonneg in one instruction: the 64-bit product u * 2^29 is
+// (u >> 3) : (u << 29), which ptxas emits as one IMAD.WIDE.U32 (FMA pipe) instead of two shifts
+// (ALU pipe).
+__device__ __forceinline__ double widen_scaled_wide(float p) {
+  unsigned long long r;
+  asm("mul.wide.u32 %0, %1, 536870912;" : "=l"(r) : "r"(__float_as_uint(p)));
+  return __longlong_as_double(static_cast<long long>(r));
+}
+
+// Widening modes of one accumulator (it never mixes two): kCvt = the conversion instruction
+// (unscaled accumulator); the others scale by 2^-896 (file comment): kShift / kWide only for
+// terms with the sign bit clear, kSigned for any finite term.
+enum WidenMode : int { kCvt = 0, kShift = 1, kSigned = 2, kWide = 3 };
+
+template <int M>
+__device__ __forceinline__ double widen_as(float p) {
+  if constexpr (M == kCvt) return widen(p);
+  else if constexpr (M == kShift) return widen_scaled_nonneg(p);
+  else if constexpr (M == kSigned) return widen_scaled(p);
+  else return widen_scaled_wide(p);
+}
+
+template <int M>
+__device__ __forceinline__ float finish_as(double acc) {
+  if constexpr (M == kCvt) return __double2float_rn(acc);
+  else return unscale_to_f32(acc);
+}
+
+// Speed knobs for side-by-side measurement (all variants give the same bits; tests run each).
+// VQX_SSIM_WIN: window kernel variant (0 = the generic kernel); VQX_SSIM_DEC: decimation variant.
+int knob(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::atoi(v) : fallback;
 }
 
 // Half-sample symmetric extension, single reflection (spec 3.3), as ssim::reflect.
@@ -119,6 +160,53 @@ constexpr int kDecTileW = 32, kDecTileH = 8, kDecThreads = kDecTileW * kDecTileH
 constexpr int kDecRows = 2 * kDecTileH + kLpfTaps - 2;
 constexpr int kDecSplit = kDecTileW + kLpfRadius;
 
+// The 81 taps of one output of each image, rows outer, columns inner: f32 product, widened,
+// f64 add (spec 3.3), with widening modes MR / MD.
+//
+// kNonneg: no sample of the tile has its sign bit set (always so for raw luma). Then the sign
+// of a product a * g is the sign of g, fixed per tap (lpf_negative, checked against kLpf by
+// prepare_device), and a * g = -(a * |g|) exactly (f32 rounding is symmetric), so the product
+// a * |g| has its sign bit clear (cheap widening) and is subtracted where g < 0 (the f64
+// subtraction negates its operand for free). -0 products: the CPU adds -0, this subtracts +0,
+// both leave the (never -0) accumulator unchanged.
+__host__ __device__ constexpr bool lpf_negative(int i) { return i == 1 || i == 2 || i == 6 || i == 7; }
+
+template <int MR, int MD, bool kNonneg>
+__device__ __forceinline__ void decimate_taps(const float (*split)[2][kDecRows][kDecSplit], int tx, int ty,
+                                              float& out_r, float& out_d) {
+  double sum_r = 0.0, sum_d = 0.0;
+#pragma unroll
+  for (int v = 0; v < kLpfTaps; ++v) {
+#pragma unroll
+    for (int u = 0; u < kLpfTaps; ++u) {
+      const float a = split[0][u & 1][2 * ty + v][tx + u / 2];
+      const float b = split[1][u & 1][2 * ty + v][tx + u / 2];
+      if constexpr (kNonneg) {
+        const float g = c_lpf_abs[v][u];
+        const double pa = widen_as<MR>(__fmul_rn(a, g)), pb = widen_as<MD>(__fmul_rn(b, g));
+        if (lpf_negative(v) != lpf_negative(u)) {
+          sum_r = __dsub_rn(sum_r, pa);
+          sum_d = __dsub_rn(sum_d, pb);
+        } else {
+          sum_r = __dadd_rn(sum_r, pa);
+          sum_d = __dadd_rn(sum_d, pb);
+        }
+      } else {
+        const float g = c_lpf[v][u];
+        sum_r = __dadd_rn(sum_r, widen_as<MR>(__fmul_rn(a, g)));
+        sum_d = __dadd_rn(sum_d, widen_as<MD>(__fmul_rn(b, g)));
+      }
+    }
+  }
+  out_r = finish_as<MR>(sum_r);
+  out_d = finish_as<MD>(sum_d);
+}
+
+// kVariant 0: the reference through the conversion instruction, the distorted plane through
+// widen_scaled (any sign). kVariant 1 (reference: conversion, distorted: IMAD.WIDE) and 2 (both
+// IMAD.WIDE): the same where a tile holds a sample with its sign bit set, else decimate_taps'
+// kNonneg path.
+template <int kVariant>
 __global__ void __launch_bounds__(kDecThreads) decimate_kernel(DevicePlane ref, DevicePlane dis,
                                                                float* out_ref, float* out_dis,
                                                                Size half) {
@@ -128,6 +216,7 @@ __global__ void __launch_bounds__(kDecThreads) decimate_kernel(DevicePlane ref, 
   const int cols = min(kDecTileW, half.width - x0), rows = min(kDecTileH, half.height - y0);
   const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = cols + kLpfRadius;
   const float inverse_r = inverse_divisor(ref.bit_depth), inverse_d = inverse_divisor(dis.bit_depth);
+  unsigned negative = 0;
   for (int i = int(threadIdx.x); i < load_rows * load_cols; i += kDecThreads) {
     const int r = i / load_cols, j = i % load_cols;
     const size_t row = size_t(reflect_index(2 * y0 + r - kLpfRadius, in.height)) * size_t(in.width);
@@ -137,27 +226,165 @@ __global__ void __launch_bounds__(kDecThreads) decimate_kernel(DevicePlane ref, 
     split[0][1][r][j] = load_sample(ref, odd, inverse_r);
     split[1][0][r][j] = load_sample(dis, even, inverse_d);
     split[1][1][r][j] = load_sample(dis, odd, inverse_d);
+    negative |= (__float_as_uint(split[0][0][r][j]) | __float_as_uint(split[0][1][r][j]) |
+                 __float_as_uint(split[1][0][r][j]) | __float_as_uint(split[1][1][r][j])) >> 31;
   }
-  __syncthreads();
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
   const int tx = int(threadIdx.x) % kDecTileW, ty = int(threadIdx.x) / kDecTileW;
   if (tx >= cols || ty >= rows) return;
-  // Rows outer, columns inner; f32 product, widened, f64 add. The reference goes through the
-  // conversion instruction, the distorted plane through widen_scaled (file comment).
-  double sum_r = 0.0, sum_d = 0.0;
+  float r, d;
+  if (kVariant == 0 || any_negative) decimate_taps<kCvt, kSigned, false>(split, tx, ty, r, d);
+  else if (kVariant == 1) decimate_taps<kCvt, kWide, true>(split, tx, ty, r, d);
+  else decimate_taps<kWide, kWide, true>(split, tx, ty, r, d);
+  const size_t o = size_t(y0 + ty) * size_t(half.width) + size_t(x0 + tx);
+  out_ref[o] = r;
+  out_dis[o] = d;
+}
+
+// ---- Row-wise tile loaders (window variants 13-15, decimation variants 7-8) ------------------
+// Round 2's profile of the window kernel: issue slots 67 % busy, the largest stall "long
+// scoreboard", i.e. the tile loads: the plain loaders issue one global load, wait for it and
+// store it, with a division and a modulo per sample. These loaders give a warp whole rows
+// (no divisions) and issue a batch of loads before the first store, so several are in flight.
+template <typename T>
+__device__ __forceinline__ float to_sample(T v, float inverse) {
+  if constexpr (std::is_floating_point_v<T>) return v;  // f32 planes
+  else return __fmul_rn(__uint2float_rn(v), inverse);
+}
+
+constexpr int kWarps = 8;  // both the window and the sweep kernels run 256 threads
+
+// ---- Decimation by sliding runs (variant 3) ---------------------------------------------------
+// One image per block (blockIdx.z), 64 x 32 outputs; a thread owns a run of 8 neighbouring
+// outputs of one row and walks the 9 input rows and the 23 input columns of the run once per row.
+// kLpf is symmetric in u (checked by prepare_device), so a sample's products with taps u and 8-u
+// of the same row are one f32, formed and widened once and added to both outputs' accumulators;
+// every accumulator still adds its 81 taps rows outer, columns inner (spec 3.3). The tile is
+// stored split by column and row parity and transposed ([col parity][row parity][col][row]), so
+// the 32 threads of a warp (32 neighbouring output rows) read 32 neighbouring words.
+constexpr int kSwRun = 8, kSwRuns = 8, kSwW = kSwRun * kSwRuns, kSwH = 32, kSwThreads = kSwRuns * kSwH;
+// kSwRowsHalf is padded to an odd stride (fewer bank conflicts when the tile is stored).
+constexpr int kSwCols = kSwW + kLpfRadius, kSwRowsHalf = kSwH + kLpfRadius + 1;
+constexpr int kSwSamples = 2 * kSwRun + kLpfTaps - 2;  // input columns a run reads per row
+static_assert(kSwThreads == 256 && 2 * 2 * kSwCols * kSwRowsHalf >= kSwW * kSwH, "tile reuse for the outputs");
+
+__host__ __device__ constexpr int lpf_class(int u) { return u < kLpfTaps - 1 - u ? u : kLpfTaps - 1 - u; }
+
+__host__ __device__ constexpr bool sweep_needs(int c, int m) {
+  for (int o = 0; o < kSwRun; ++o) {
+    const int u = c - 2 * o;
+    if (u >= 0 && u < kLpfTaps && lpf_class(u) == m) return true;
+  }
+  return false;
+}
+
+// kNonneg as in decimate_taps (products a * |g|, subtracted where g < 0); else signed samples.
+template <bool kNonneg, int M = kWide>
+__device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
+                                           float (&out)[kSwRun]) {
+  double acc[kSwRun];
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) acc[o] = 0.0;
 #pragma unroll
   for (int v = 0; v < kLpfTaps; ++v) {
 #pragma unroll
-    for (int u = 0; u < kLpfTaps; ++u) {
-      const float g = c_lpf[v][u];
-      const float a = split[0][u & 1][2 * ty + v][tx + u / 2];
-      const float b = split[1][u & 1][2 * ty + v][tx + u / 2];
-      sum_r = __dadd_rn(sum_r, widen(__fmul_rn(a, g)));
-      sum_d = __dadd_rn(sum_d, widen_scaled(__fmul_rn(b, g)));
+    for (int c = 0; c < kSwSamples; ++c) {
+      const float a = t[c & 1][v & 1][jr + (c >> 1)][y + (v >> 1)];
+      double w[kLpfRadius + 1];
+#pragma unroll
+      for (int m = 0; m <= kLpfRadius; ++m)
+        if (sweep_needs(c, m))
+          w[m] = kNonneg ? widen_as<M>(__fmul_rn(a, c_lpf_abs[v][m])) : widen_scaled(__fmul_rn(a, c_lpf[v][m]));
+#pragma unroll
+      for (int o = 0; o < kSwRun; ++o) {
+        const int u = c - 2 * o;
+        if (u >= 0 && u < kLpfTaps) {
+          if (kNonneg && lpf_negative(v) != lpf_negative(u)) acc[o] = __dsub_rn(acc[o], w[lpf_class(u)]);
+          else acc[o] = __dadd_rn(acc[o], w[lpf_class(u)]);
+        }
+      }
     }
   }
-  const size_t o = size_t(y0 + ty) * size_t(half.width) + size_t(x0 + tx);
-  out_ref[o] = __double2float_rn(sum_r);
-  out_dis[o] = unscale_to_f32(sum_d);
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) out[o] = kNonneg ? finish_as<M>(acc[o]) : unscale_to_f32(acc[o]);
+}
+
+// The sweep tile by rows (decimation variants 7, 8): a warp per input row (reflected once),
+// lanes over columns, a batch of loads in flight before the stores.
+template <typename T>
+__device__ __forceinline__ unsigned load_sweep_rows(const void* data, Size size, int x0, int y0, int load_rows,
+                                                    int load_cols, float inverse,
+                                                    float (*t)[2][kSwCols][kSwRowsHalf]) {
+  const T* p = static_cast<const T*>(data);
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  constexpr int kCols = (2 * kSwW + kLpfTaps - 2 + 31) / 32;  // 5 column passes of 32
+  unsigned negative = 0;
+  for (int r = warp; r < load_rows; r += kWarps) {
+    const size_t row = size_t(reflect_index(2 * y0 + r - kLpfRadius, size.height)) * size_t(size.width);
+    T v[kCols];
+#pragma unroll
+    for (int h = 0; h < kCols; ++h) {
+      const int k = lane + 32 * h;
+      v[h] = T(0);
+      if (k < load_cols) v[h] = p[row + size_t(reflect_index(2 * x0 + k - kLpfRadius, size.width))];
+    }
+#pragma unroll
+    for (int h = 0; h < kCols; ++h) {
+      const int k = lane + 32 * h;
+      if (k < load_cols) {
+        const float a = to_sample(v[h], inverse);
+        t[k & 1][r & 1][k >> 1][r >> 1] = a;
+        negative |= __float_as_uint(a) >> 31;
+      }
+    }
+  }
+  return negative;
+}
+
+// Widening of the sign-free path per image: M0 for the reference, M1 for the distorted plane.
+template <int M0, int M1, bool kRowLoader = false>
+__global__ void __launch_bounds__(kSwThreads) decimate_sweep_kernel(DevicePlane ref, DevicePlane dis, float* out_ref,
+                                                                   float* out_dis, Size half) {
+  __shared__ float t[2][2][kSwCols][kSwRowsHalf];  // [col parity][row parity][col / 2][row / 2]
+  const DevicePlane in = blockIdx.z == 0 ? ref : dis;
+  float* out = blockIdx.z == 0 ? out_ref : out_dis;
+  const int x0 = int(blockIdx.x) * kSwW, y0 = int(blockIdx.y) * kSwH;
+  const int cols = min(kSwW, half.width - x0), rows = min(kSwH, half.height - y0);
+  const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = 2 * cols + kLpfTaps - 2;
+  const float inverse = inverse_divisor(in.bit_depth);
+  unsigned negative = 0;
+  if (kRowLoader) {
+    if (in.type == SampleType::kU8)
+      negative = load_sweep_rows<uint8_t>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+    else if (in.type == SampleType::kU16)
+      negative = load_sweep_rows<uint16_t>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+    else
+      negative = load_sweep_rows<float>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+  } else {
+    for (int i = int(threadIdx.x); i < load_rows * load_cols; i += kSwThreads) {
+      const int r = i / load_cols, k = i % load_cols;  // full-resolution offsets from (2 x0 - 4, 2 y0 - 4)
+      const size_t index = size_t(reflect_index(2 * y0 + r - kLpfRadius, in.size.height)) * size_t(in.size.width) +
+                           size_t(reflect_index(2 * x0 + k - kLpfRadius, in.size.width));
+      const float a = load_sample(in, index, inverse);
+      t[k & 1][r & 1][k >> 1][r >> 1] = a;
+      negative |= __float_as_uint(a) >> 31;
+    }
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  const int y = int(threadIdx.x) % kSwH, jr = (int(threadIdx.x) / kSwH) * kSwRun;
+  float res[kSwRun];
+  if (any_negative) sweep_taps<false>(t, jr, y, res);
+  else if (blockIdx.z == 0) sweep_taps<true, M0>(t, jr, y, res);
+  else sweep_taps<true, M1>(t, jr, y, res);
+  __syncthreads();  // the tile becomes the output staging area
+  float(*staged)[kSwW] = reinterpret_cast<float(*)[kSwW]>(&t[0][0][0][0]);
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) staged[y][jr + o] = res[o];
+  __syncthreads();
+  for (int i = int(threadIdx.x); i < rows * kSwW; i += kSwThreads) {
+    const int r = i / kSwW, c = i % kSwW;
+    if (c < cols) out[size_t(y0 + r) * size_t(half.width) + size_t(x0 + c)] = staged[r][c];
+  }
 }
 
 // ---- Box decimation (float_ssim) ----------------------------------------------------------------
@@ -185,13 +412,55 @@ __global__ void box_decimate_kernel(DevicePlane in, int factor, float* out, Size
 // plane, its horizontal pass kTileW x (kTileH + 10) values of each of the five quantities.
 constexpr int kTileW = 32, kTileH = 64, kThreads = 256;
 constexpr int kInW = kTileW + kWindowMargin, kInH = kTileH + kWindowMargin;
+// Row strides of the input and pass regions, odd so that threads walking different rows of one
+// column (the sliding runs) hit different banks.
+constexpr int kInStride = kInW + 1, kPassW = kTileW + 1;
 constexpr int kQuantities = 5;  // mu_r, mu_d, r*r, d*d, r*d
-constexpr size_t kInputFloats = 2 * size_t(kInH) * kInW;
-constexpr size_t kWindowSmem = (kInputFloats + size_t(kQuantities) * kInH * kTileW) * sizeof(float);
+constexpr size_t kInputFloats = 2 * size_t(kInH) * kInStride;
+constexpr size_t kWindowSmem = (kInputFloats + size_t(kQuantities) * kInH * kPassW) * sizeof(float);
 static_assert(kInputFloats * sizeof(float) % 16 == 0, "the pass region must stay aligned for doubles");
-static_assert(size_t(kQuantities) * kInH * kTileW * sizeof(float) >=
+static_assert(size_t(kQuantities) * kInH * kPassW * sizeof(float) >=
                   sizeof(DoubleDouble) * kSumQuantities * kThreads,
               "the block tree reuses the horizontal-pass region");
+
+template <typename T>
+__device__ __forceinline__ unsigned load_window_rows(const void* ref_data, const void* dis_data, size_t width, int x0,
+                                                     int y0, int in_rows, int in_cols, float inverse_r,
+                                                     float inverse_d, float (*in)[kInH][kInStride]) {
+  const T* ref = static_cast<const T*>(ref_data);
+  const T* dis = static_cast<const T*>(dis_data);
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  constexpr int kBatch = 4;
+  unsigned negative = 0;
+  for (int r0 = warp; r0 < in_rows; r0 += kWarps * kBatch) {
+    T a[kBatch][2], b[kBatch][2];
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = r0 + kWarps * k, c = lane + 32 * h;
+        a[k][h] = b[k][h] = T(0);
+        if (r < in_rows && c < in_cols) {
+          const size_t index = size_t(y0 + r) * width + size_t(x0 + c);
+          a[k][h] = ref[index];
+          b[k][h] = dis[index];
+        }
+      }
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = r0 + kWarps * k, c = lane + 32 * h;
+        if (r < in_rows && c < in_cols) {
+          const float rv = to_sample(a[k][h], inverse_r), dv = to_sample(b[k][h], inverse_d);
+          in[0][r][c] = rv;
+          in[1][r][c] = dv;
+          negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
+        }
+      }
+  }
+  return negative;
+}
 
 struct JobTable {
   ScaleJob job[kMaxJobs];
@@ -201,6 +470,11 @@ struct JobTable {
   int count;
 };
 
+// kF32Sqrt: sigma by the correctly rounded f32 square root, which equals upstream's f64 root
+// rounded to f32 for every f32 argument (double rounding is innocuous for sqrt when the wider
+// format has at least 2p + 2 bits: 53 >= 2 * 24 + 2; the CPU's unit test checks it on a million
+// values); fewer f64 operations.
+template <bool kF32Sqrt = false>
 __device__ __forceinline__ void lcs_terms(float mu_r, float mu_d, float sum_rr, float sum_dd,
                                           float sum_rd, double& l, double& c, float& s) {
   // pixel_statistics: f32, MAX(0, v) as upstream writes it (keeps -0 and NaN).
@@ -211,7 +485,8 @@ __device__ __forceinline__ void lcs_terms(float mu_r, float mu_d, float sum_rr, 
   const float cov = __fsub_rn(sum_rd, __fmul_rn(mu_r, mu_d));
   // lcs_term (spec 4.3): sqrt in f64 of the f32 product, rounded to f32; l and c are f64
   // divisions of an f64 numerator by an f32 denominator; s is all f32.
-  const float sigma = __double2float_rn(__dsqrt_rn(widen(__fmul_rn(var_r, var_d))));
+  const float sigma = kF32Sqrt ? __fsqrt_rn(__fmul_rn(var_r, var_d))
+                               : __double2float_rn(__dsqrt_rn(widen(__fmul_rn(var_r, var_d))));
   l = __ddiv_rn(__dadd_rn(__dmul_rn(__dmul_rn(2.0, widen(mu_r)), widen(mu_d)), widen(kC1)),
                 widen(__fadd_rn(__fadd_rn(__fmul_rn(mu_r, mu_r), __fmul_rn(mu_d, mu_d)), kC1)));
   c = __ddiv_rn(__dadd_rn(__dmul_rn(2.0, widen(sigma)), widen(kC2)),
@@ -220,80 +495,193 @@ __device__ __forceinline__ void lcs_terms(float mu_r, float mu_d, float sum_rr, 
   s = __fdiv_rn(__fadd_rn(cov_fixed, kC3), __fadd_rn(sigma, kC3));
 }
 
-__global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_constant__ JobTable t) {
-  extern __shared__ __align__(16) float smem[];
-  float(*in)[kInH][kInW] = reinterpret_cast<float(*)[kInH][kInW]>(smem);  // [ref, dis]
-  float(*pass)[kInH][kTileW] = reinterpret_cast<float(*)[kInH][kTileW]>(smem + kInputFloats);
+// Vertical pass of one quantity by a sliding run (variants 6, 7): the thread owns column c, map
+// rows y0..y0+7, and walks input rows y0..y0+17 of the horizontal sums once. The Gaussian is
+// symmetric bit for bit (prepare_device checks), so the product of a sample with taps k and
+// 10-k is the same f32 (same operands), formed and widened once and added to both outputs'
+// accumulators; every accumulator still receives its taps k = 0..10 in order. Results go back
+// into the quantity's own rows (after a barrier: the run reads rows other threads write).
+constexpr int kSlideRun = 8, kSlideRuns = kTileH / kSlideRun;
+static_assert(kSlideRuns * kTileW == kThreads, "one run per thread");
 
-  int j = 0;
-  while (j + 1 < t.count && int(blockIdx.x) >= t.block_begin[j + 1]) ++j;
-  const ScaleJob& job = t.job[j];
-  const int tile = int(blockIdx.x) - t.block_begin[j];
-  const Size size = job.ref.size;
-  const Size map = {size.width - kWindowMargin, size.height - kWindowMargin};  // map_size
-  const int x0 = (tile % t.tiles_x[j]) * kTileW, y0 = (tile / t.tiles_x[j]) * kTileH;
-  const int cols = min(kTileW, map.width - x0), rows = min(kTileH, map.height - y0);
-  const int in_cols = cols + kWindowMargin, in_rows = rows + kWindowMargin;
-
-  const float inverse_r = inverse_divisor(job.ref.bit_depth), inverse_d = inverse_divisor(job.dis.bit_depth);
-  for (int i = int(threadIdx.x); i < in_rows * in_cols; i += kThreads) {
-    const int r = i / in_cols, c = i % in_cols;
-    const size_t index = size_t(y0 + r) * size_t(size.width) + size_t(x0 + c);
-    in[0][r][c] = load_sample(job.ref, index, inverse_r);
-    in[1][r][c] = load_sample(job.dis, index, inverse_d);
+__host__ __device__ constexpr bool slide_needs(int s, int m) {
+  for (int o = 0; o < kSlideRun; ++o) {
+    const int k = s - o;
+    if (k >= 0 && k < kWindowTaps && (k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k) == m) return true;
   }
-  __syncthreads();
+  return false;
+}
 
+// The kSlideRun outputs of a run from its kSlideRun + 10 samples x (taps k = 0..10 of output o
+// are x[o + k]), each product with the symmetric tap pair formed and widened once.
+constexpr int kSlideSamples = kSlideRun + kWindowMargin;
+
+template <int M>
+__device__ __forceinline__ void slide_taps(const float (&x)[kSlideSamples], float (&out)[kSlideRun]) {
+  double acc[kSlideRun];
+#pragma unroll
+  for (int o = 0; o < kSlideRun; ++o) acc[o] = 0.0;
+#pragma unroll
+  for (int s = 0; s < kSlideSamples; ++s) {
+    double w[kWindowTaps / 2 + 1];
+#pragma unroll
+    for (int m = 0; m <= kWindowTaps / 2; ++m)
+      if (slide_needs(s, m)) w[m] = widen_as<M>(__fmul_rn(x[s], c_gaussian[m]));
+#pragma unroll
+    for (int o = 0; o < kSlideRun; ++o) {
+      const int k = s - o;
+      if (k >= 0 && k < kWindowTaps) acc[o] = __dadd_rn(acc[o], w[k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k]);
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < kSlideRun; ++o) out[o] = finish_as<M>(acc[o]);
+}
+
+template <int M>
+__device__ __forceinline__ void slide_v(float (*pq)[kPassW], int c, int y0) {
+  float x[kSlideSamples], out[kSlideRun];
+#pragma unroll
+  for (int s = 0; s < kSlideSamples; ++s) x[s] = pq[y0 + s][c];
+  slide_taps<M>(x, out);
+  __syncthreads();  // every run has read this quantity's rows
+#pragma unroll
+  for (int o = 0; o < kSlideRun; ++o) pq[y0 + o][c] = out[o];
+}
+
+// Horizontal pass by sliding runs (variant 8): a task is (quantity, run of 8 columns, row); the
+// threads of a warp take neighbouring rows (odd strides: no bank conflicts). The quantity's
+// sample is formed as window_h_one forms it (r, d, r*r, d*d, r*d in f32).
+template <int M0, int M1 = M0, int M2 = M0, int M3 = M0, int M4 = M0>
+__device__ __forceinline__ void slide_h(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], int in_rows) {
+  constexpr bool kOneMode = M0 == M1 && M1 == M2 && M2 == M3 && M3 == M4;
+  constexpr int kRunsPerRow = kTileW / kSlideRun, kPerQuantity = kInH * kRunsPerRow;
+  for (int t = int(threadIdx.x); t < kQuantities * kPerQuantity; t += kThreads) {
+    const int q = t / kPerQuantity, rem = t % kPerQuantity, c0 = (rem / kInH) * kSlideRun, r = rem % kInH;
+    if (r >= in_rows) continue;
+    const float* pr = &in[0][r][c0];
+    const float* pd = &in[1][r][c0];
+    float x[kSlideSamples], out[kSlideRun];
+    if (q == 0) {
+#pragma unroll
+      for (int i = 0; i < kSlideSamples; ++i) x[i] = pr[i];
+    } else if (q == 1) {
+#pragma unroll
+      for (int i = 0; i < kSlideSamples; ++i) x[i] = pd[i];
+    } else if (q == 2) {
+#pragma unroll
+      for (int i = 0; i < kSlideSamples; ++i) x[i] = __fmul_rn(pr[i], pr[i]);
+    } else if (q == 3) {
+#pragma unroll
+      for (int i = 0; i < kSlideSamples; ++i) x[i] = __fmul_rn(pd[i], pd[i]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kSlideSamples; ++i) x[i] = __fmul_rn(pr[i], pd[i]);
+    }
+    if (kOneMode) slide_taps<M0>(x, out);
+    else if (q == 0) slide_taps<M0>(x, out);
+    else if (q == 1) slide_taps<M1>(x, out);
+    else if (q == 2) slide_taps<M2>(x, out);
+    else if (q == 3) slide_taps<M3>(x, out);
+    else slide_taps<M4>(x, out);
+#pragma unroll
+    for (int o = 0; o < kSlideRun; ++o) pass[q][r][c0 + o] = out[o];
+  }
+}
+
+// Horizontal pass, vertical pass, statistics, terms and the tile's block tree, after the input
+// tile is in shared memory. M0..M4: widening mode of each quantity's accumulators (mu_r, mu_d,
+// r*r, d*d, r*d). kPlain: each thread adds its terms in plain f64 (a fixed order) and only the
+// block tree is double-double; else every term goes through dd_add.
+template <int M0, int M1, int M2, int M3, int M4, bool kPlain, bool kSlide = false, bool kSlideH = false,
+          bool kF32Sqrt = false>
+__device__ __forceinline__ void window_body(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], float* smem,
+                                            const WindowTaps& taps, PartialSum* partials, int tile, Size map,
+                                            int x0, int y0, int cols, int rows, int in_rows) {
   // Horizontal pass (window_h_one): a warp per row, a lane per column.
+  if constexpr (kSlideH) {
+    slide_h<M0, M1, M2, M3, M4>(in, pass, in_rows);
+  } else
   for (int i = int(threadIdx.x); i < in_rows * kTileW; i += kThreads) {
     const int r = i / kTileW, c = i % kTileW;
     if (c >= cols) continue;
-    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, a4 = 0.0;  // a2..a4 scaled by 2^-896
+    double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0, a4 = 0.0;
 #pragma unroll
     for (int k = 0; k < kWindowTaps; ++k) {
       const float rv = in[0][r][c + k], dv = in[1][r][c + k], g = c_gaussian[k];
-      a0 = __dadd_rn(a0, widen(__fmul_rn(rv, g)));
-      a1 = __dadd_rn(a1, widen(__fmul_rn(dv, g)));
-      // Squares are never negative (-0 * -0 = +0), so the short path applies.
-      a2 = __dadd_rn(a2, widen_scaled_nonneg(__fmul_rn(__fmul_rn(rv, rv), g)));
-      a3 = __dadd_rn(a3, widen_scaled_nonneg(__fmul_rn(__fmul_rn(dv, dv), g)));
-      a4 = __dadd_rn(a4, widen_scaled(__fmul_rn(__fmul_rn(rv, dv), g)));
+      a0 = __dadd_rn(a0, widen_as<M0>(__fmul_rn(rv, g)));
+      a1 = __dadd_rn(a1, widen_as<M1>(__fmul_rn(dv, g)));
+      a2 = __dadd_rn(a2, widen_as<M2>(__fmul_rn(__fmul_rn(rv, rv), g)));
+      a3 = __dadd_rn(a3, widen_as<M3>(__fmul_rn(__fmul_rn(dv, dv), g)));
+      a4 = __dadd_rn(a4, widen_as<M4>(__fmul_rn(__fmul_rn(rv, dv), g)));
     }
-    pass[0][r][c] = __double2float_rn(a0);
-    pass[1][r][c] = __double2float_rn(a1);
-    pass[2][r][c] = unscale_to_f32(a2);
-    pass[3][r][c] = unscale_to_f32(a3);
-    pass[4][r][c] = unscale_to_f32(a4);
+    pass[0][r][c] = finish_as<M0>(a0);
+    pass[1][r][c] = finish_as<M1>(a1);
+    pass[2][r][c] = finish_as<M2>(a2);
+    pass[3][r][c] = finish_as<M3>(a3);
+    pass[4][r][c] = finish_as<M4>(a4);
   }
   __syncthreads();
 
   // Vertical pass, statistics and terms (window_v_terms_one), summed per thread in a fixed order.
   DoubleDouble acc[kSumQuantities] = {};
-  const WindowTaps& taps = job.taps;
+  double plain[kSumQuantities] = {};
+  if constexpr (kSlide) {
+    const int c = int(threadIdx.x) % kTileW, y0r = (int(threadIdx.x) / kTileW) * kSlideRun;
+    if constexpr (M0 == M1 && M1 == M2 && M2 == M3 && M3 == M4) {
+#pragma unroll 1
+      for (int q = 0; q < kQuantities; ++q) slide_v<M0>(pass[q], c, y0r);
+    } else {
+      slide_v<M0>(pass[0], c, y0r);
+      slide_v<M1>(pass[1], c, y0r);
+      slide_v<M2>(pass[2], c, y0r);
+      slide_v<M3>(pass[3], c, y0r);
+      slide_v<M4>(pass[4], c, y0r);
+    }
+    __syncthreads();
+  }
   for (int i = int(threadIdx.x); i < rows * kTileW; i += kThreads) {
     const int y = i / kTileW, c = i % kTileW;
     if (c >= cols) continue;
-    double b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0, b4 = 0.0;  // b2..b4 scaled by 2^-896
+    float mu_r, mu_d, sum_rr, sum_dd, sum_rd;
+    if constexpr (kSlide) {
+      mu_r = pass[0][y][c];
+      mu_d = pass[1][y][c];
+      sum_rr = pass[2][y][c];
+      sum_dd = pass[3][y][c];
+      sum_rd = pass[4][y][c];
+    } else {
+      double b0 = 0.0, b1 = 0.0, b2 = 0.0, b3 = 0.0, b4 = 0.0;
 #pragma unroll
-    for (int k = 0; k < kWindowTaps; ++k) {
-      const float g = c_gaussian[k];
-      b0 = __dadd_rn(b0, widen(__fmul_rn(pass[0][y + k][c], g)));
-      b1 = __dadd_rn(b1, widen(__fmul_rn(pass[1][y + k][c], g)));
-      // Horizontal sums of squares are never negative either.
-      b2 = __dadd_rn(b2, widen_scaled_nonneg(__fmul_rn(pass[2][y + k][c], g)));
-      b3 = __dadd_rn(b3, widen_scaled_nonneg(__fmul_rn(pass[3][y + k][c], g)));
-      b4 = __dadd_rn(b4, widen_scaled(__fmul_rn(pass[4][y + k][c], g)));
+      for (int k = 0; k < kWindowTaps; ++k) {
+        const float g = c_gaussian[k];
+        b0 = __dadd_rn(b0, widen_as<M0>(__fmul_rn(pass[0][y + k][c], g)));
+        b1 = __dadd_rn(b1, widen_as<M1>(__fmul_rn(pass[1][y + k][c], g)));
+        b2 = __dadd_rn(b2, widen_as<M2>(__fmul_rn(pass[2][y + k][c], g)));
+        b3 = __dadd_rn(b3, widen_as<M3>(__fmul_rn(pass[3][y + k][c], g)));
+        b4 = __dadd_rn(b4, widen_as<M4>(__fmul_rn(pass[4][y + k][c], g)));
+      }
+      mu_r = finish_as<M0>(b0);
+      mu_d = finish_as<M1>(b1);
+      sum_rr = finish_as<M2>(b2);
+      sum_dd = finish_as<M3>(b3);
+      sum_rd = finish_as<M4>(b4);
     }
-    const float mu_r = __double2float_rn(b0), mu_d = __double2float_rn(b1);
-    const float sum_rr = unscale_to_f32(b2), sum_dd = unscale_to_f32(b3), sum_rd = unscale_to_f32(b4);
     double l, cs;
     float s;
-    lcs_terms(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    lcs_terms<kF32Sqrt>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
     const double sd = widen(s);
-    dd_add(acc[0], l);
-    dd_add(acc[1], cs);
-    dd_add(acc[2], sd);
-    dd_add(acc[3], __dmul_rn(__dmul_rn(l, cs), sd));  // (l*c)*s, upstream's ssim_sum term
+    const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
+    if constexpr (kPlain) {
+      plain[0] = __dadd_rn(plain[0], l);
+      plain[1] = __dadd_rn(plain[1], cs);
+      plain[2] = __dadd_rn(plain[2], sd);
+      plain[3] = __dadd_rn(plain[3], ssim);
+    } else {
+      dd_add(acc[0], l);
+      dd_add(acc[1], cs);
+      dd_add(acc[2], sd);
+      dd_add(acc[3], ssim);
+    }
     if (taps.mu_r) {
       const size_t o = size_t(y0 + y) * size_t(map.width) + size_t(x0 + c);
       taps.mu_r[o] = mu_r;
@@ -306,6 +694,9 @@ __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_consta
       taps.s[o] = s;
     }
   }
+  if constexpr (kPlain)
+#pragma unroll
+    for (int q = 0; q < kSumQuantities; ++q) acc[q] = {plain[q], 0.0};
   __syncthreads();  // the pass region becomes the tree's scratch
 
   auto red = reinterpret_cast<DoubleDouble(*)[kThreads]>(smem + kInputFloats);
@@ -315,42 +706,173 @@ __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_consta
   block_tree<kThreads>(red);
   if (threadIdx.x < kSumQuantities) {
     const DoubleDouble v = red[threadIdx.x][0];
-    t.partials[j][size_t(tile) * kSumQuantities + threadIdx.x] = {v.hi, v.lo};
+    partials[size_t(tile) * kSumQuantities + threadIdx.x] = {v.hi, v.lo};
+  }
+}
+
+// kVariant 0: mu_r, mu_d through the conversion instruction, r*r, d*d by shifts, r*d (any sign)
+// by widen_scaled; per-term double-double sums. Variants 1-5: where no input sample of the tile
+// has its sign bit set, every product and every horizontal sum has it clear as well (the
+// Gaussian is positive; sums of such terms start at +0), so all five quantities can use the
+// sign-free widenings, in the mix below; tiles with a negative sample take variant 0's path.
+//   1: cvt, cvt, wide, wide, wide (dd sums)      2: the same, plain per-thread sums
+//   3: cvt, wide, wide, wide, wide (plain)       4: wide x5 (plain)
+//   5: cvt, wide, shift, wide, wide (plain)
+//   6: as 4, vertical pass by sliding runs (slide_v)   7: as 3, sliding runs
+//   8: as 6, the horizontal pass by sliding runs as well (slide_h)
+//   9: as 8, sigma by the f32 square root (lcs_terms)
+//   10: as 9 with the widenings spread over three pipes: cvt (XU), wide (FMA), shift (ALU):
+//       cvt, wide, shift, wide, shift     11: as 9, all shifts     12: as 9, all conversions
+//   13: as 11, 14: as 9, 15: as 0, each with the row-wise tile loader (load_window_rows)
+template <int kVariant>
+__global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_constant__ JobTable t) {
+  extern __shared__ __align__(16) float smem[];
+  float(*in)[kInH][kInStride] = reinterpret_cast<float(*)[kInH][kInStride]>(smem);  // [ref, dis]
+  float(*pass)[kInH][kPassW] = reinterpret_cast<float(*)[kInH][kPassW]>(smem + kInputFloats);
+
+  int j = 0;
+  while (j + 1 < t.count && int(blockIdx.x) >= t.block_begin[j + 1]) ++j;
+  const ScaleJob& job = t.job[j];
+  const int tile = int(blockIdx.x) - t.block_begin[j];
+  const Size size = job.ref.size;
+  const Size map = {size.width - kWindowMargin, size.height - kWindowMargin};  // map_size
+  const int x0 = (tile % t.tiles_x[j]) * kTileW, y0 = (tile / t.tiles_x[j]) * kTileH;
+  const int cols = min(kTileW, map.width - x0), rows = min(kTileH, map.height - y0);
+  const int in_cols = cols + kWindowMargin, in_rows = rows + kWindowMargin;
+
+  const float inverse_r = inverse_divisor(job.ref.bit_depth), inverse_d = inverse_divisor(job.dis.bit_depth);
+  unsigned negative = 0;
+  if (kVariant >= 13 && job.ref.type == job.dis.type) {
+    const size_t width = size_t(size.width);
+    if (job.ref.type == SampleType::kU8)
+      negative = load_window_rows<uint8_t>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                           inverse_d, in);
+    else if (job.ref.type == SampleType::kU16)
+      negative = load_window_rows<uint16_t>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                            inverse_d, in);
+    else
+      negative = load_window_rows<float>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                         inverse_d, in);
+  } else {
+    for (int i = int(threadIdx.x); i < in_rows * in_cols; i += kThreads) {
+      const int r = i / in_cols, c = i % in_cols;
+      const size_t index = size_t(y0 + r) * size_t(size.width) + size_t(x0 + c);
+      const float rv = load_sample(job.ref, index, inverse_r), dv = load_sample(job.dis, index, inverse_d);
+      in[0][r][c] = rv;
+      in[1][r][c] = dv;
+      negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
+    }
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  PartialSum* partials = t.partials[j];
+  if (kVariant == 0 || kVariant == 15 || any_negative) {
+    if (kVariant < 2 || kVariant == 15)
+      window_body<kCvt, kCvt, kShift, kShift, kSigned, false>(in, pass, smem, job.taps, partials, tile, map,
+                                                              x0, y0, cols, rows, in_rows);
+    else
+      window_body<kCvt, kCvt, kShift, kShift, kSigned, true>(in, pass, smem, job.taps, partials, tile, map,
+                                                             x0, y0, cols, rows, in_rows);
+  } else if (kVariant == 1) {
+    window_body<kCvt, kCvt, kWide, kWide, kWide, false>(in, pass, smem, job.taps, partials, tile, map, x0,
+                                                        y0, cols, rows, in_rows);
+  } else if (kVariant == 2) {
+    window_body<kCvt, kCvt, kWide, kWide, kWide, true>(in, pass, smem, job.taps, partials, tile, map, x0,
+                                                       y0, cols, rows, in_rows);
+  } else if (kVariant == 3) {
+    window_body<kCvt, kWide, kWide, kWide, kWide, true>(in, pass, smem, job.taps, partials, tile, map, x0,
+                                                        y0, cols, rows, in_rows);
+  } else if (kVariant == 4) {
+    window_body<kWide, kWide, kWide, kWide, kWide, true>(in, pass, smem, job.taps, partials, tile, map, x0,
+                                                         y0, cols, rows, in_rows);
+  } else if (kVariant == 5) {
+    window_body<kCvt, kWide, kShift, kWide, kWide, true>(in, pass, smem, job.taps, partials, tile, map, x0,
+                                                         y0, cols, rows, in_rows);
+  } else if (kVariant == 6) {
+    window_body<kWide, kWide, kWide, kWide, kWide, true, true>(in, pass, smem, job.taps, partials, tile, map,
+                                                               x0, y0, cols, rows, in_rows);
+  } else if (kVariant == 7) {
+    window_body<kCvt, kWide, kWide, kWide, kWide, true, true>(in, pass, smem, job.taps, partials, tile, map,
+                                                              x0, y0, cols, rows, in_rows);
+  } else if (kVariant == 8) {
+    window_body<kWide, kWide, kWide, kWide, kWide, true, true, true>(in, pass, smem, job.taps, partials, tile,
+                                                                     map, x0, y0, cols, rows, in_rows);
+  } else if (kVariant == 9) {
+    window_body<kWide, kWide, kWide, kWide, kWide, true, true, true, true>(in, pass, smem, job.taps, partials,
+                                                                           tile, map, x0, y0, cols, rows, in_rows);
+  } else if (kVariant == 10) {
+    window_body<kCvt, kWide, kShift, kWide, kShift, true, true, true, true>(in, pass, smem, job.taps, partials,
+                                                                            tile, map, x0, y0, cols, rows, in_rows);
+  } else if (kVariant == 11 || kVariant == 13) {
+    window_body<kShift, kShift, kShift, kShift, kShift, true, true, true, true>(
+        in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  } else if (kVariant == 14) {
+    window_body<kWide, kWide, kWide, kWide, kWide, true, true, true, true>(in, pass, smem, job.taps, partials,
+                                                                           tile, map, x0, y0, cols, rows, in_rows);
+  } else {
+    window_body<kCvt, kCvt, kCvt, kCvt, kCvt, true, true, true, true>(in, pass, smem, job.taps, partials, tile,
+                                                                      map, x0, y0, cols, rows, in_rows);
   }
 }
 
 // ---- Per-scale sums ---------------------------------------------------------------------------
 
-constexpr int kReduceThreads = 256;
+constexpr int kReduceThreads = 256, kReduceThreadsWide = 1024;
 
 struct ReduceTable {
   const PartialSum* partials[kMaxJobs];
   int count[kMaxJobs];
 };
 
-// One block per (scale, quantity): thread i adds partials i, i + 256, ... in order, then the tree.
-__global__ void __launch_bounds__(kReduceThreads) reduce_kernel(const __grid_constant__ ReduceTable t,
-                                                                double* sums) {
-  __shared__ DoubleDouble red[kReduceThreads];
+// One block per (scale, quantity): thread i adds partials i, i + kT, ... in order, then the tree.
+// kT = 1024 (reduce variant 1): fewer dependent loads per thread; a different (still fixed) tree.
+template <int kT>
+__global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ ReduceTable t, double* sums) {
+  __shared__ DoubleDouble red[kT];
   const int j = int(blockIdx.x) / kSumQuantities, q = int(blockIdx.x) % kSumQuantities;
   DoubleDouble acc = {0.0, 0.0};
-  for (int i = int(threadIdx.x); i < t.count[j]; i += kReduceThreads) {
+#pragma unroll 4
+  for (int i = int(threadIdx.x); i < t.count[j]; i += kT) {
     const PartialSum p = t.partials[j][size_t(i) * kSumQuantities + q];
     acc = dd_sum(acc, {p.hi, p.lo});
   }
   red[threadIdx.x] = acc;
   __syncthreads();
-  for (int stride = kReduceThreads / 2; stride > 0; stride >>= 1) {
+  for (int stride = kT / 2; stride > 0; stride >>= 1) {
     if (int(threadIdx.x) < stride) red[threadIdx.x] = dd_sum(red[threadIdx.x], red[threadIdx.x + stride]);
     __syncthreads();
   }
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
+constexpr int kWindowVariants = 16, kDecimateVariants = 10;
+constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variant 9: above 1080p
+// Defaults: the fastest combination measured on the H200 (docs/float_ms_ssim.md, speed pass 3).
+constexpr int kDefaultWindow = 13, kDefaultDecimate = 9, kDefaultReduce = 1;
+int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
+int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimate), 0, kDecimateVariants - 1);
+int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", kDefaultReduce), 0, 1);
+const void* const kWindowKernels[kWindowVariants] = {
+    reinterpret_cast<const void*>(window_kernel<0>), reinterpret_cast<const void*>(window_kernel<1>),
+    reinterpret_cast<const void*>(window_kernel<2>), reinterpret_cast<const void*>(window_kernel<3>),
+    reinterpret_cast<const void*>(window_kernel<4>), reinterpret_cast<const void*>(window_kernel<5>),
+    reinterpret_cast<const void*>(window_kernel<6>), reinterpret_cast<const void*>(window_kernel<7>),
+    reinterpret_cast<const void*>(window_kernel<8>), reinterpret_cast<const void*>(window_kernel<9>),
+    reinterpret_cast<const void*>(window_kernel<10>), reinterpret_cast<const void*>(window_kernel<11>),
+    reinterpret_cast<const void*>(window_kernel<12>), reinterpret_cast<const void*>(window_kernel<13>),
+    reinterpret_cast<const void*>(window_kernel<14>), reinterpret_cast<const void*>(window_kernel<15>)};
+
 int tiles_x(Size plane) { return (map_size(plane).width + kTileW - 1) / kTileW; }
 int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH; }
 
 }  // namespace
+
+SpeedVariants speed_variants() { return {g_window_variant, g_decimate_variant, g_reduce_variant}; }
+
+void set_speed_variants(SpeedVariants v) {
+  g_window_variant = std::clamp(v.window, 0, kWindowVariants - 1);
+  g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariants - 1);
+  g_reduce_variant = std::clamp(v.reduce, 0, 1);
+}
 
 DevicePlane luma_plane(const void* picture, const PictureFormat& format) {
   DevicePlane p;
@@ -365,15 +887,56 @@ void prepare_device() {
   using vqx::cuda::check;
   check(cudaMemcpyToSymbol(c_gaussian, kGaussian, sizeof(c_gaussian)), "ssim: window table");
   check(cudaMemcpyToSymbol(c_lpf, kLpf, sizeof(c_lpf)), "ssim: decimation table");
-  check(cudaFuncSetAttribute(window_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWindowSmem)),
-        "ssim: window kernel shared memory");
+  for (int k = 0; k < kWindowTaps; ++k)  // slide_v shares the products of taps k and 10-k
+    if (std::memcmp(&kGaussian[k], &kGaussian[kWindowTaps - 1 - k], sizeof(float)) != 0)
+      throw std::logic_error("ssim: kGaussian is not symmetric bit for bit");
+  for (int v = 0; v < kLpfTaps; ++v)  // decimate_sweep_kernel shares the products of taps u and 8-u
+    for (int u = 0; u < kLpfTaps; ++u)
+      if (std::memcmp(&kLpf[v][u], &kLpf[v][kLpfTaps - 1 - u], sizeof(float)) != 0)
+        throw std::logic_error("ssim: kLpf's rows are not symmetric bit for bit");
+  float magnitude[kLpfTaps][kLpfTaps];
+  for (int v = 0; v < kLpfTaps; ++v)
+    for (int u = 0; u < kLpfTaps; ++u) {
+      // The nonnegative decimation path relies on this sign pattern (decimate_taps).
+      if ((kLpf[v][u] < 0.0f) != (lpf_negative(v) != lpf_negative(u)) || kLpf[v][u] == 0.0f)
+        throw std::logic_error("ssim: kLpf's sign pattern is not the one the device code assumes");
+      magnitude[v][u] = std::fabs(kLpf[v][u]);
+    }
+  check(cudaMemcpyToSymbol(c_lpf_abs, magnitude, sizeof(c_lpf_abs)), "ssim: decimation table magnitudes");
+  for (const void* kernel : kWindowKernels)
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWindowSmem)),
+          "ssim: window kernel shared memory");
 }
 
 void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis,
                       cudaStream_t stream) {
   const Size half = half_size(ref.size);
   dim3 grid(unsigned((half.width + kDecTileW - 1) / kDecTileW), unsigned((half.height + kDecTileH - 1) / kDecTileH));
-  decimate_kernel<<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  int variant = g_decimate_variant;
+  // Variant 9 (auto): the sweep with the row loader (7) for large inputs, where it measured
+  // faster (4K level 1: 0.128 against 0.145 ms for the whole pyramid), the generic kernel (0)
+  // for the smaller ones (1080p pyramid: 0.053 against 0.060 ms). Both are exact.
+  if (variant == 9) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : 0;
+  if (variant >= 3) {
+    dim3 sweep(unsigned((half.width + kSwW - 1) / kSwW), unsigned((half.height + kSwH - 1) / kSwH), 2);
+    if (variant == 3)
+      decimate_sweep_kernel<kWide, kWide><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == 4)
+      decimate_sweep_kernel<kCvt, kWide><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == 5)
+      decimate_sweep_kernel<kShift, kWide><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == 6)
+      decimate_sweep_kernel<kShift, kShift><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == 7)
+      decimate_sweep_kernel<kShift, kShift, true><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else
+      decimate_sweep_kernel<kWide, kWide, true><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  } else if (variant == 1)
+    decimate_kernel<1><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  else if (variant == 2)
+    decimate_kernel<2><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  else
+    decimate_kernel<0><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   vqx::cuda::check_launch("ssim: decimate_kernel");
 }
 
@@ -399,7 +962,12 @@ void enqueue_windows(const ScaleJob* jobs, int count, PartialSum* const* partial
     blocks += int(partial_count(jobs[j].ref.size));
   }
   t.block_begin[count] = blocks;
-  window_kernel<<<unsigned(blocks), kThreads, kWindowSmem, stream>>>(t);
+  const int variant = g_window_variant;
+  void* args[] = {&t};
+  vqx::cuda::check(cudaLaunchKernel(kWindowKernels[variant], dim3(unsigned(blocks)), dim3(kThreads), args,
+                                    kWindowSmem, stream),
+                   "ssim: window_kernel launch");
+  vqx::cuda::check_launch("ssim: window_kernel");
   vqx::cuda::check_launch("ssim: window_kernel");
 }
 
@@ -410,7 +978,10 @@ void enqueue_reduce(const Size* sizes, int count, PartialSum* const* partials, d
     t.partials[j] = partials[j];
     t.count[j] = int(partial_count(sizes[j]));
   }
-  reduce_kernel<<<unsigned(count * kSumQuantities), kReduceThreads, 0, stream>>>(t, sums);
+  if (g_reduce_variant == 1)
+    reduce_kernel<kReduceThreadsWide><<<unsigned(count * kSumQuantities), kReduceThreadsWide, 0, stream>>>(t, sums);
+  else
+    reduce_kernel<kReduceThreads><<<unsigned(count * kSumQuantities), kReduceThreads, 0, stream>>>(t, sums);
   vqx::cuda::check_launch("ssim: reduce_kernel");
 }
 

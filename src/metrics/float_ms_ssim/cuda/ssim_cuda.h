@@ -34,6 +34,18 @@ struct DevicePlane {
   Size size;
 };
 
+// Kernel variants (docs/float_ms_ssim.md, CUDA twin): every variant gives the same planes and
+// per-pixel terms; the sums differ only in rounding (each a fixed tree). Defaults from the environment (VQX_SSIM_WIN, VQX_SSIM_DEC,
+// VQX_SSIM_RED); tests and benches switch them between launches (not thread-safe: set before
+// enqueueing).
+struct SpeedVariants {
+  int window = 0;    // 0..15 (default 13)
+  int decimate = 0;  // 0..9 (default 9: 7 for inputs above 3000x2000 samples, else 0)
+  int reduce = 0;    // 0..1 (default 1: 1024 threads per tree; the sums differ only in rounding)
+};
+SpeedVariants speed_variants();
+void set_speed_variants(SpeedVariants variants);
+
 // The luma plane of a picture in the engine's device layout (plane 0 first).
 DevicePlane luma_plane(const void* picture, const PictureFormat& format);
 
