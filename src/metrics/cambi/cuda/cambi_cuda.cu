@@ -5,8 +5,10 @@
 //   tables, none without resize), the 2x2 anti-dither and the spatial mask (zero-derivative flags,
 //   7-row then 7-column sums of a shared-memory halo tile) -> per scale: decimation fused into the
 //   3x3 mode filter, which also writes the level map (code - base, or "not counted") -> c-values
-//   of all five scales in one launch of 32 x 32 tiles whose window histograms live in shared
-//   memory, one cell per level the tile needs (tiles needing too many go to a dense kernel) ->
+//   of all five scales in one launch of 32-column tiles (16 rows below 4K, 32 from 4K) whose
+//   window histograms live in shared memory, one cell per level the tile needs; a classification
+//   kernel first lists the tiles needing too many, which a dense kernel does on a forked stream
+//   beside the compact one (below 4K in two row pieces each) ->
 //   three radix passes -> the exact top-K sum in units of 2^-24 as a 128-bit integer, per scale,
 //   in the result slot. Earlier designs stay selectable for comparison (docs/cambi.md: the global
 //   column histograms of seed 001, separate preprocessing and mask kernels).
@@ -1299,6 +1301,14 @@ class CambiCuda final : public CudaMetric {
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_TILE_K"); e && std::atoi(e) > 0)
       cells_ = std::atoi(e);
     if (cells_ != 32 && cells_ != 64 && cells_ != 96 && cells_ != 128) cells_ = 64;
+    // Defaults by size (H200, round 3 of session 13): below 4K 16-row tiles and dense tiles in two
+    // row pieces; from 4K on 32-row tiles, dense tiles whole. Dense tiles always beside the compact
+    // ones (forkc). VQX_CAMBI_CUDA_DENSE=after VQX_CAMBI_CUDA_TILE_ROWS=32
+    // VQX_CAMBI_CUDA_DENSE_SPLIT=1 is the previous default.
+    const bool below_4k = u64{format_.width} * format_.height < u64{3840} * 2160;
+    tile_rows_ = below_4k ? 16 : 32;
+    dense_split_ = below_4k ? 2 : 1;
+    dense_.mode = 2;
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_TILE_ROWS"); e && std::atoi(e) > 0)
       tile_rows_ = unsigned(std::atoi(e));
     split_ = std::getenv("VQX_CAMBI_CUDA_SPLIT") != nullptr;
@@ -1312,11 +1322,8 @@ class CambiCuda final : public CudaMetric {
     stats_ = std::getenv("VQX_CAMBI_CUDA_STATS") != nullptr;
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_DENSE")) {
       const std::string m = e;
-      dense_.mode = m == "fork" ? 1 : m == "forkc" ? 2 : 0;
+      dense_.mode = m == "fork" ? 1 : m == "forkc" ? 2 : 0;  // after (or anything else): 0
     }
-    if (const char* e = std::getenv("VQX_CAMBI_CUDA_TILE_ROWS"); e && std::string(e) == "auto")
-      // 16-row tiles below 4K (shorter chains), 32 from 4K on.
-      tile_rows_ = u64{format_.width} * format_.height < u64{3840} * 2160 ? 16 : 32;
     const cambi::LevelParams& p = setup_.params;
 
     const int pictures = options_.full_ref ? 2 : 1;
