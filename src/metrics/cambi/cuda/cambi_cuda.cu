@@ -5,8 +5,10 @@
 //   tables, none without resize), the 2x2 anti-dither and the spatial mask (zero-derivative flags,
 //   7-row then 7-column sums of a shared-memory halo tile) -> per scale: decimation fused into the
 //   3x3 mode filter, which also writes the level map (code - base, or "not counted") -> c-values
-//   of all five scales in one launch of 32 x 32 tiles whose window histograms live in shared
-//   memory, one cell per level the tile needs (tiles needing too many go to a dense kernel) ->
+//   of all five scales in one launch of 32-column tiles (16 rows below 4K, 32 from 4K) whose
+//   window histograms live in shared memory, one cell per level the tile needs; a classification
+//   kernel first lists the tiles needing too many, which a dense kernel does on a forked stream
+//   beside the compact one (below 4K in two row pieces each) ->
 //   three radix passes -> the exact top-K sum in units of 2^-24 as a 128-bit integer, per scale,
 //   in the result slot. Earlier designs stay selectable for comparison (docs/cambi.md: the global
 //   column histograms of seed 001, separate preprocessing and mask kernels).
@@ -790,6 +792,8 @@ struct TileArgs {
   int weights[cambi::kMaxNumDiffs];
   unsigned* overflow_count;  // tiles the compact kernel left to the dense one
   uint32_t* overflow_list;
+  int dense_split;           // the dense kernel does each listed tile as this many row pieces
+  bool skip_list;            // the classification kernel listed them already (dense fork mode)
 };
 
 // Cell index of level l in the tile's set (compact: popcount below l in the bitmap), or -1.
@@ -921,11 +925,12 @@ __device__ __forceinline__ void apply_lane(const int cell[3], const uint32_t sel
 
 template <bool kDense>
 __device__ __forceinline__ void tile_c_values(const TileArgs& args, const TileScale& sc, int tx,
-                                              int ty, int lane, uint16_t* hist, const uint32_t* bm,
-                                              const uint16_t* pre, uint32_t* seg) {
+                                              int r0, int r1, int lane, uint16_t* hist,
+                                              const uint32_t* bm, const uint16_t* pre, uint32_t* seg) {
+  // Rows [r0, r1) of tile column tx (the whole tile, or a piece of it in the dense kernel).
   const int w = sc.w, h = sc.h, pad = args.pad, band = args.band;
   const bool lane_runs = args.lane_runs;
-  const int c0 = tx * kTileW, r0 = ty * args.rows, r1 = min(h, r0 + args.rows);
+  const int c0 = tx * kTileW;
   const int seg0 = c0 - pad, segw = kTileW + 2 * pad;
   uint32_t all[3];
 #pragma unroll
@@ -1012,25 +1017,10 @@ __device__ __forceinline__ int scale_of_tile(const TileArgs& args, int t) {
   return s;
 }
 
-// Compact kernel: kTileWarps tiles per block, K cells per lane.
-template <int K>
-__global__ void __launch_bounds__(kTileW * kTileWarps) c_values_tile_kernel(TileArgs args) {
-  __shared__ uint16_t hist_all[kTileWarps][K * kTileW];
-  __shared__ uint32_t bm_all[kTileWarps][kBandWords];
-  __shared__ uint16_t pre_all[kTileWarps][kBandWords];
-  __shared__ uint32_t seg_all[kTileWarps][96];
-  const int warp = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31;
-  const int idx = int(blockIdx.x) * kTileWarps + warp;
-  if (args.first + idx >= args.end) return;  // whole warp
-  // Reverse order by default: the small scales' tiles (few, and the slowest per tile: the same
-  // window covers more detail) start first instead of forming the tail.
-  const int t = args.reverse ? args.end - 1 - idx : args.first + idx;
-  const int s = scale_of_tile(args, t);
-  const TileScale& sc = args.scale[s];
-  const int local = t - sc.tile_begin, tx = local % sc.tiles_x, ty = local / sc.tiles_x;
-  uint16_t* hist = hist_all[warp];
-  uint32_t* bm = bm_all[warp];
-  uint16_t* pre = pre_all[warp];
+// The levels tile (tx, ty) needs, as a bitmap over the band with its exclusive popcount prefix;
+// returns the number of cells (warp-uniform).
+__device__ __forceinline__ int tile_levels(const TileArgs& args, const TileScale& sc, int tx, int ty,
+                                           int lane, uint32_t* bm, uint16_t* pre) {
   const int words = (args.band + 31) >> 5;
   for (int q = lane; q < kBandWords; q += 32) bm[q] = 0;
   __syncwarp();
@@ -1067,18 +1057,57 @@ __global__ void __launch_bounds__(kTileW * kTileWarps) c_values_tile_kernel(Tile
     total += __shfl_sync(0xffffffffu, inc, 31);
   }
   __syncwarp();
+  return total;
+}
+
+// Dense fork mode: lists the tiles needing more than `cells` cells before any c-value kernel
+// runs, so the dense kernel can run beside the compact one (on a forked stream).
+__global__ void __launch_bounds__(kTileW * kTileWarps) tile_classify_kernel(TileArgs args, int cells) {
+  __shared__ uint32_t bm_all[kTileWarps][kBandWords];
+  __shared__ uint16_t pre_all[kTileWarps][kBandWords];
+  const int warp = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31;
+  const int t = args.first + int(blockIdx.x) * kTileWarps + warp;
+  if (t >= args.end) return;  // whole warp
+  const int s = scale_of_tile(args, t);
+  const TileScale& sc = args.scale[s];
+  const int local = t - sc.tile_begin, tx = local % sc.tiles_x, ty = local / sc.tiles_x;
+  const int total = tile_levels(args, sc, tx, ty, lane, bm_all[warp], pre_all[warp]);
+  if (total > cells && lane == 0) args.overflow_list[atomicAdd(args.overflow_count, 1u)] = uint32_t(t);
+}
+
+// Compact kernel: kTileWarps tiles per block, K cells per lane.
+template <int K>
+__global__ void __launch_bounds__(kTileW * kTileWarps) c_values_tile_kernel(TileArgs args) {
+  __shared__ uint16_t hist_all[kTileWarps][K * kTileW];
+  __shared__ uint32_t bm_all[kTileWarps][kBandWords];
+  __shared__ uint16_t pre_all[kTileWarps][kBandWords];
+  __shared__ uint32_t seg_all[kTileWarps][96];
+  const int warp = int(threadIdx.x) >> 5, lane = int(threadIdx.x) & 31;
+  const int idx = int(blockIdx.x) * kTileWarps + warp;
+  if (args.first + idx >= args.end) return;  // whole warp
+  // Reverse order by default: the small scales' tiles (few, and the slowest per tile: the same
+  // window covers more detail) start first instead of forming the tail.
+  const int t = args.reverse ? args.end - 1 - idx : args.first + idx;
+  const int s = scale_of_tile(args, t);
+  const TileScale& sc = args.scale[s];
+  const int local = t - sc.tile_begin, tx = local % sc.tiles_x, ty = local / sc.tiles_x;
+  uint16_t* hist = hist_all[warp];
+  uint32_t* bm = bm_all[warp];
+  uint16_t* pre = pre_all[warp];
+  const int total = tile_levels(args, sc, tx, ty, lane, bm, pre);
+  const int col = tx * kTileW + lane, r0 = ty * args.rows, r1 = min(sc.h, r0 + args.rows);
   if (total == 0) {  // no counted pixel in the tile: every c-value is 0
     if (col < sc.w)
       for (int i = r0; i < r1; ++i) sc.out[size_t(i) * sc.w + col] = 0.0f;
     return;
   }
   if (total > K) {  // too many levels: the dense kernel does this tile
-    if (lane == 0) args.overflow_list[atomicAdd(args.overflow_count, 1u)] = uint32_t(t);
+    if (lane == 0 && !args.skip_list) args.overflow_list[atomicAdd(args.overflow_count, 1u)] = uint32_t(t);
     return;
   }
   for (int q = lane; q < K * kTileW / 2; q += 32) reinterpret_cast<uint32_t*>(hist)[q] = 0;
   __syncwarp();
-  tile_c_values<false>(args, sc, tx, ty, lane, hist, bm, pre, seg_all[warp]);
+  tile_c_values<false>(args, sc, tx, r0, r1, lane, hist, bm, pre, seg_all[warp]);
 }
 
 // Dense kernel: the listed tiles, one warp per block, a cell per band level (dynamic shared
@@ -1089,15 +1118,21 @@ __global__ void __launch_bounds__(kTileW) c_values_dense_kernel(TileArgs args) {
   __shared__ uint32_t seg[96];
   const unsigned count = __ldcg(args.overflow_count);
   const int lane = int(threadIdx.x);
-  for (unsigned item = blockIdx.x; item < count; item += gridDim.x) {
-    const int t = int(__ldcg(args.overflow_list + item));
+  const unsigned split = unsigned(max(1, args.dense_split));
+  for (unsigned item = blockIdx.x; item < count * split; item += gridDim.x) {
+    const int t = int(__ldcg(args.overflow_list + item / split));
     const int s = scale_of_tile(args, t);
     const TileScale& sc = args.scale[s];
     const int local = t - sc.tile_begin, tx = local % sc.tiles_x, ty = local / sc.tiles_x;
+    // Piece item % split of the tile's rows (shorter chains; each piece builds its own window).
+    const int piece = (args.rows + int(split) - 1) / int(split);
+    const int r0 = ty * args.rows + int(item % split) * piece;
+    const int r1 = min(min(sc.h, ty * args.rows + args.rows), r0 + piece);
+    if (r0 >= r1) continue;  // whole block
     __syncwarp();
     for (int q = lane; q < args.band * kTileW / 2; q += 32) dense_smem[q] = 0;
     __syncwarp();
-    tile_c_values<true>(args, sc, tx, ty, lane, reinterpret_cast<uint16_t*>(dense_smem), nullptr,
+    tile_c_values<true>(args, sc, tx, r0, r1, lane, reinterpret_cast<uint16_t*>(dense_smem), nullptr,
                         nullptr, seg);
   }
 }
@@ -1169,8 +1204,40 @@ unsigned plan_tiles(ScaleGeom* scales, int count, unsigned rows) {
 
 // Compact tiles (all of them, or scale by scale with `split` for per-kernel timing), then the
 // dense kernel for the tiles the compact one listed. cells == 0: every tile dense (test hook).
+// Dense tiles beside the compact ones (VQX_CAMBI_CUDA_DENSE=fork|forkc): a classification kernel
+// lists them first, then the dense kernel runs on `side` (forked from and joined back into
+// `stream` by events) while the compact kernel runs on `stream`; fork launches the dense kernel
+// first, forkc the compact one first. Same tiles, same per-tile code, so the same bits.
+struct DenseFork {
+  int mode = 0;  // 0: after the compact kernel; 1: fork (dense first); 2: forkc (compact first)
+  cudaStream_t side = nullptr;
+  cudaEvent_t fork = nullptr, join = nullptr;
+  unsigned grid = 0;  // dense grid in fork mode (0: dense_grid)
+};
+
 void launch_tiled_c_values(TileArgs a, const ScaleGeom* scales, int count, unsigned tiles, int cells,
-                           bool split, unsigned dense_grid, cudaStream_t stream) {
+                           bool split, unsigned dense_grid, cudaStream_t stream,
+                           const DenseFork& df = DenseFork{}) {
+  if (df.mode != 0 && cells != 0 && !split && tiles > 0) {
+    cuda::check(cudaMemsetAsync(a.overflow_count, 0, 4, stream), "cambi: clear tile list");
+    a.first = 0, a.end = int(tiles);
+    tile_classify_kernel<<<(tiles + kTileWarps - 1) / kTileWarps, kTileW * kTileWarps, 0, stream>>>(a, cells);
+    cuda::check_launch("cambi: tile_classify_kernel");
+    a.skip_list = true;
+    cuda::check(cudaEventRecord(df.fork, stream), "cambi: fork");
+    cuda::check(cudaStreamWaitEvent(df.side, df.fork, 0), "cambi: fork wait");
+    const unsigned grid = std::min(tiles, df.grid ? df.grid : dense_grid);
+    auto dense = [&] {
+      c_values_dense_kernel<<<grid, kTileW, dense_smem_bytes(a.band), df.side>>>(a);
+      cuda::check_launch("cambi: c_values_dense_kernel");
+    };
+    if (df.mode == 1) dense();
+    launch_tile_kernel(cells, (tiles + kTileWarps - 1) / kTileWarps, stream, a);
+    if (df.mode != 1) dense();
+    cuda::check(cudaEventRecord(df.join, df.side), "cambi: join");
+    cuda::check(cudaStreamWaitEvent(stream, df.join, 0), "cambi: join wait");
+    return;
+  }
   if (cells == 0) {
     // Test hook only: the caller listed every tile for the dense kernel.
   } else if (!split) {
@@ -1198,6 +1265,11 @@ dim3 grid2d(unsigned w, unsigned h, dim3 block) {
 class CambiCuda final : public CudaMetric {
  public:
   explicit CambiCuda(const OptionValues& o) : options_(o), name_(cambi::output_name(o)) {}
+  ~CambiCuda() override {
+    if (dense_.fork) cudaEventDestroy(dense_.fork);
+    if (dense_.join) cudaEventDestroy(dense_.join);
+    if (dense_.side) cudaStreamDestroy(dense_.side);
+  }
 
   std::vector<std::string> feature_names() const override {
     if (options_.full_ref) return {name_, "cambi_source", "cambi_full_reference"};
@@ -1229,6 +1301,14 @@ class CambiCuda final : public CudaMetric {
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_TILE_K"); e && std::atoi(e) > 0)
       cells_ = std::atoi(e);
     if (cells_ != 32 && cells_ != 64 && cells_ != 96 && cells_ != 128) cells_ = 64;
+    // Defaults by size (H200, round 3 of session 13): below 4K 16-row tiles and dense tiles in two
+    // row pieces; from 4K on 32-row tiles, dense tiles whole. Dense tiles always beside the compact
+    // ones (forkc). VQX_CAMBI_CUDA_DENSE=after VQX_CAMBI_CUDA_TILE_ROWS=32
+    // VQX_CAMBI_CUDA_DENSE_SPLIT=1 is the previous default.
+    const bool below_4k = u64{format_.width} * format_.height < u64{3840} * 2160;
+    tile_rows_ = below_4k ? 16 : 32;
+    dense_split_ = below_4k ? 2 : 1;
+    dense_.mode = 2;
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_TILE_ROWS"); e && std::atoi(e) > 0)
       tile_rows_ = unsigned(std::atoi(e));
     split_ = std::getenv("VQX_CAMBI_CUDA_SPLIT") != nullptr;
@@ -1240,6 +1320,10 @@ class CambiCuda final : public CudaMetric {
       mask_mode_ = m == "fused" ? MaskMode::kFused : m == "premask" ? MaskMode::kPremask : MaskMode::kSplit;
     }
     stats_ = std::getenv("VQX_CAMBI_CUDA_STATS") != nullptr;
+    if (const char* e = std::getenv("VQX_CAMBI_CUDA_DENSE")) {
+      const std::string m = e;
+      dense_.mode = m == "fork" ? 1 : m == "forkc" ? 2 : 0;  // after (or anything else): 0
+    }
     const cambi::LevelParams& p = setup_.params;
 
     const int pictures = options_.full_ref ? 2 : 1;
@@ -1289,6 +1373,18 @@ class CambiCuda final : public CudaMetric {
       hist_ = cuda::DeviceBuffer(device, 4, "cambi column histograms (unused)");
       hist_elems_ = 2;
       dense_grid_ = prepare_dense_kernel(p.band);
+      if (dense_.mode != 0) {
+        int least = 0, greatest = 0;
+        cuda::check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cambi: stream priorities");
+        cuda::check(cudaStreamCreateWithPriority(&dense_.side, cudaStreamNonBlocking, greatest),
+                    "cambi: dense stream");
+        cuda::check(cudaEventCreateWithFlags(&dense_.fork, cudaEventDisableTiming), "cambi: event");
+        cuda::check(cudaEventCreateWithFlags(&dense_.join, cudaEventDisableTiming), "cambi: event");
+        if (const char* e = std::getenv("VQX_CAMBI_CUDA_DENSE_GRID"); e && std::atoi(e) > 0)
+          dense_.grid = unsigned(std::atoi(e));
+      }
+      if (const char* e = std::getenv("VQX_CAMBI_CUDA_DENSE_SPLIT"); e && std::atoi(e) > 0)
+        dense_split_ = std::min(8, std::atoi(e));
     }
     tile_list_ = cuda::DeviceBuffer(device, (max_tiles + 1) * 4, "cambi dense tile list");
     state_ = cuda::DeviceBuffer(device, sizeof(ScaleState) * 2 * kNumScales, "cambi top-k state");
@@ -1506,7 +1602,9 @@ class CambiCuda final : public CudaMetric {
       for (int d = 0; d < cambi::kMaxNumDiffs; ++d) ta.weights[d] = p.diff_weights[d];
       ta.overflow_count = tile_list_.get<unsigned>();
       ta.overflow_list = tile_list_.get<uint32_t>() + 1;
-      launch_tiled_c_values(ta, g.scale.data(), kNumScales, g.tiles, cells_, split_, dense_grid_, stream);
+      ta.dense_split = dense_split_;
+      launch_tiled_c_values(ta, g.scale.data(), kNumScales, g.tiles, cells_, split_, dense_grid_, stream,
+                            dense_);
       if (stats_) tile_stats_kernel<<<1, 1, 0, stream>>>(ta.overflow_count, int(g.tiles), pic);
       marks.stage(stream, first_stage + 4);
       radix_pass0_kernel<<<dim3(pass_blocks_, kNumScales), kPassThreads, 0, stream>>>(pa);
@@ -1572,6 +1670,8 @@ class CambiCuda final : public CudaMetric {
   unsigned tile_rows_ = 32, dense_grid_ = 1;
   bool split_ = false, stats_ = false, lane_runs_ = true, always_maps_ = false, forward_ = false;
   bool identity_[2] = {false, false};
+  DenseFork dense_;
+  int dense_split_ = 1;
   MaskMode mask_mode_ = MaskMode::kPremask;
   cuda::DeviceBuffer maps_[2][2];
   cuda::DeviceBuffer recip_, diffs_, pre_, vsum_, mask_, filtered_, level_, cvals_;
@@ -1660,10 +1760,28 @@ std::vector<std::vector<float>> cambi_cuda_c_values(const std::vector<CambiCvPla
   for (int d = 0; d < cambi::kMaxNumDiffs; ++d) ta.weights[d] = params.diff_weights[size_t(d)];
   ta.overflow_count = static_cast<unsigned*>(d_list.get());
   ta.overflow_list = static_cast<uint32_t*>(d_list.get()) + 1;
+  ta.dense_split = 1;
+  if (const char* e = std::getenv("VQX_CAMBI_CUDA_DENSE_SPLIT"); e && std::atoi(e) > 0)
+    ta.dense_split = std::min(8, std::atoi(e));
   // A small dense grid in the hook, so its list walk takes several turns.
   prepare_dense_kernel(params.band);
-  launch_tiled_c_values(ta, geom, count, tiles, cells, false, 7, nullptr);
+  // VQX_CAMBI_CUDA_DENSE=fork|forkc: the engine's forked schedule (classification kernel, dense
+  // kernel on a second stream beside the compact one).
+  DenseFork df;
+  if (const char* e = std::getenv("VQX_CAMBI_CUDA_DENSE"))
+    df.mode = std::string(e) == "fork" ? 1 : std::string(e) == "forkc" ? 2 : 0;
+  if (df.mode != 0) {
+    cuda::check(cudaStreamCreateWithFlags(&df.side, cudaStreamNonBlocking), "cambi_cuda_c_values: stream");
+    cuda::check(cudaEventCreateWithFlags(&df.fork, cudaEventDisableTiming), "cambi_cuda_c_values: event");
+    cuda::check(cudaEventCreateWithFlags(&df.join, cudaEventDisableTiming), "cambi_cuda_c_values: event");
+  }
+  launch_tiled_c_values(ta, geom, count, tiles, cells, false, 7, nullptr, df);
   cuda::check(cudaDeviceSynchronize(), "cambi_cuda_c_values: run");
+  if (df.mode != 0) {
+    cudaEventDestroy(df.fork);
+    cudaEventDestroy(df.join);
+    cudaStreamDestroy(df.side);
+  }
   if (dense_tiles)
     cuda::check(cudaMemcpy(dense_tiles, d_list.get(), 4, cudaMemcpyDeviceToHost),
                 "cambi_cuda_c_values: readback");
