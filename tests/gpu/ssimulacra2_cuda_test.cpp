@@ -288,7 +288,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     bool poles_uniform = false;
     int terms_batch = 4;
     bool poles_sums = false;
-    bool poles_split = false;  // false: poles2 (the default before poles3)
+    bool poles_split = false;  // poles_sums: false = poles2 (the default), true = poles3
     ssimulacra2::cuda::PipelineOptions options() const {
       ssimulacra2::cuda::PipelineOptions o;
       o.row_groups = row_groups;

@@ -2069,10 +2069,10 @@ class Ssimulacra2Cuda final : public CudaMetric {
     // VQX_SS2_HBLUR=groups2 / groups3 the grouped kernel with two / three groups of planes,
     // VQX_SS2_HBLUR=scalar the per-plane tiled walk without float4 loads and stores,
     // VQX_SS2_HBLUR=poles the pole split with per-thread sums, poles1 the same with one code
-    // path, poles2 the default (sums per tile), poles3 poles2 split by plane set (6-warp blocks); VQX_SS2_VBLUR=plain the terms kernel before
-    // session 13, regs80 that kernel capped at 80 registers, fast the default, fast2 / fast4
-    // the fast terms two at a time / at 96 registers; VQX_SS2_XYB=split the downsample in its
-    // own kernel before the XYB,
+    // path, poles2 the default (sums per tile), poles3 poles2 in blocks of one plane set (6
+    // warps; slower); VQX_SS2_VBLUR=plain the terms kernel before session 13, regs80 that
+    // kernel capped at 80 registers, fast the default, fast2 / fast4 the fast terms two at a
+    // time / at 96 registers; VQX_SS2_XYB=split the downsample in its own kernel before the XYB,
     // VQX_SS2_SEQUENTIAL=1 runs the scales one after the other (a per-scale stage table),
     // VQX_SS2_SCHEDULE=chain runs scales 1.. in sequence on one side stream (4K's schedule) at
     // any size. None changes a bit of the result.
