@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# ssimulacra2 speed pass (session 13, round 3: the final proof; the default horizontal pass is
-# poles3, poles2 its fallback), <= 110 s, run from the repo root as
+# ssimulacra2 speed pass (session 13, round 3: the final proof; it ran with poles3 as the default
+# horizontal pass, which was then not kept: poles2 is the default again), <= 110 s, run from the
+# repo root as
 # `bash .carry/r/ss2/run.sh` with FX (fixtures), D (log folder). Bits first (stage identity incl.
 # every kernel variant, the division check, 100-run determinism, schedules/knobs; CLI parity on
 # every fixture; memcheck + racecheck on one n576 frame with the new kernels), then alone on the
