@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# ssimulacra2 speed pass (session 13, round 2: the proof of the new default), <= 110 s, run from the repo root as
+# ssimulacra2 speed pass (session 13, round 3: the final proof; it ran with poles3 as the default
+# horizontal pass, which was then not kept: poles2 is the default again), <= 110 s, run from the
+# repo root as
 # `bash .carry/r/ss2/run.sh` with FX (fixtures), D (log folder). Bits first (stage identity incl.
 # every kernel variant, the division check, 100-run determinism, schedules/knobs; CLI parity on
 # every fixture; memcheck + racecheck on one n576 frame with the new kernels), then alone on the
@@ -12,6 +14,7 @@ b=/dev/shm/ss2; mkdir -p "$b"; tar -xJf .carry/r/ss2/bins.tar.xz -C "$b"
 export LD_LIBRARY_PATH=$b VQX_FIXTURES=$FX VQX_REQUIRE_FIXTURES=1
 L=$D/detail.log; run=$b/vqx_run_pair; cs=/usr/local/cuda/bin/compute-sanitizer; ncu=/usr/local/cuda/bin/ncu
 OLD="VQX_SS2_HBLUR=groups3 VQX_SS2_VBLUR=plain"   # the kernels before this pass (XYB is new in both)
+P2="VQX_SS2_HBLUR=poles2"                          # round 2's default horizontal pass
 {
 echo "=== correctness (parallel) $(el)"
 ( timeout 55 "$b/ssimulacra2_cuda_test" --gtest_filter='*Stages*:*Synthetic*' > /dev/shm/ss2_stages.log 2>&1; echo "=== exit $?" >> /dev/shm/ss2_stages.log ) &
@@ -40,7 +43,8 @@ for p in band1080 uhd4k; do
   r=$FX/$p/ref.y4m; d=$FX/$p/dis.y4m
   echo "--- $p default: --profile"; $run --profile $r $d ssimulacra2
   echo "--- $p sequential scales, default kernels: --profile"; VQX_SS2_SEQUENTIAL=1 $run --profile $r $d ssimulacra2
-  echo "--- $p sequential scales, $OLD: --profile"; env VQX_SS2_SEQUENTIAL=1 $OLD $run --profile $r $d ssimulacra2
+  echo "--- $p sequential scales, $P2: --profile"; env VQX_SS2_SEQUENTIAL=1 $P2 $run --profile $r $d ssimulacra2
+  echo "--- $p default, $P2: --profile"; env $P2 $run --profile $r $d ssimulacra2
 done
 echo "=== ncu $(el) left $(left)"
 l=$(left)
@@ -49,6 +53,13 @@ if [ "$l" -gt 12 ]; then
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
     --section InstructionStats $run --frames 1 $FX/uhd4k/ref.y4m $FX/uhd4k/dis.y4m ssimulacra2 > /dev/shm/ss2_ncu.log 2>&1
   grep -vE "^==PROF==|^ *-+ *-+" /dev/shm/ss2_ncu.log | head -400
+fi
+l=$(left)
+if [ "$l" -gt 10 ]; then
+  echo "=== ncu $P2 horizontal pass, 4K scale 0 $(el)"
+  env VQX_SS2_SEQUENTIAL=1 $P2 timeout $l $ncu --clock-control none -k regex:'poles' -c 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    $run --frames 1 $FX/uhd4k/ref.y4m $FX/uhd4k/dis.y4m ssimulacra2 2>&1 | grep -vE "^==PROF==|^ *-+ *-+" | head -120
 fi
 echo "=== done $(el)"
 } > $L 2>&1

@@ -1134,6 +1134,215 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
   }
 }
 
+// The pole-split pass split by plane set (VQX_SS2_HBLUR=poles3): blur_rows_poles2_kernel's
+// walk, but a block covers one of three plane sets of its 32 lines and channel: {mu1, s11} (image
+// 1 only), {mu2, s22} (image 2 only) or {s12} (both images). A block is 6 warps (the set's 3 pole
+// warps per plane; the {s12} block's last 3 warps only help with the sums and the combine), so
+// (a) the two barriers per tile wait for 6 warps instead of 15, (b) its shared memory is 11 tile
+// slots instead of 26 (4 blocks per SM instead of 2), and (c) the grid is 3 times finer (612
+// blocks at 4K instead of 204 over 132 SMs), so the SMs' loads even out. Each image tile is read
+// from global memory by two blocks instead of one. Every line's operations and their order are
+// those of blur_rows_poles2_kernel (the same sums, the same pole steps, (o1 + o3) + o5).
+constexpr int kSetWarps = 6;
+constexpr int kSetThreads = kLines * kSetWarps;
+constexpr size_t kPoles3Smem = sizeof(float) * size_t(11) * kTileSlot;
+
+template <bool kVec>
+__global__ void __launch_bounds__(kSetThreads, 4)
+blur_rows_poles3_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
+                        float* __restrict__ hblur, float* __restrict__ debug_products) {
+  extern __shared__ float smem[];
+  constexpr int kWidth = kVec ? 4 : 1;
+  constexpr int kUnits = kTileElems / kWidth;
+  constexpr int kLoads = (kUnits + kSetThreads - 1) / kSetThreads;
+  constexpr int kUnitsPerRow = kTile / kWidth;
+  constexpr int kSumsPer = (kTileElems + kSetThreads - 1) / kSetThreads;
+  const size_t n = size_t(w) * h;
+  const int c = blockIdx.y;
+  const int set = int(blockIdx.x % 3);  // 0: {mu1, s11}, 1: {mu2, s22}, 2: {s12}; block-uniform
+  const bool two = set == 2;            // both images
+  const int nimg = two ? 2 : 1, nplanes = two ? 1 : 2;
+  const uint32_t y0 = (blockIdx.x / 3) * kLines;
+  const int lane = threadIdx.x, q = threadIdx.y, tid = q * kLines + lane;
+  const int lp = q / 3, pole = q % 3;  // the warp's plane within the set, its pole
+  const bool walker = lp < nplanes;
+  const float n2 = coef.n2[pole], d1 = coef.d1[pole];
+  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
+  const float* imgA = xyb + size_t(set == 1 ? 3 + c : c) * n;
+  const float* imgB = xyb + size_t(3 + c) * n;
+  float* ring = smem;                                // [3 tiles][nimg images][kLines][kTileRow]
+  float* sums = smem + 3 * nimg * kTileSlot;         // [nplanes][kLines][kTileRow]
+  float* pout = sums + nplanes * kTileSlot;          // [3 nplanes (plane, pole)][kLines][kTileRow]
+  auto slot = [](int tile) { return (tile + 1) % 3; };  // tile -1 is the zero padding
+  for (int i = tid; i < kTileElems; i += kSetThreads) {
+    const int r = i / kTile, j = i % kTile;
+    for (int im = 0; im < nimg; ++im) ring[(nimg * slot(-1) + im) * kTileSlot + r * kTileRow + j] = 0.0f;
+  }
+  float next1[kLoads][kWidth], next2[kLoads][kWidth];
+  auto fetch = [&](uint32_t x0) {
+#pragma unroll
+    for (int m = 0; m < kLoads; ++m) {
+      const int e = tid + m * kSetThreads;
+      const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+      const uint32_t x = x0 + j;
+      const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
+      const size_t i = inside ? size_t(y0 + r) * w + x : 0;
+      if constexpr (kVec) {
+        const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(imgA + i))
+                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        const float4 b = inside && two ? __ldg(reinterpret_cast<const float4*>(imgB + i))
+                                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
+        next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
+      } else {
+        next1[m][0] = inside ? __ldg(imgA + i) : 0.0f;
+        next2[m][0] = inside && two ? __ldg(imgB + i) : 0.0f;
+      }
+    }
+  };
+  auto store_tile = [&](int tile, int sl) {
+    const uint32_t x0 = uint32_t(tile) * kTile;
+    float* t1 = ring + (nimg * sl) * kTileSlot;
+    float* t2 = t1 + kTileSlot;
+#pragma unroll
+    for (int m = 0; m < kLoads; ++m) {
+      const int e = tid + m * kSetThreads;
+      if (e < kUnits) {
+        const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+#pragma unroll
+        for (int qq = 0; qq < kWidth; ++qq) {
+          t1[r * kTileRow + j + qq] = next1[m][qq];
+          if (two) t2[r * kTileRow + j + qq] = next2[m][qq];
+        }
+        if (debug_products && two) {  // the {s12} block holds both images: all three products
+#pragma unroll
+          for (int qq = 0; qq < kWidth; ++qq) {
+            const uint32_t x = x0 + j + qq;
+            if (uint32_t(r) < rows && x < w) {
+              const size_t i = size_t(y0 + r) * w + x;
+              float* p = debug_products + size_t(3 * c) * n + i;
+              p[0] = fmul(next1[m][qq], next1[m][qq]);
+              p[n] = fmul(next2[m][qq], next2[m][qq]);
+              p[2 * n] = fmul(next1[m][qq], next2[m][qq]);
+            }
+          }
+        }
+      }
+    }
+  };
+  // Section 6.2's sums of the set's planes for tile `tile`, as in blur_rows_poles2_kernel.
+  auto form_sums = [&](int cur, int prev) {
+    const float* c1 = ring + (nimg * cur) * kTileSlot;
+    const float* c2 = c1 + kTileSlot;
+    const float* p1 = ring + (nimg * prev) * kTileSlot;
+    const float* p2 = p1 + kTileSlot;
+#pragma unroll
+    for (int m = 0; m < kSumsPer; ++m) {
+      const int e = tid + m * kSetThreads;
+      if (e < kTileElems) {
+        const int r = e / kTile, j = e % kTile;
+        const int ib = r * kTileRow + j;
+        const int ia = j >= 10 ? ib - 10 : ib + kTile - 10;
+        float* s = sums + ib;
+        const float b1 = c1[ib];
+        const float a1 = j >= 10 ? c1[ia] : p1[ia];
+        if (two) {
+          const float b2 = c2[ib];
+          const float a2 = j >= 10 ? c2[ia] : p2[ia];
+          s[0] = fadd(fmul(a1, a2), fmul(b1, b2));                // s12
+        } else {
+          s[0] = fadd(a1, b1);                                    // mu1 / mu2
+          s[kTileSlot] = fadd(fmul(a1, a1), fmul(b1, b1));        // s11 / s22
+        }
+      }
+    }
+  };
+  constexpr int kStores = kVec ? (2 * kUnits + kSetThreads - 1) / kSetThreads : 1;
+  int st_smem[kStores], st_col[kStores];
+  float* st_row[kStores];
+#pragma unroll
+  for (int m = 0; m < kStores; ++m) {
+    const int e = tid + m * kSetThreads;
+    const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
+    const bool live = e < nplanes * kUnits && uint32_t(r) < rows;
+    const int gp = two ? 4 : p == 0 ? set : 2 + set;
+    st_smem[m] = 3 * p * kTileSlot + r * kTileRow + j;
+    st_col[m] = live ? j - 4 : INT32_MIN / 2;
+    st_row[m] = live ? hblur + size_t(c * kBlurPlanes + gp) * n + size_t(y0 + r) * w : hblur;
+  }
+  const int tiles = int((long(w) + 4 + kTile - 1) / kTile);
+  fetch(0);
+  store_tile(0, slot(0));
+  if (tiles > 1) fetch(kTile);
+  __syncthreads();
+  form_sums(slot(0), slot(-1));
+  if (tiles > 1) store_tile(1, slot(1));
+  if (tiles > 2) fetch(2 * kTile);
+  __syncthreads();
+  int s_prev = slot(-1), s_cur = slot(0), s_next = slot(1);
+  float prev1 = 0.0f, prev2 = 0.0f;
+  const float* my_sums = sums + lp * kTileSlot + lane * kTileRow;
+  float* out_row = pout + q * kTileSlot + lane * kTileRow;
+  for (int tile = 0; tile < tiles; ++tile) {
+    const long t0 = long(tile) * kTile - 4;
+    const int steps = long(w) - t0 < kTile ? int(long(w) - t0) : kTile;
+    auto step = [&](float sum) {
+      const float o = fsub(fsub(fmul(n2, sum), fmul(d1, prev1)), prev2);
+      prev2 = prev1;
+      prev1 = o;
+      return o;
+    };
+    if (walker) {
+      if (steps == kTile) {
+#pragma unroll
+        for (int j0 = 0; j0 < kTile; j0 += 16) {
+          float s[16];
+#pragma unroll
+          for (int j = 0; j < 16; ++j) s[j] = my_sums[j0 + j];
+#pragma unroll
+          for (int j = 0; j < 16; ++j) out_row[j0 + j] = step(s[j]);
+        }
+      } else {
+        for (int j = 0; j < steps; ++j) out_row[j] = step(my_sums[j]);
+      }
+    }
+    __syncthreads();
+    if constexpr (kVec) {
+#pragma unroll
+      for (int m = 0; m < kStores; ++m) {
+        const long t = long(tile) * kTile + st_col[m];
+        if (t >= 0 && t < long(w)) {
+          const float* o = pout + st_smem[m];
+          float v[4];
+#pragma unroll
+          for (int qq = 0; qq < 4; ++qq)
+            v[qq] = fadd(fadd(o[qq], o[kTileSlot + qq]), o[2 * kTileSlot + qq]);
+          *reinterpret_cast<float4*>(st_row[m] + t) = make_float4(v[0], v[1], v[2], v[3]);
+        }
+      }
+    } else {
+      for (int e = tid; e < nplanes * kUnits; e += kSetThreads) {
+        const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = e % kUnitsPerRow;
+        const int gp = two ? 4 : p == 0 ? set : 2 + set;
+        const long t = t0 + j;
+        if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
+          const float* o = pout + 3 * p * kTileSlot + r * kTileRow + j;
+          hblur[size_t(c * kBlurPlanes + gp) * n + size_t(y0 + r) * w + size_t(t)] =
+              fadd(fadd(o[0], o[kTileSlot]), o[2 * kTileSlot]);
+        }
+      }
+    }
+    if (tile + 1 < tiles) form_sums(s_next, s_cur);
+    if (tile + 2 < tiles) store_tile(tile + 2, s_prev);
+    if (tile + 3 < tiles) fetch(uint32_t(tile + 3) * kTile);
+    const int s_free = s_prev;
+    s_prev = s_cur;
+    s_cur = s_next;
+    s_next = s_free;
+    __syncthreads();
+  }
+}
+
 // The plain walk, kept for the --profile comparison (VQX_SS2_HBLUR=rowwalk): each thread reads
 // its own row from global memory, so a warp's load touches 32 cache lines.
 __global__ void __launch_bounds__(kBlockThreads)
@@ -1430,6 +1639,7 @@ class Pipeline {
     fast_terms_ = options.fast_terms;
     poles_uniform_ = options.poles_uniform;
     poles_sums_ = options.poles_sums;
+    poles_split_ = options.poles_split;
     terms_batch_ = options.terms_batch;
     split_xyb_ = options.split_xyb;
     format_ = format;
@@ -1467,6 +1677,12 @@ class Pipeline {
           "ssimulacra2: pole kernel shared memory");
     check(cudaFuncSetAttribute(blur_rows_poles2_kernel<false>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
+          "ssimulacra2: pole kernel shared memory");
+    check(cudaFuncSetAttribute(blur_rows_poles3_kernel<true>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles3Smem)),
+          "ssimulacra2: pole kernel shared memory");
+    check(cudaFuncSetAttribute(blur_rows_poles3_kernel<false>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles3Smem)),
           "ssimulacra2: pole kernel shared memory");
     check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
           "ssimulacra2: EOTF table upload");
@@ -1626,6 +1842,15 @@ class Pipeline {
         if (vec) blur_rows_grouped_kernel<3, true><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
         else blur_rows_grouped_kernel<3, false><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
       }
+    } else if (row_groups_ == kRowPoles && poles_sums_ && poles_split_) {
+      const dim3 sblock(kLines, kSetWarps);
+      const dim3 sgrid(3 * ceil_div(h, kLines), 3);
+      if (vec_rows_[s])
+        blur_rows_poles3_kernel<true><<<sgrid, sblock, kPoles3Smem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+      else
+        blur_rows_poles3_kernel<false><<<sgrid, sblock, kPoles3Smem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
     } else if (row_groups_ == kRowPoles && poles_sums_) {
       const dim3 pblock(kLines, kPoleWarps);
       if (vec_rows_[s])
@@ -1793,7 +2018,7 @@ class Pipeline {
   EdgeDifference edge_difference_ = EdgeDifference::kFloatGroupsOf8;
   enum class Schedule { kSequential, kConcurrent, kChain };
   bool rgb_ = false, row_walk_ = false, concurrent_ = false, vblur_low_regs_ = false;
-  bool fast_terms_ = false, poles_uniform_ = false, poles_sums_ = false;
+  bool fast_terms_ = false, poles_uniform_ = false, poles_sums_ = false, poles_split_ = false;
   int terms_batch_ = 4;
   bool split_xyb_ = false;
   int row_groups_ = 3;
@@ -1844,10 +2069,10 @@ class Ssimulacra2Cuda final : public CudaMetric {
     // VQX_SS2_HBLUR=groups2 / groups3 the grouped kernel with two / three groups of planes,
     // VQX_SS2_HBLUR=scalar the per-plane tiled walk without float4 loads and stores,
     // VQX_SS2_HBLUR=poles the pole split with per-thread sums, poles1 the same with one code
-    // path, poles2 the default (sums per tile); VQX_SS2_VBLUR=plain the terms kernel before
-    // session 13, regs80 that kernel capped at 80 registers, fast the default, fast2 / fast4
-    // the fast terms two at a time / at 96 registers; VQX_SS2_XYB=split the downsample in its
-    // own kernel before the XYB,
+    // path, poles2 the default (sums per tile), poles3 poles2 in blocks of one plane set (6
+    // warps; slower); VQX_SS2_VBLUR=plain the terms kernel before session 13, regs80 that
+    // kernel capped at 80 registers, fast the default, fast2 / fast4 the fast terms two at a
+    // time / at 96 registers; VQX_SS2_XYB=split the downsample in its own kernel before the XYB,
     // VQX_SS2_SEQUENTIAL=1 runs the scales one after the other (a per-scale stage table),
     // VQX_SS2_SCHEDULE=chain runs scales 1.. in sequence on one side stream (4K's schedule) at
     // any size. None changes a bit of the result.
@@ -1867,6 +2092,12 @@ class Ssimulacra2Cuda final : public CudaMetric {
     if (walk && std::string(walk) == "poles2") {
       options.row_groups = kRowPoles;
       options.poles_sums = true;
+      options.poles_split = false;
+    }
+    if (walk && std::string(walk) == "poles3") {
+      options.row_groups = kRowPoles;
+      options.poles_sums = true;
+      options.poles_split = true;
     }
     if (walk && std::string(walk) == "poles1") {
       options.row_groups = kRowPoles;
