@@ -7,6 +7,7 @@
 # Carried: $BIN/bins.tar.xz (stripped binaries + libfmt, libpng), $BIN/shared.tar.xz (spec +
 # goldens), .carry/fixtures.tar.xz. Logs in $OUT.
 #   usage (repo root of the device copy): BIN=.carry/final bash bench/all_gpu_device_run.sh
+#   SECTIONS="1 2" or "3 4 5" runs a part (each part stays within one 10-minute device call).
 set -uo pipefail
 root=$PWD
 bin=/dev/shm/vqx-bin
@@ -17,13 +18,15 @@ tar -xJf "${BIN:-.carry/final}/shared.tar.xz" -C /dev/shm/vqx-shared
 tar -xJf .carry/fixtures.tar.xz -C /dev/shm/fx
 export LD_LIBRARY_PATH=$bin VQX_FIXTURES=/dev/shm/fx VQX_REQUIRE_FIXTURES=1 VQX_SHARED_DIR=/dev/shm/vqx-shared
 fx=/dev/shm/fx
+sections=" ${SECTIONS:-1 2 3 4 5} "
+want() { [[ $sections == *" $1 "* ]]; }
 t0=$(date +%s)
 stamp() { echo "--- $(( $(date +%s) - t0 )) s: $*"; }
 
 { nvidia-smi -L; nvidia-smi --query-gpu=driver_version --format=csv,noheader; } >"$out/env.log" 2>&1
 
 # 1. every gpu test binary, the parity table first
-{
+want 1 && {
   for t in "$bin"/cuda_parity_test $(ls "$bin"/*_test | grep -v cuda_parity_test); do
     stamp "$(basename "$t")"
     timeout 150 "$t" 2>&1 | grep -E "^\[  (PASSED|FAILED) \]|^\[==========\]|FAILED|max \|diff\||identical|differ" | tail -40
@@ -34,7 +37,7 @@ stamp "tests done"
 
 # 2. CLI parity: the same JSON (but version/fps) from --backend cpu and --backend cuda
 cli() { "$bin/vqx" -r "$fx/$1/ref.y4m" -d "$fx/$1/dis.y4m" -q --json --precision max --threads 16 "${@:2}"; }
-{
+want 2 && {
   for pair in n576 band1080 odd853 hbd720 uhd4k; do
     for args in "-m version=vmaf_v0.6.1" "-m version=vmaf_4k_v0.6.1" "-m version=vmaf_v1.0.16_3d0h" \
                 "-m version=vmaf_v1.0.16_hfr_5d0h" "-m version=vmaf_v1.0.16_3d0h_2160" \
@@ -51,7 +54,7 @@ stamp "cli parity done"
 # 3. sanitizers: every CUDA metric in one run, side by side, two frames of each in flight
 cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer | head -1)
 all="--feature psnr --feature ssimulacra2 --feature float_ms_ssim --feature float_ssim --feature cambi=full_ref=true"
-{
+want 3 && {
   for tool in memcheck racecheck; do
     stamp "$tool odd853"
     "$cs" --tool $tool --error-exitcode 9 "$bin/vqx" -r "$fx/odd853/ref.y4m" -d "$fx/odd853/dis.y4m" -q \
@@ -62,11 +65,11 @@ all="--feature psnr --feature ssimulacra2 --feature float_ms_ssim --feature floa
 stamp "sanitizers done"
 
 # 4. device throughput (one uploaded pair scored 96 times; 1, 2, 4 frames in flight)
-timeout 150 "$bin/cuda_throughput_bench" --benchmark_counters_tabular=true >"$out/throughput.log" 2>&1
+want 4 && timeout 150 "$bin/cuda_throughput_bench" --benchmark_counters_tabular=true >"$out/throughput.log" 2>&1
 stamp "throughput done"
 
 # 5. profile (single frame at a time, per stage) and CLI ms/frame per schedule, on longer clips
-{
+want 5 && {
   for spec in band1080:240 uhd4k:96; do
     p=${spec%%:*}; n=${spec##*:}
     for side in ref dis; do python3 "$root/bench/make_long_y4m.py" "$fx/$p/$side.y4m" "/dev/shm/${p}_$side.y4m" "$n"; done
@@ -92,5 +95,8 @@ stamp "throughput done"
   done
 } >"$out/profile.log" 2>&1
 stamp done
-grep -c identical "$out/cli_parity.log"
-grep -E "exit|ERROR SUMMARY|HAZARD" "$out/sanitizer.log" | head -20
+want 1 && grep -E "^--- |^exit|PASSED|FAILED" "$out/tests.log" | head -60
+want 2 && { grep -c identical "$out/cli_parity.log"; grep DIFFERENT "$out/cli_parity.log"; }
+want 3 && grep -E "exit|ERROR SUMMARY|HAZARD" "$out/sanitizer.log" | head -20
+want 4 && grep BM_ "$out/throughput.log" | cut -c1-150
+want 5 && grep -E "CLI ms|^  [a-z]|wall|peak" "$out/profile.log" | head -70
