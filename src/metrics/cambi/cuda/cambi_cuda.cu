@@ -597,6 +597,7 @@ struct PassArgs {
   PassScale scale[kNumScales];
   u64* sums;
   unsigned* status;
+  bool skip_idle;  // pass 0: blocks past the scale's values only take their ticket
 };
 
 // Pass 0 (tiled c-values only; the global kernel counts it itself): the top digit (bits 21..31) of
@@ -608,6 +609,10 @@ __global__ void __launch_bounds__(kPassThreads) radix_pass0_kernel(PassArgs args
   const int s = blockIdx.y;
   const PassScale& sc = args.scale[s];
   ScaleState* st = sc.state;
+  // VQX_CAMBI_CUDA_PASS_IDLE: a block with no value of its scale (the small scales use a few of
+  // the grid's blocks) adds nothing; it only takes its ticket (block-uniform branch).
+  if (args.skip_idle && u64(blockIdx.x) * kPassThreads >= sc.n) goto ticket;
+  {
   for (int b = threadIdx.x; b < kBins0; b += kPassThreads) bins[b] = 0;
   __syncthreads();
   const uint32_t* v = reinterpret_cast<const uint32_t*>(sc.values);
@@ -636,6 +641,8 @@ __global__ void __launch_bounds__(kPassThreads) radix_pass0_kernel(PassArgs args
   __syncthreads();
   for (int b = threadIdx.x; b < kBins0; b += kPassThreads)
     if (bins[b]) atomicAdd(&st->bins0[b], bins[b]);
+  }
+ticket:
   if (!last_block(&st->ticket[0], gridDim.x)) return;
   int bin;
   u64 above;
@@ -780,6 +787,7 @@ struct TileScale {
   const uint16_t* level;
   float* out;
   int w, h, tiles_x, tile_begin;
+  int rows;  // tile height of this scale (VQX_CAMBI_CUDA_TILE_ROWS_S: per scale)
 };
 
 struct TileArgs {
@@ -1025,7 +1033,7 @@ __device__ __forceinline__ int tile_levels(const TileArgs& args, const TileScale
   for (int q = lane; q < kBandWords; q += 32) bm[q] = 0;
   __syncwarp();
   // The levels the tile's pixels need.
-  const int col = tx * kTileW + lane, r0 = ty * args.rows, r1 = min(sc.h, r0 + args.rows);
+  const int col = tx * kTileW + lane, r0 = ty * sc.rows, r1 = min(sc.h, r0 + sc.rows);
   unsigned last = kNotCounted;
   if (col < sc.w)
     for (int i = r0; i < r1; ++i) {
@@ -1095,7 +1103,7 @@ __global__ void __launch_bounds__(kTileW * kTileWarps) c_values_tile_kernel(Tile
   uint32_t* bm = bm_all[warp];
   uint16_t* pre = pre_all[warp];
   const int total = tile_levels(args, sc, tx, ty, lane, bm, pre);
-  const int col = tx * kTileW + lane, r0 = ty * args.rows, r1 = min(sc.h, r0 + args.rows);
+  const int col = tx * kTileW + lane, r0 = ty * sc.rows, r1 = min(sc.h, r0 + sc.rows);
   if (total == 0) {  // no counted pixel in the tile: every c-value is 0
     if (col < sc.w)
       for (int i = r0; i < r1; ++i) sc.out[size_t(i) * sc.w + col] = 0.0f;
@@ -1125,9 +1133,9 @@ __global__ void __launch_bounds__(kTileW) c_values_dense_kernel(TileArgs args) {
     const TileScale& sc = args.scale[s];
     const int local = t - sc.tile_begin, tx = local % sc.tiles_x, ty = local / sc.tiles_x;
     // Piece item % split of the tile's rows (shorter chains; each piece builds its own window).
-    const int piece = (args.rows + int(split) - 1) / int(split);
-    const int r0 = ty * args.rows + int(item % split) * piece;
-    const int r1 = min(min(sc.h, ty * args.rows + args.rows), r0 + piece);
+    const int piece = (sc.rows + int(split) - 1) / int(split);
+    const int r0 = ty * sc.rows + int(item % split) * piece;
+    const int r1 = min(min(sc.h, ty * sc.rows + sc.rows), r0 + piece);
     if (r0 >= r1) continue;  // whole block
     __syncwarp();
     for (int q = lane; q < args.band * kTileW / 2; q += 32) dense_smem[q] = 0;
@@ -1144,6 +1152,7 @@ struct ScaleGeom {
   size_t img_off = 0, word_off = 0, hist_off = 0;
   unsigned rows_per_chunk = 0, chunks = 0, col_blocks = 0, block_begin = 0, blocks = 0;
   unsigned tiles_x = 0, tiles_y = 0, tile_begin = 0;  // tiled c-values
+  unsigned tile_rows = 0;                              // this scale's tile height
   u64 n = 0, k = 0;
 };
 
@@ -1189,11 +1198,13 @@ unsigned prepare_dense_kernel(int band) {
   return unsigned(std::max(1, per_sm) * std::max(1, sms));
 }
 
-// Tiles of `rows` rows x 32 columns, numbered scale by scale.
-unsigned plan_tiles(ScaleGeom* scales, int count, unsigned rows) {
+// Tiles of rows[s] rows x 32 columns, numbered scale by scale.
+unsigned plan_tiles(ScaleGeom* scales, int count, const unsigned* rows_of) {
   unsigned tiles = 0;
   for (int s = 0; s < count; ++s) {
     ScaleGeom& sc = scales[s];
+    const unsigned rows = std::max(1u, rows_of[s]);
+    sc.tile_rows = rows;
     sc.tiles_x = (sc.w + kTileW - 1) / kTileW;
     sc.tiles_y = (sc.h + rows - 1) / rows;
     sc.tile_begin = tiles;
@@ -1311,7 +1322,22 @@ class CambiCuda final : public CudaMetric {
     dense_.mode = 2;
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_TILE_ROWS"); e && std::atoi(e) > 0)
       tile_rows_ = unsigned(std::atoi(e));
+    for (int s = 0; s < kNumScales; ++s) scale_rows_[s] = tile_rows_;
+    // VQX_CAMBI_CUDA_TILE_ROWS_S=r0,r1,...: tile height per scale (missing entries: the last one).
+    if (const char* e = std::getenv("VQX_CAMBI_CUDA_TILE_ROWS_S"); e && *e) {
+      const char* q = e;
+      for (int s = 0; s < kNumScales; ++s) {
+        const int v = std::atoi(q);
+        if (v > 0) scale_rows_[s] = unsigned(v);
+        else if (s > 0) scale_rows_[s] = scale_rows_[s - 1];
+        const char* c = std::strchr(q, ',');
+        if (c) q = c + 1;
+        else for (int r = s + 1; r < kNumScales; ++r) scale_rows_[r] = scale_rows_[s];
+        if (!c) break;
+      }
+    }
     split_ = std::getenv("VQX_CAMBI_CUDA_SPLIT") != nullptr;
+    pass_idle_ = std::getenv("VQX_CAMBI_CUDA_PASS_IDLE") != nullptr;
     always_maps_ = std::getenv("VQX_CAMBI_CUDA_MAPS") != nullptr;
     forward_ = std::getenv("VQX_CAMBI_CUDA_FORWARD") != nullptr;
     if (const char* e = std::getenv("VQX_CAMBI_CUDA_RUNS")) lane_runs_ = std::string(e) != "warp";
@@ -1473,7 +1499,7 @@ class CambiCuda final : public CudaMetric {
         throw RuntimeFailure("cambi (cuda): the column histograms do not fit the memory budget");
       sc.rows_per_chunk = std::min(sc.h, sc.rows_per_chunk + std::max(1u, sc.rows_per_chunk / 4));
     }
-    g.tiles = plan_tiles(g.scale.data(), kNumScales, tile_rows_);
+    g.tiles = plan_tiles(g.scale.data(), kNumScales, scale_rows_);
     for (int s = 0; s < kNumScales; ++s) {
       ScaleGeom& sc = g.scale[s];
       sc.chunks = (sc.h + sc.rows_per_chunk - 1) / sc.rows_per_chunk;
@@ -1584,12 +1610,13 @@ class CambiCuda final : public CudaMetric {
     }
     pa.sums = &r->sum[pic][0][0];
     pa.status = &r->status;
+    pa.skip_idle = pass_idle_;
     if (variant_ == CvVariant::kTile) {
       TileArgs ta{};
       for (int s = 0; s < kNumScales; ++s) {
         const ScaleGeom& sc = g.scale[s];
         ta.scale[s] = TileScale{level + sc.img_off, cvals_.get<float>() + sc.img_off, int(sc.w),
-                                int(sc.h), int(sc.tiles_x), int(sc.tile_begin)};
+                                int(sc.h), int(sc.tiles_x), int(sc.tile_begin), int(sc.tile_rows)};
       }
       ta.scales = kNumScales;
       ta.pad = int(g.pad);
@@ -1665,9 +1692,11 @@ class CambiCuda final : public CudaMetric {
   PictureGeom geom_[2];
   size_t hist_elems_ = 0;
   unsigned pass_blocks_ = 1;
+  bool pass_idle_ = false;
   CvVariant variant_ = CvVariant::kTile;
   int cells_ = 64;
   unsigned tile_rows_ = 32, dense_grid_ = 1;
+  unsigned scale_rows_[kNumScales] = {};
   bool split_ = false, stats_ = false, lane_runs_ = true, always_maps_ = false, forward_ = false;
   bool identity_[2] = {false, false};
   DenseFork dense_;
@@ -1703,7 +1732,12 @@ std::vector<std::vector<float>> cambi_cuda_c_values(const std::vector<CambiCvPla
     geom[s].img_off = total;
     total += size_t(geom[s].w) * geom[s].h;
   }
-  const unsigned tiles = plan_tiles(geom, count, tile_rows);
+  // VQX_CAMBI_CUDA_TEST_PERSCALE=1: scale s gets tile_rows >> s rows (at least 1), to check
+  // per-scale tile heights (VQX_CAMBI_CUDA_TILE_ROWS_S) pixel for pixel.
+  unsigned rows_of[kNumScales];
+  const bool per_scale = std::getenv("VQX_CAMBI_CUDA_TEST_PERSCALE") != nullptr;
+  for (int s = 0; s < kNumScales; ++s) rows_of[s] = per_scale ? std::max(1u, tile_rows >> s) : tile_rows;
+  const unsigned tiles = plan_tiles(geom, count, rows_of);
   // Level maps as mode_kernel writes them (and as the CPU's c_values forms them).
   std::vector<uint16_t> levels(std::max<size_t>(total, 1));
   for (int s = 0; s < count; ++s) {
@@ -1748,7 +1782,8 @@ std::vector<std::vector<float>> cambi_cuda_c_values(const std::vector<CambiCvPla
   for (int s = 0; s < count; ++s)
     ta.scale[s] = TileScale{static_cast<const uint16_t*>(d_level.get()) + geom[s].img_off,
                             static_cast<float*>(d_out.get()) + geom[s].img_off, int(geom[s].w),
-                            int(geom[s].h), int(geom[s].tiles_x), int(geom[s].tile_begin)};
+                            int(geom[s].h), int(geom[s].tiles_x), int(geom[s].tile_begin),
+                            int(geom[s].tile_rows)};
   ta.scales = count;
   ta.pad = int(window >> 1);
   ta.band = params.band;
