@@ -32,6 +32,7 @@ enum Variant {
   kInFlight3 = 16384,  // three
   kPoles2 = 32768,     // pole split with the input sums formed once per tile
   kPoles3 = 65536,     // kPoles2 in blocks of one plane set (6 warps)
+  kPoles4 = 131072,    // kPoles2 with per-plane-set named barriers after the walk
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -57,6 +58,12 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
     options.row_groups = ssimulacra2::cuda::kRowPoles;
     options.poles_sums = true;
     options.poles_split = false;
+  }
+  if (variant & kPoles4) {
+    options.row_groups = ssimulacra2::cuda::kRowPoles;
+    options.poles_sums = true;
+    options.poles_split = false;
+    options.poles_sets = true;
   }
   if (variant & kPoles3) {
     options.row_groups = ssimulacra2::cuda::kRowPoles;
@@ -95,7 +102,7 @@ VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kGroups3 | kPlainTerms,
 VQX_SS2_DEVICE(1080p_poles_fast, "band1080", format_1080p(), kPoles | kFastTerms, true);
 VQX_SS2_DEVICE(1080p_poles2_fast, "band1080", format_1080p(), kPoles2 | kFastTerms, true);
 VQX_SS2_DEVICE(1080p_poles2_fast2, "band1080", format_1080p(), kPoles2 | kFastTerms | kBatch2, true);
-VQX_SS2_DEVICE(1080p_poles3_fast, "band1080", format_1080p(), kPoles3 | kFastTerms, true);
+VQX_SS2_DEVICE(1080p_poles4_fast, "band1080", format_1080p(), kPoles4 | kFastTerms, true);
 VQX_SS2_DEVICE(1080p_default_x2, "band1080", format_1080p(), kInFlight2, true);
 VQX_SS2_DEVICE(1080p_default_x3, "band1080", format_1080p(), kInFlight3, true);
 VQX_SS2_DEVICE(1080p_default_split, "band1080", format_1080p(), kSplitXyb, true);
@@ -105,11 +112,11 @@ VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms, true);
 VQX_SS2_DEVICE(4k_poles_fast, "uhd4k", format_4k(), kPoles | kFastTerms, true);
 VQX_SS2_DEVICE(4k_poles2_fast, "uhd4k", format_4k(), kPoles2 | kFastTerms, true);
 VQX_SS2_DEVICE(4k_poles2_fast2, "uhd4k", format_4k(), kPoles2 | kFastTerms | kBatch2, true);
-VQX_SS2_DEVICE(4k_poles3_fast, "uhd4k", format_4k(), kPoles3 | kFastTerms, true);
+VQX_SS2_DEVICE(4k_poles4_fast, "uhd4k", format_4k(), kPoles4 | kFastTerms, true);
 VQX_SS2_DEVICE(4k_default_split, "uhd4k", format_4k(), kSplitXyb, true);
 VQX_SS2_DEVICE(4k_before_sequential, "uhd4k", format_4k(), kGroups3 | kPlainTerms, false);
 VQX_SS2_DEVICE(4k_default_sequential, "uhd4k", format_4k(), kDefault, false);
-VQX_SS2_DEVICE(4k_poles3_sequential, "uhd4k", format_4k(), kPoles3 | kFastTerms, false);
+VQX_SS2_DEVICE(4k_poles4_sequential, "uhd4k", format_4k(), kPoles4 | kFastTerms, false);
 
 }  // namespace
 }  // namespace vqx::bench

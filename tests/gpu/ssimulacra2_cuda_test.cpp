@@ -289,6 +289,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     int terms_batch = 4;
     bool poles_sums = false;
     bool poles_split = false;  // poles_sums: false = poles2 (the default), true = poles3
+    bool poles_sets = false;   // poles_sums, !poles_split: per-set named barriers (poles4)
     ssimulacra2::cuda::PipelineOptions options() const {
       ssimulacra2::cuda::PipelineOptions o;
       o.row_groups = row_groups;
@@ -298,6 +299,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       o.terms_batch = terms_batch;
       o.poles_sums = poles_sums;
       o.poles_split = poles_split;
+      o.poles_sets = poles_sets;
       return o;
     }
   };
@@ -312,7 +314,9 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
                               {ssimulacra2::cuda::kRowPoles, false, false, false, 4, true},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true},
                               {ssimulacra2::cuda::kRowPoles, false, false, false, 4, true, true},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, true}};
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, true},
+                              {ssimulacra2::cuda::kRowPoles, false, false, false, 4, true, false, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, true}};
   for (const auto& [label, frames] : inputs) {
    for (const EdgeDifference mode : {EdgeDifference::kFloatGroupsOf8, EdgeDifference::kDouble}) {
     if (mode == EdgeDifference::kDouble && label.find("frame") != std::string::npos) continue;
@@ -322,9 +326,9 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       const DebugFrame other =
           run_debug_frame(frames.first, frames.second, &m, mode, kNumScales, v.options());
       const std::string at = fmt::format(
-          "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {} split {}", label,
+          "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {} split {} sets {}", label,
           mode == EdgeDifference::kDouble ? "f64 edges" : "", v.row_groups, v.low_regs,
-          v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums, v.poles_split);
+          v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums, v.poles_split, v.poles_sets);
       ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
       for (size_t s = 0; s < base.scales.size(); ++s) {
         const DebugScale& a = base.scales[s];
@@ -518,6 +522,7 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_HBLUR", "poles1"},
                               {"VQX_SS2_HBLUR", "poles2"},
                               {"VQX_SS2_HBLUR", "poles3"},
+                              {"VQX_SS2_HBLUR", "poles4"},
                               {"VQX_SS2_HBLUR", "groups3"},
                               {"VQX_SS2_VBLUR", "fast"},
                               {"VQX_SS2_VBLUR", "fast4"},

@@ -942,7 +942,18 @@ blur_rows_poles_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Bl
 // those of blur_rows_kernel; only which thread forms which sum differs.
 constexpr size_t kPoles2Smem = sizeof(float) * size_t(6 + kBlurPlanes + kPoleWarps) * kTileSlot;
 
-template <bool kVec>
+// kSets (VQX_SS2_HBLUR=poles4, timing): the same block, sums and steps, but the barrier after
+// phase 1 is a named barrier per plane set ({mu1, s11}: 6 warps, {mu2, s22}: 6, {s12}: 3), and
+// each set adds the outputs and forms the next tile's sums of its own planes (the same operations
+// per element as the whole-block phase 2); only the ring and the prefetch stay block-wide, behind
+// the block barrier at the end of the tile. A set's combine reads only its own warps' pole
+// outputs and its sums are read only by its own warps, so a set need not wait for the other
+// sets' walks.
+__device__ __forceinline__ void named_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+template <bool kVec, bool kSets = false>
 __global__ void __launch_bounds__(kPoleThreads, 2)
 blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
                         float* __restrict__ hblur, float* __restrict__ debug_products) {
@@ -964,6 +975,10 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
   const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
   const float* img1 = xyb + size_t(c) * n;
   const float* img2 = xyb + size_t(3 + c) * n;
+  // kSets: set 0 = {mu1, s11} (planes 0, 2), 1 = {mu2, s22} (1, 3), 2 = {s12} (4).
+  const int set = plane == 4 ? 2 : plane & 1;
+  const int set_threads = set == 2 ? 3 * kLines : 6 * kLines;
+  const int srank = (set == 2 ? pole : (plane >> 1) * 3 + pole) * kLines + lane;
   auto slot = [](int tile) { return (tile + 1) % 3; };  // tile -1 is the zero padding
   for (int i = tid; i < kTileElems; i += kPoleThreads) {
     const int r = i / kTile, j = i % kTile;
@@ -1048,15 +1063,48 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
       }
     }
   };
+  // kSets: the sums of this thread's set's planes only (the same operations as form_sums).
+  auto form_set_sums = [&](int cur, int prev) {
+    const float* c1 = ring + (2 * cur) * kTileSlot;
+    const float* c2 = c1 + kTileSlot;
+    const float* p1 = ring + (2 * prev) * kTileSlot;
+    const float* p2 = p1 + kTileSlot;
+    for (int e = srank; e < kTileElems; e += set_threads) {
+      const int r = e / kTile, j = e % kTile;
+      const int ib = r * kTileRow + j;
+      const int ia = j >= 10 ? ib - 10 : ib + kTile - 10;
+      float* s = sums + ib;
+      if (set == 2) {
+        const float b1 = c1[ib], b2 = c2[ib];
+        const float a1 = j >= 10 ? c1[ia] : p1[ia], a2 = j >= 10 ? c2[ia] : p2[ia];
+        s[4 * kTileSlot] = fadd(fmul(a1, a2), fmul(b1, b2));      // s12
+      } else {
+        const float* ci = set == 0 ? c1 : c2;
+        const float* pi = set == 0 ? p1 : p2;
+        const float b = ci[ib];
+        const float a = j >= 10 ? ci[ia] : pi[ia];
+        s[set * kTileSlot] = fadd(a, b);                          // mu1 / mu2
+        s[(2 + set) * kTileSlot] = fadd(fmul(a, a), fmul(b, b));  // s11 / s22
+      }
+    }
+  };
   // The combine's positions, as in blur_rows_poles_kernel (kVec only).
-  constexpr int kStores = kVec ? (kBlurPlanes * kUnits + kPoleThreads - 1) / kPoleThreads : 1;
+  // kSets: a set's planes' units over its threads (2 x kUnits over 192 or kUnits over 96: the
+  // same count per thread).
+  constexpr int kStores =
+      !kVec ? 1
+      : kSets ? (2 * kUnits + 6 * kLines - 1) / (6 * kLines)
+              : (kBlurPlanes * kUnits + kPoleThreads - 1) / kPoleThreads;
+  static_assert(!kSets || !kVec || (kUnits + 3 * kLines - 1) / (3 * kLines) <= kStores);
   int st_smem[kStores], st_col[kStores];
   float* st_row[kStores];
 #pragma unroll
   for (int m = 0; m < kStores; ++m) {
-    const int e = tid + m * kPoleThreads;
-    const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
-    const bool live = e < kBlurPlanes * kUnits && uint32_t(r) < rows;
+    const int e = kSets ? srank + m * set_threads : tid + m * kPoleThreads;
+    const int set_units = set == 2 ? kUnits : 2 * kUnits;
+    const int p = kSets ? (set == 2 ? 4 : set + 2 * (e / kUnits)) : e / kUnits;
+    const int r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
+    const bool live = (kSets ? e < set_units : e < kBlurPlanes * kUnits) && uint32_t(r) < rows;
     st_smem[m] = 3 * p * kTileSlot + r * kTileRow + j;
     st_col[m] = live ? j - 4 : INT32_MIN / 2;
     st_row[m] = live ? hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w : hblur;
@@ -1096,7 +1144,10 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
     } else {
       for (int j = 0; j < steps; ++j) out_row[j] = step(my_sums[j]);
     }
-    __syncthreads();
+    if constexpr (kSets)
+      named_barrier(1 + set, set_threads);
+    else
+      __syncthreads();
     // Phase 2: outputs of this tile, sums of the next, the ring and the prefetch.
     if constexpr (kVec) {
 #pragma unroll
@@ -1112,8 +1163,11 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
         }
       }
     } else {
-      for (int e = tid; e < kBlurPlanes * kUnits; e += kPoleThreads) {
-        const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = e % kUnitsPerRow;
+      const int e0 = kSets ? srank : tid, de = kSets ? set_threads : kPoleThreads;
+      const int units = kSets ? (set == 2 ? kUnits : 2 * kUnits) : kBlurPlanes * kUnits;
+      for (int e = e0; e < units; e += de) {
+        const int p = kSets ? (set == 2 ? 4 : set + 2 * (e / kUnits)) : e / kUnits;
+        const int r = (e / kUnitsPerRow) % kLines, j = e % kUnitsPerRow;
         const long t = t0 + j;
         if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
           const float* o = pout + 3 * p * kTileSlot + r * kTileRow + j;
@@ -1123,7 +1177,12 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
       }
     }
     // Slot of tile t + 2 = slot of tile t - 1 (read last by the sums of tile t).
-    if (tile + 1 < tiles) form_sums(s_next, s_cur);
+    if (tile + 1 < tiles) {
+      if constexpr (kSets)
+        form_set_sums(s_next, s_cur);
+      else
+        form_sums(s_next, s_cur);
+    }
     if (tile + 2 < tiles) store_tile(tile + 2, s_prev);
     if (tile + 3 < tiles) fetch(uint32_t(tile + 3) * kTile);
     const int s_free = s_prev;
@@ -1640,6 +1699,7 @@ class Pipeline {
     poles_uniform_ = options.poles_uniform;
     poles_sums_ = options.poles_sums;
     poles_split_ = options.poles_split;
+    poles_sets_ = options.poles_sets;
     terms_batch_ = options.terms_batch;
     split_xyb_ = options.split_xyb;
     format_ = format;
@@ -1676,6 +1736,12 @@ class Pipeline {
                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
           "ssimulacra2: pole kernel shared memory");
     check(cudaFuncSetAttribute(blur_rows_poles2_kernel<false>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
+          "ssimulacra2: pole kernel shared memory");
+    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<true, true>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
+          "ssimulacra2: pole kernel shared memory");
+    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<false, true>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
           "ssimulacra2: pole kernel shared memory");
     check(cudaFuncSetAttribute(blur_rows_poles3_kernel<true>,
@@ -1853,7 +1919,13 @@ class Pipeline {
             xyb_at_[s], w, h, coef_, hblur_at_[s], products);
     } else if (row_groups_ == kRowPoles && poles_sums_) {
       const dim3 pblock(kLines, kPoleWarps);
-      if (vec_rows_[s])
+      if (vec_rows_[s] && poles_sets_)
+        blur_rows_poles2_kernel<true, true><<<grid, pblock, kPoles2Smem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+      else if (poles_sets_)
+        blur_rows_poles2_kernel<false, true><<<grid, pblock, kPoles2Smem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+      else if (vec_rows_[s])
         blur_rows_poles2_kernel<true><<<grid, pblock, kPoles2Smem, stream>>>(
             xyb_at_[s], w, h, coef_, hblur_at_[s], products);
       else
@@ -2019,6 +2091,7 @@ class Pipeline {
   enum class Schedule { kSequential, kConcurrent, kChain };
   bool rgb_ = false, row_walk_ = false, concurrent_ = false, vblur_low_regs_ = false;
   bool fast_terms_ = false, poles_uniform_ = false, poles_sums_ = false, poles_split_ = false;
+  bool poles_sets_ = false;
   int terms_batch_ = 4;
   bool split_xyb_ = false;
   int row_groups_ = 3;
@@ -2070,7 +2143,7 @@ class Ssimulacra2Cuda final : public CudaMetric {
     // VQX_SS2_HBLUR=scalar the per-plane tiled walk without float4 loads and stores,
     // VQX_SS2_HBLUR=poles the pole split with per-thread sums, poles1 the same with one code
     // path, poles2 the default (sums per tile), poles3 poles2 in blocks of one plane set (6
-    // warps; slower); VQX_SS2_VBLUR=plain the terms kernel before session 13, regs80 that
+    // warps; slower), poles4 poles2 with per-plane-set named barriers after the walk; VQX_SS2_VBLUR=plain the terms kernel before session 13, regs80 that
     // kernel capped at 80 registers, fast the default, fast2 / fast4 the fast terms two at a
     // time / at 96 registers; VQX_SS2_XYB=split the downsample in its own kernel before the XYB,
     // VQX_SS2_SEQUENTIAL=1 runs the scales one after the other (a per-scale stage table),
@@ -2093,6 +2166,12 @@ class Ssimulacra2Cuda final : public CudaMetric {
       options.row_groups = kRowPoles;
       options.poles_sums = true;
       options.poles_split = false;
+    }
+    if (walk && std::string(walk) == "poles4") {
+      options.row_groups = kRowPoles;
+      options.poles_sums = true;
+      options.poles_split = false;
+      options.poles_sets = true;
     }
     if (walk && std::string(walk) == "poles3") {
       options.row_groups = kRowPoles;

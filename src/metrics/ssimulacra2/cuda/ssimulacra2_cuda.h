@@ -56,6 +56,9 @@ struct PipelineOptions {
   // poles_sums: blocks of one plane set ({mu1, s11}, {mu2, s22}, {s12}; poles3, timing: slower at
   // 4K) instead of all five planes per block (poles2, the default)
   bool poles_split = false;
+  // poles_sums, !poles_split: per-plane-set named barriers after the walk, each set combining and
+  // forming the sums of its own planes (poles4, timing)
+  bool poles_sets = false;
   int terms_batch = 4;         // fast_terms: pixels whose terms are formed together (4 or 2)
   // Concurrent/chain schedules: the downsample into the next level in its own kernel before the
   // XYB, so that the next scales start while this scale's XYB runs.
