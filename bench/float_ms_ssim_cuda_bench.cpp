@@ -202,7 +202,7 @@ VQX_MSSSIM_BOTH(w13d11r1, 13, 11, 1, false);
 VQX_MSSSIM_BOTH(w13d12r1, 13, 12, 1, false);
 VQX_MSSSIM_BOTH(w13d13r1, 13, 13, 1, false);
 VQX_MSSSIM_BOTH(w16d9r1, 16, 9, 1, false);
-VQX_MSSSIM_BOTH(w13d9r1f, 13, 9, 1, true);  // the defaults
+VQX_MSSSIM_BOTH(w13d9r1f, 13, 9, 1, true);  // the previous defaults
 VQX_MSSSIM_BOTH(w13d12r1f, 13, 12, 1, true);
 VQX_MSSSIM_BOTH(w13d13r1f, 13, 13, 1, true);
 VQX_MSSSIM_BOTH(w13d14r1f, 13, 14, 1, true);
@@ -211,8 +211,8 @@ VQX_MSSSIM_BOTH(w16d9r1f, 16, 9, 1, true);
 VQX_MSSSIM_BOTH(w16d12r1f, 16, 12, 1, true);
 VQX_MSSSIM_BOTH(w16d13r1f, 16, 13, 1, true);
 VQX_MSSSIM_BOTH(w16d14r1f, 16, 14, 1, true);
-VQX_MSSSIM_BOTH(w16d15r1f, 16, 15, 1, true);
-VQX_MSSSIM_BOTH(w13d9r1f_again, 13, 9, 1, true);  // the defaults again (drift check)
+VQX_MSSSIM_BOTH(w16d15r1f, 16, 15, 1, true);  // the defaults
+VQX_MSSSIM_BOTH(w13d9r1f_again, 13, 9, 1, true);  // the previous defaults again (drift check)
 
 }  // namespace
 }  // namespace vqx::bench

@@ -906,9 +906,11 @@ __global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ Redu
 }
 
 constexpr int kWindowVariants = 17, kDecimateVariants = 16;
-constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variant 9: above 1080p
+constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 9, 14, 15: above 1080p
 // Defaults: the fastest combination measured on the H200 (docs/float_ms_ssim.md, speed pass 3).
-constexpr int kDefaultWindow = 13, kDefaultDecimate = 9, kDefaultReduce = 1;
+// Session 13's last round (docs): window 16, decimation 15 (the sweep for 4K's level 1, else
+// the generic kernel with the row loader and conversion/shift widening), 1024-thread trees.
+constexpr int kDefaultWindow = 16, kDefaultDecimate = 15, kDefaultReduce = 1;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
 int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimate), 0, kDecimateVariants - 1);
 int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", kDefaultReduce), 0, 1);
