@@ -202,6 +202,9 @@ __device__ __forceinline__ void decimate_taps(const float (*split)[2][kDecRows][
   out_d = finish_as<MD>(sum_d);
 }
 
+// Variants 10 (generic loader), 12 (row loader): kNonneg path with shift widening for both images;
+// 11: as 0 with the row loader; 13: row loader, kNonneg, reference by conversion (XU), distorted
+// by shifts (ALU).
 // kVariant 0: the reference through the conversion instruction, the distorted plane through
 // widen_scaled (any sign). kVariant 1 (reference: conversion, distorted: IMAD.WIDE) and 2 (both
 // IMAD.WIDE): the same where a tile holds a sample with its sign bit set, else decimate_taps'
@@ -217,6 +220,53 @@ __global__ void __launch_bounds__(kDecThreads) decimate_kernel(DevicePlane ref, 
   const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = cols + kLpfRadius;
   const float inverse_r = inverse_divisor(ref.bit_depth), inverse_d = inverse_divisor(dis.bit_depth);
   unsigned negative = 0;
+  // Variants 11-13: a warp per input row, a lane per split column (columns' reflected indices
+  // computed once per thread, rows once per row, no division), every load of the thread's rows
+  // issued before the first store. Variants 0-2 and 10: one (row, column) per step.
+  constexpr bool kRowLoad = kVariant >= 11;
+  if constexpr (kRowLoad) {
+    const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+    constexpr int kRowSteps = (kDecRows + kDecThreads / 32 - 1) / (kDecThreads / 32);
+    size_t col_even[2], col_odd[2];
+    bool col_ok[2];
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int j = lane + 32 * h;
+      col_ok[h] = j < load_cols;
+      col_even[h] = col_ok[h] ? size_t(reflect_index(2 * (x0 + j) - kLpfRadius, in.width)) : 0;
+      col_odd[h] = col_ok[h] ? size_t(reflect_index(2 * (x0 + j) - kLpfRadius + 1, in.width)) : 0;
+    }
+    float v[kRowSteps][2][4];
+#pragma unroll
+    for (int k = 0; k < kRowSteps; ++k) {
+      const int r = warp + (kDecThreads / 32) * k;
+      const size_t row = r < load_rows ? size_t(reflect_index(2 * y0 + r - kLpfRadius, in.height)) * size_t(in.width)
+                                       : 0;
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        if (r < load_rows && col_ok[h]) {
+          v[k][h][0] = load_sample(ref, row + col_even[h], inverse_r);
+          v[k][h][1] = load_sample(ref, row + col_odd[h], inverse_r);
+          v[k][h][2] = load_sample(dis, row + col_even[h], inverse_d);
+          v[k][h][3] = load_sample(dis, row + col_odd[h], inverse_d);
+        }
+    }
+#pragma unroll
+    for (int k = 0; k < kRowSteps; ++k) {
+      const int r = warp + (kDecThreads / 32) * k;
+#pragma unroll
+      for (int h = 0; h < 2; ++h)
+        if (r < load_rows && col_ok[h]) {
+          const int j = lane + 32 * h;
+          split[0][0][r][j] = v[k][h][0];
+          split[0][1][r][j] = v[k][h][1];
+          split[1][0][r][j] = v[k][h][2];
+          split[1][1][r][j] = v[k][h][3];
+          negative |= (__float_as_uint(v[k][h][0]) | __float_as_uint(v[k][h][1]) | __float_as_uint(v[k][h][2]) |
+                       __float_as_uint(v[k][h][3])) >> 31;
+        }
+    }
+  } else
   for (int i = int(threadIdx.x); i < load_rows * load_cols; i += kDecThreads) {
     const int r = i / load_cols, j = i % load_cols;
     const size_t row = size_t(reflect_index(2 * y0 + r - kLpfRadius, in.height)) * size_t(in.width);
@@ -233,8 +283,10 @@ __global__ void __launch_bounds__(kDecThreads) decimate_kernel(DevicePlane ref, 
   const int tx = int(threadIdx.x) % kDecTileW, ty = int(threadIdx.x) / kDecTileW;
   if (tx >= cols || ty >= rows) return;
   float r, d;
-  if (kVariant == 0 || any_negative) decimate_taps<kCvt, kSigned, false>(split, tx, ty, r, d);
+  if (kVariant == 0 || kVariant == 11 || any_negative) decimate_taps<kCvt, kSigned, false>(split, tx, ty, r, d);
   else if (kVariant == 1) decimate_taps<kCvt, kWide, true>(split, tx, ty, r, d);
+  else if (kVariant == 10 || kVariant == 12) decimate_taps<kShift, kShift, true>(split, tx, ty, r, d);
+  else if (kVariant == 13) decimate_taps<kCvt, kShift, true>(split, tx, ty, r, d);
   else decimate_taps<kWide, kWide, true>(split, tx, ty, r, d);
   const size_t o = size_t(y0 + ty) * size_t(half.width) + size_t(x0 + tx);
   out_ref[o] = r;
@@ -516,8 +568,12 @@ __host__ __device__ constexpr bool slide_needs(int s, int m) {
 // are x[o + k]), each product with the symmetric tap pair formed and widened once.
 constexpr int kSlideSamples = kSlideRun + kWindowMargin;
 
-template <int M>
+// kAssign (window variant 16; only for the sign-free modes kShift / kWide, whose widened terms
+// are never -0): each accumulator's first tap is assigned instead of added to 0.0, which gives
+// the same bits (+0 + t == t for every t with its sign bit clear) and saves one f64 add per output.
+template <int M, bool kAssign = false>
 __device__ __forceinline__ void slide_taps(const float (&x)[kSlideSamples], float (&out)[kSlideRun]) {
+  static_assert(!kAssign || M == kShift || M == kWide, "assignment needs sign-free terms");
   double acc[kSlideRun];
 #pragma unroll
   for (int o = 0; o < kSlideRun; ++o) acc[o] = 0.0;
@@ -530,19 +586,20 @@ __device__ __forceinline__ void slide_taps(const float (&x)[kSlideSamples], floa
 #pragma unroll
     for (int o = 0; o < kSlideRun; ++o) {
       const int k = s - o;
-      if (k >= 0 && k < kWindowTaps) acc[o] = __dadd_rn(acc[o], w[k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k]);
+      if (kAssign && k == 0) acc[o] = w[0];
+      else if (k >= 0 && k < kWindowTaps) acc[o] = __dadd_rn(acc[o], w[k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k]);
     }
   }
 #pragma unroll
   for (int o = 0; o < kSlideRun; ++o) out[o] = finish_as<M>(acc[o]);
 }
 
-template <int M>
+template <int M, bool kAssign = false>
 __device__ __forceinline__ void slide_v(float (*pq)[kPassW], int c, int y0) {
   float x[kSlideSamples], out[kSlideRun];
 #pragma unroll
   for (int s = 0; s < kSlideSamples; ++s) x[s] = pq[y0 + s][c];
-  slide_taps<M>(x, out);
+  slide_taps<M, kAssign>(x, out);
   __syncthreads();  // every run has read this quantity's rows
 #pragma unroll
   for (int o = 0; o < kSlideRun; ++o) pq[y0 + o][c] = out[o];
@@ -551,7 +608,7 @@ __device__ __forceinline__ void slide_v(float (*pq)[kPassW], int c, int y0) {
 // Horizontal pass by sliding runs (variant 8): a task is (quantity, run of 8 columns, row); the
 // threads of a warp take neighbouring rows (odd strides: no bank conflicts). The quantity's
 // sample is formed as window_h_one forms it (r, d, r*r, d*d, r*d in f32).
-template <int M0, int M1 = M0, int M2 = M0, int M3 = M0, int M4 = M0>
+template <int M0, int M1 = M0, int M2 = M0, int M3 = M0, int M4 = M0, bool kA = false>
 __device__ __forceinline__ void slide_h(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], int in_rows) {
   constexpr bool kOneMode = M0 == M1 && M1 == M2 && M2 == M3 && M3 == M4;
   constexpr int kRunsPerRow = kTileW / kSlideRun, kPerQuantity = kInH * kRunsPerRow;
@@ -577,12 +634,12 @@ __device__ __forceinline__ void slide_h(float (*in)[kInH][kInStride], float (*pa
 #pragma unroll
       for (int i = 0; i < kSlideSamples; ++i) x[i] = __fmul_rn(pr[i], pd[i]);
     }
-    if (kOneMode) slide_taps<M0>(x, out);
-    else if (q == 0) slide_taps<M0>(x, out);
-    else if (q == 1) slide_taps<M1>(x, out);
-    else if (q == 2) slide_taps<M2>(x, out);
-    else if (q == 3) slide_taps<M3>(x, out);
-    else slide_taps<M4>(x, out);
+    if (kOneMode) slide_taps<M0, kA>(x, out);
+    else if (q == 0) slide_taps<M0, kA>(x, out);
+    else if (q == 1) slide_taps<M1, kA>(x, out);
+    else if (q == 2) slide_taps<M2, kA>(x, out);
+    else if (q == 3) slide_taps<M3, kA>(x, out);
+    else slide_taps<M4, kA>(x, out);
 #pragma unroll
     for (int o = 0; o < kSlideRun; ++o) pass[q][r][c0 + o] = out[o];
   }
@@ -593,13 +650,13 @@ __device__ __forceinline__ void slide_h(float (*in)[kInH][kInStride], float (*pa
 // r*r, d*d, r*d). kPlain: each thread adds its terms in plain f64 (a fixed order) and only the
 // block tree is double-double; else every term goes through dd_add.
 template <int M0, int M1, int M2, int M3, int M4, bool kPlain, bool kSlide = false, bool kSlideH = false,
-          bool kF32Sqrt = false>
+          bool kF32Sqrt = false, bool kAssign = false>
 __device__ __forceinline__ void window_body(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], float* smem,
                                             const WindowTaps& taps, PartialSum* partials, int tile, Size map,
                                             int x0, int y0, int cols, int rows, int in_rows) {
   // Horizontal pass (window_h_one): a warp per row, a lane per column.
   if constexpr (kSlideH) {
-    slide_h<M0, M1, M2, M3, M4>(in, pass, in_rows);
+    slide_h<M0, M1, M2, M3, M4, kAssign>(in, pass, in_rows);
   } else
   for (int i = int(threadIdx.x); i < in_rows * kTileW; i += kThreads) {
     const int r = i / kTileW, c = i % kTileW;
@@ -629,13 +686,13 @@ __device__ __forceinline__ void window_body(float (*in)[kInH][kInStride], float 
     const int c = int(threadIdx.x) % kTileW, y0r = (int(threadIdx.x) / kTileW) * kSlideRun;
     if constexpr (M0 == M1 && M1 == M2 && M2 == M3 && M3 == M4) {
 #pragma unroll 1
-      for (int q = 0; q < kQuantities; ++q) slide_v<M0>(pass[q], c, y0r);
+      for (int q = 0; q < kQuantities; ++q) slide_v<M0, kAssign>(pass[q], c, y0r);
     } else {
-      slide_v<M0>(pass[0], c, y0r);
-      slide_v<M1>(pass[1], c, y0r);
-      slide_v<M2>(pass[2], c, y0r);
-      slide_v<M3>(pass[3], c, y0r);
-      slide_v<M4>(pass[4], c, y0r);
+      slide_v<M0, kAssign>(pass[0], c, y0r);
+      slide_v<M1, kAssign>(pass[1], c, y0r);
+      slide_v<M2, kAssign>(pass[2], c, y0r);
+      slide_v<M3, kAssign>(pass[3], c, y0r);
+      slide_v<M4, kAssign>(pass[4], c, y0r);
     }
     __syncthreads();
   }
@@ -724,6 +781,7 @@ __device__ __forceinline__ void window_body(float (*in)[kInH][kInStride], float 
 //   10: as 9 with the widenings spread over three pipes: cvt (XU), wide (FMA), shift (ALU):
 //       cvt, wide, shift, wide, shift     11: as 9, all shifts     12: as 9, all conversions
 //   13: as 11, 14: as 9, 15: as 0, each with the row-wise tile loader (load_window_rows)
+//   16: as 13, each accumulator's first tap assigned instead of added to 0.0 (slide_taps)
 template <int kVariant>
 __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_constant__ JobTable t) {
   extern __shared__ __align__(16) float smem[];
@@ -802,6 +860,9 @@ __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_consta
   } else if (kVariant == 10) {
     window_body<kCvt, kWide, kShift, kWide, kShift, true, true, true, true>(in, pass, smem, job.taps, partials,
                                                                             tile, map, x0, y0, cols, rows, in_rows);
+  } else if (kVariant == 16) {
+    window_body<kShift, kShift, kShift, kShift, kShift, true, true, true, true, true>(
+        in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
   } else if (kVariant == 11 || kVariant == 13) {
     window_body<kShift, kShift, kShift, kShift, kShift, true, true, true, true>(
         in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
@@ -844,10 +905,12 @@ __global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ Redu
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = 16, kDecimateVariants = 10;
-constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variant 9: above 1080p
+constexpr int kWindowVariants = 17, kDecimateVariants = 16;
+constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 9, 14, 15: above 1080p
 // Defaults: the fastest combination measured on the H200 (docs/float_ms_ssim.md, speed pass 3).
-constexpr int kDefaultWindow = 13, kDefaultDecimate = 9, kDefaultReduce = 1;
+// Session 13's last round (docs): window 16, decimation 15 (the sweep for 4K's level 1, else
+// the generic kernel with the row loader and conversion/shift widening), 1024-thread trees.
+constexpr int kDefaultWindow = 16, kDefaultDecimate = 15, kDefaultReduce = 1;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
 int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimate), 0, kDecimateVariants - 1);
 int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", kDefaultReduce), 0, 1);
@@ -859,7 +922,8 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<8>), reinterpret_cast<const void*>(window_kernel<9>),
     reinterpret_cast<const void*>(window_kernel<10>), reinterpret_cast<const void*>(window_kernel<11>),
     reinterpret_cast<const void*>(window_kernel<12>), reinterpret_cast<const void*>(window_kernel<13>),
-    reinterpret_cast<const void*>(window_kernel<14>), reinterpret_cast<const void*>(window_kernel<15>)};
+    reinterpret_cast<const void*>(window_kernel<14>), reinterpret_cast<const void*>(window_kernel<15>),
+    reinterpret_cast<const void*>(window_kernel<16>)};
 
 int tiles_x(Size plane) { return (map_size(plane).width + kTileW - 1) / kTileW; }
 int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH; }
@@ -917,7 +981,17 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
   // faster (4K level 1: 0.128 against 0.145 ms for the whole pyramid), the generic kernel (0)
   // for the smaller ones (1080p pyramid: 0.053 against 0.060 ms). Both are exact.
   if (variant == 9) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : 0;
-  if (variant >= 3) {
+  // Variants 14, 15 (auto): the sweep (7) for large inputs as 9, else 12 / 13.
+  if (variant == 14 || variant == 15) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : variant - 2;
+  if (variant == 10)
+    decimate_kernel<10><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  else if (variant == 11)
+    decimate_kernel<11><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  else if (variant == 12)
+    decimate_kernel<12><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  else if (variant == 13)
+    decimate_kernel<13><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  else if (variant >= 3) {
     dim3 sweep(unsigned((half.width + kSwW - 1) / kSwW), unsigned((half.height + kSwH - 1) / kSwH), 2);
     if (variant == 3)
       decimate_sweep_kernel<kWide, kWide><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
