@@ -80,7 +80,7 @@ want 5 && {
                  "-n --feature ssimulacra2 --feature float_ms_ssim --feature cambi" \
                  "--feature ssimulacra2 --feature float_ms_ssim --feature cambi" ""; do
       line="$p x$n [${feats:-vmaf v0.6.1}] CLI ms/frame (JSON fps):"
-      for mode in serial f1 auto f2 f4 cpu; do
+      for mode in serial auto f4 cpu; do
         env=""; extra="--backend cuda"
         case $mode in serial) env=VQX_CUDA_METRIC_STREAMS=0;; f1) extra="$extra --gpu_frames 1";;
                       f2) extra="$extra --gpu_frames 2";; f4) extra="$extra --gpu_frames 4";; cpu) extra="--backend cpu";; esac
