@@ -217,6 +217,11 @@ TEST_F(CliErrors, BadBackend) {
   expect_error(score(good_ref_, good_dis_, "--feature psnr --backend sycl"), 1, "not supported by vqx");
 }
 
+TEST_F(CliErrors, GpuFramesOutOfRange) {
+  expect_error(score(good_ref_, good_dis_, "--feature psnr --gpu_frames 17"), 1, "--gpu_frames");
+  expect_error(score(good_ref_, good_dis_, "--feature psnr --gpu_frames two"), 1, "--gpu_frames");
+}
+
 TEST_F(CliErrors, CudaUnavailable) {
   if (cuda_device_available(0)) GTEST_SKIP() << "a CUDA device is present";
   auto r = score(good_ref_, good_dis_, "--feature psnr --backend cuda");
