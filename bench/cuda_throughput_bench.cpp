@@ -34,10 +34,7 @@ struct Lane {
   std::unique_ptr<CudaMetric> metric;
   std::unique_ptr<cuda::Stream> stream;
   cuda::DeviceBuffer result;
-  cudaGraphExec_t graph = nullptr;
-  ~Lane() {
-    if (graph) cudaGraphExecDestroy(graph);
-  }
+  cuda::GraphExec graph;
 };
 
 // Device ms per frame for `specs` with `replicas` frames in flight per non-temporal metric.
@@ -83,12 +80,8 @@ void BM_CudaThroughput(benchmark::State& state, const char* pair, PictureFormat 
     for (auto& lane : metric_lanes) {
       cudaStream_t s = lane->stream->get();
       if (!lane->metric->graph_safe()) continue;
-      cudaGraph_t graph = nullptr;
-      cuda::check(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal), "capture");
-      lane->metric->enqueue(frame, 0, s, lane->result.get(), marks);
-      cuda::check(cudaStreamEndCapture(s, &graph), "capture");
-      cuda::check(cudaGraphInstantiate(&lane->graph, graph, 0), "instantiate");
-      cudaGraphDestroy(graph);
+      lane->graph = cuda::GraphExec::capture(
+          s, [&] { lane->metric->enqueue(frame, 0, s, lane->result.get(), marks); });
     }
 
   cuda::Stream main_stream;
@@ -106,7 +99,7 @@ void BM_CudaThroughput(benchmark::State& state, const char* pair, PictureFormat 
       for (auto& metric_lanes : lanes) {
         Lane& lane = *metric_lanes[size_t(f) % metric_lanes.size()];
         if (lane.graph)
-          cuda::check(cudaGraphLaunch(lane.graph, lane.stream->get()), "launch");
+          lane.graph.launch(lane.stream->get());
         else
           lane.metric->enqueue(frame, uint64_t(f), lane.stream->get(), lane.result.get(), marks);
       }

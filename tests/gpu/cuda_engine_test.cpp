@@ -31,9 +31,10 @@ void expect_same_tables(const RunReport& cpu, const RunReport& gpu, const std::s
     for (uint64_t f = 0; f < cpu.table.frame_count(); ++f) {
       auto a = cpu.table.get(f, c), b = gpu.table.get(f, c);
       ASSERT_EQ(a.has_value(), b.has_value()) << label << " frame " << f;
-      if (a)
+      if (a) {
         EXPECT_TRUE(same_bits(*a, *b)) << fmt::format("{} {} frame {}: cpu {:.17g} cuda {:.17g}", label,
                                                       cpu.table.feature_names()[c], f, *a, *b);
+      }
     }
   ASSERT_EQ(cpu.table.aggregates().size(), gpu.table.aggregates().size()) << label;
   for (size_t i = 0; i < cpu.table.aggregates().size(); ++i)

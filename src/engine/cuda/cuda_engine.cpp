@@ -64,6 +64,7 @@ struct Instance {
   size_t device_bytes = 0;  // device memory of one replica
   bool temporal = false, graph_safe = true;
   CudaMetric& primary() { return *replicas[0]; }
+  size_t replica_for(uint64_t frame) const { return size_t(frame % replicas.size()); }
 };
 
 // Stage events of one metric in one slot: boundary i is where stage i starts, the last one is
@@ -99,7 +100,7 @@ struct Slot {
   Picture ref, dis;
   CudaFrame frame;
   cuda::Event uploaded, done;
-  std::vector<std::vector<cudaGraphExec_t>> graphs;  // [metric][replica], captured on first use
+  std::vector<std::vector<cuda::GraphExec>> graphs;  // [metric][replica], captured on first use
   std::vector<std::unique_ptr<cuda::Event>> joined;  // [metric]: its work on this frame is done
   bool pending = false;           // work enqueued, not yet collected
   std::vector<bool> active;       // which metrics ran on the frame in this slot
@@ -107,11 +108,6 @@ struct Slot {
   std::unique_ptr<cuda::Event> upload_begin, upload_end, readback_begin, readback_end;
   std::vector<MetricEvents> metric_events;
 
-  ~Slot() {
-    for (auto& per_metric : graphs)
-      for (cudaGraphExec_t g : per_metric)
-        if (g) cudaGraphExecDestroy(g);
-  }
 };
 
 struct ProfileTotals {
@@ -288,7 +284,7 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
                          s->device_frames.get<uint8_t>() + frame_stride, format};
     s->active.assign(instances.size(), false);
     for (const auto& inst : instances) {
-      s->graphs.emplace_back(inst.replicas.size(), nullptr);
+      s->graphs.emplace_back(inst.replicas.size());
       s->joined.push_back(std::make_unique<cuda::Event>(false));
     }
     if (settings.profile) {
@@ -314,7 +310,7 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
   ProfileMarks profile_marks;
   auto enqueue_metric = [&](Slot& s, size_t m, uint64_t index, cudaStream_t stream) {
     Instance& inst = instances[m];
-    const size_t r = inst.temporal ? 0 : size_t(index % inst.replicas.size());
+    const size_t r = inst.replica_for(index);
     CudaMetric& metric = *inst.replicas[r];
     void* result = s.device_results.get<uint8_t>() + inst.offset;
     if (settings.profile) {
@@ -333,23 +329,11 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
       metric.enqueue(s.frame, index, stream, result, no_marks);
       return;
     }
-    cudaGraphExec_t& exec = s.graphs[m][r];
-    if (!exec) {
-      cudaGraph_t graph = nullptr;
-      check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "graph capture");
-      try {
-        metric.enqueue(s.frame, index, stream, result, no_marks);
-      } catch (...) {
-        cudaStreamEndCapture(stream, &graph);
-        if (graph) cudaGraphDestroy(graph);
-        throw;
-      }
-      check(cudaStreamEndCapture(stream, &graph), "graph capture");
-      cudaError_t status = cudaGraphInstantiate(&exec, graph, 0);
-      cudaGraphDestroy(graph);
-      check(status, "cudaGraphInstantiate");
-    }
-    check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
+    cuda::GraphExec& exec = s.graphs[m][r];
+    if (!exec)
+      exec = cuda::GraphExec::capture(
+          stream, [&] { metric.enqueue(s.frame, index, stream, result, no_marks); });
+    exec.launch(stream);
   };
 
   // A frame: every active metric after the upload (side by side on their streams, or in turn on
@@ -363,7 +347,7 @@ std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distort
         continue;
       }
       Instance& inst = instances[m];
-      cudaStream_t own = inst.streams[inst.temporal ? 0 : index % inst.streams.size()]->get();
+      cudaStream_t own = inst.streams[inst.replica_for(index)]->get();
       check(cudaStreamWaitEvent(own, s.uploaded.get(), 0), "cudaStreamWaitEvent (upload)");
       enqueue_metric(s, m, index, own);
       check(cudaEventRecord(s.joined[m]->get(), own), "cudaEventRecord (join)");

@@ -81,6 +81,32 @@ Stream::~Stream() {
   if (stream_) cudaStreamDestroy(stream_);
 }
 
+GraphExec::~GraphExec() {
+  if (exec_) cudaGraphExecDestroy(exec_);
+}
+
+GraphExec GraphExec::capture(cudaStream_t stream, const std::function<void()>& enqueue) {
+  cudaGraph_t graph = nullptr;
+  check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "graph capture");
+  try {
+    enqueue();
+  } catch (...) {
+    cudaStreamEndCapture(stream, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    throw;
+  }
+  check(cudaStreamEndCapture(stream, &graph), "graph capture");
+  GraphExec result;
+  cudaError_t status = cudaGraphInstantiate(&result.exec_, graph, 0);
+  cudaGraphDestroy(graph);
+  check(status, "cudaGraphInstantiate");
+  return result;
+}
+
+void GraphExec::launch(cudaStream_t stream) const {
+  check(cudaGraphLaunch(exec_, stream), "cudaGraphLaunch");
+}
+
 float elapsed_ms(const Event& begin, const Event& end) {
   float ms = 0;
   check(cudaEventElapsedTime(&ms, begin.get(), end.get()), "cudaEventElapsedTime");

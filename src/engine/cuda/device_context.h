@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -107,6 +108,26 @@ class Stream {
 
  private:
   cudaStream_t stream_ = nullptr;
+};
+
+// An instantiated CUDA graph with RAII. capture() records what `enqueue` puts on `stream` (work
+// it forks to other streams included, as long as it joins them back) and instantiates it; an
+// exception from `enqueue` ends the capture and propagates.
+class GraphExec {
+ public:
+  GraphExec() = default;
+  GraphExec(GraphExec&& o) noexcept { std::swap(exec_, o.exec_); }
+  GraphExec& operator=(GraphExec&& o) noexcept {
+    std::swap(exec_, o.exec_);
+    return *this;
+  }
+  ~GraphExec();
+  static GraphExec capture(cudaStream_t stream, const std::function<void()>& enqueue);
+  explicit operator bool() const { return exec_ != nullptr; }
+  void launch(cudaStream_t stream) const;
+
+ private:
+  cudaGraphExec_t exec_ = nullptr;
 };
 
 // Milliseconds between two completed events.

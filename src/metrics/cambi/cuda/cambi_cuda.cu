@@ -252,23 +252,20 @@ __global__ void mask_kernel(const uint8_t* vsum, unsigned w, unsigned h, int mas
   mask[size_t(r) * w + c] = uint8_t(n > mask_index);
 }
 
-// The same mask in one kernel: a 32 x 8 output tile loads its image halo (15 x 39) into shared
-// memory, forms z there (0 outside the image, spec 5), sums 7 rows then 7 columns and thresholds.
-// Integer counts, so identical to the two-kernel version.
 constexpr int kMaskTw = 32, kMaskTh = 8;
-__global__ void __launch_bounds__(kMaskTw * kMaskTh) mask_fused_kernel(const uint16_t* img, int w, int h,
-                                                                        int mask_index, uint8_t* mask) {
-  constexpr int IR = kMaskTh + 7, IC = kMaskTw + 7;  // image rows r0-3..r0+th+3, cols c0-3..c0+tw+3
+// The halo an output tile needs: rows r0-3..r0+th+3, columns c0-3..c0+tw+3.
+constexpr int kMaskIR = kMaskTh + 7, kMaskIC = kMaskTw + 7;
+
+// The mask of one 32 x 8 tile from its image halo in shared memory (filled by the caller; the
+// first barrier here waits for it): z flags (0 outside the image, spec 5), sums of 7 rows then 7
+// columns, threshold. Shared by the mask-only and the preprocess-and-mask kernels.
+__device__ __forceinline__ void mask_from_halo(const uint16_t (&im)[kMaskIR][kMaskIC + 1], int r0,
+                                               int c0, int w, int h, int mask_index,
+                                               uint8_t* mask) {
   constexpr int ZR = kMaskTh + 6, ZC = kMaskTw + 6;
-  __shared__ uint16_t im[IR][IC + 1];
   __shared__ uint8_t z[ZR][ZC + 2];
   __shared__ uint8_t vs[kMaskTh][ZC + 2];
-  const int c0 = int(blockIdx.x) * kMaskTw, r0 = int(blockIdx.y) * kMaskTh;
   const int t = int(threadIdx.y) * kMaskTw + int(threadIdx.x), nt = kMaskTw * kMaskTh;
-  for (int i = t; i < IR * IC; i += nt) {
-    const int y = r0 - 3 + i / IC, x = c0 - 3 + i % IC;
-    im[i / IC][i % IC] = (y >= 0 && y < h && x >= 0 && x < w) ? img[size_t(y) * w + x] : uint16_t(0);
-  }
   __syncthreads();
   for (int i = t; i < ZR * ZC; i += nt) {
     const int zr = i / ZC, zc = i % ZC, y = r0 - 3 + zr, x = c0 - 3 + zc;
@@ -293,6 +290,22 @@ __global__ void __launch_bounds__(kMaskTw * kMaskTh) mask_fused_kernel(const uin
     for (int k = 0; k < 7; ++k) n += vs[r][c + k];
     mask[size_t(r0 + r) * w + c0 + c] = uint8_t(n > mask_index);
   }
+}
+
+// The same mask in one kernel: a 32 x 8 output tile loads its image halo (15 x 39) into shared
+// memory, forms z there (0 outside the image, spec 5), sums 7 rows then 7 columns and thresholds.
+// Integer counts, so identical to the two-kernel version.
+__global__ void __launch_bounds__(kMaskTw * kMaskTh) mask_fused_kernel(const uint16_t* img, int w, int h,
+                                                                        int mask_index, uint8_t* mask) {
+  __shared__ uint16_t im[kMaskIR][kMaskIC + 1];
+  constexpr int IC = kMaskIC;
+  const int c0 = int(blockIdx.x) * kMaskTw, r0 = int(blockIdx.y) * kMaskTh;
+  const int t = int(threadIdx.y) * kMaskTw + int(threadIdx.x), nt = kMaskTw * kMaskTh;
+  for (int i = t; i < kMaskIR * IC; i += nt) {
+    const int y = r0 - 3 + i / IC, x = c0 - 3 + i % IC;
+    im[i / IC][i % IC] = (y >= 0 && y < h && x >= 0 && x < w) ? img[size_t(y) * w + x] : uint16_t(0);
+  }
+  mask_from_halo(im, r0, c0, w, h, mask_index, mask);
 }
 
 // Preprocessing and the mask in one kernel: the halo tile is converted (and anti-dithered) from
@@ -320,14 +333,11 @@ template <typename Sample>
 __global__ void __launch_bounds__(kMaskTw * kMaskTh) premask_kernel(
     const Sample* luma, unsigned in_w, int bpc, const uint32_t* rows, const uint32_t* cols, int w,
     int h, bool dither, int mask_index, uint16_t* pre, uint8_t* mask) {
-  constexpr int IR = kMaskTh + 7, IC = kMaskTw + 7;
-  constexpr int ZR = kMaskTh + 6, ZC = kMaskTw + 6;
-  __shared__ uint16_t im[IR][IC + 1];
-  __shared__ uint8_t z[ZR][ZC + 2];
-  __shared__ uint8_t vs[kMaskTh][ZC + 2];
+  __shared__ uint16_t im[kMaskIR][kMaskIC + 1];
+  constexpr int IC = kMaskIC;
   const int c0 = int(blockIdx.x) * kMaskTw, r0 = int(blockIdx.y) * kMaskTh;
   const int t = int(threadIdx.y) * kMaskTw + int(threadIdx.x), nt = kMaskTw * kMaskTh;
-  for (int i = t; i < IR * IC; i += nt) {
+  for (int i = t; i < kMaskIR * IC; i += nt) {
     const int y = r0 - 3 + i / IC, x = c0 - 3 + i % IC;
     uint16_t v = 0;
     if (y >= 0 && y < h && x >= 0 && x < w) {
@@ -337,30 +347,7 @@ __global__ void __launch_bounds__(kMaskTw * kMaskTh) premask_kernel(
     }
     im[i / IC][i % IC] = v;
   }
-  __syncthreads();
-  for (int i = t; i < ZR * ZC; i += nt) {
-    const int zr = i / ZC, zc = i % ZC, y = r0 - 3 + zr, x = c0 - 3 + zc;
-    uint8_t v = 0;
-    if (y >= 0 && y < h && x >= 0 && x < w) {
-      const uint16_t cur = im[zr][zc];
-      v = uint8_t((x + 1 >= w || cur == im[zr][zc + 1]) && (y + 1 >= h || cur == im[zr + 1][zc]));
-    }
-    z[zr][zc] = v;
-  }
-  __syncthreads();
-  for (int i = t; i < kMaskTh * ZC; i += nt) {
-    const int r = i / ZC, x = i % ZC;
-    int n = 0;
-    for (int k = 0; k < 7; ++k) n += z[r + k][x];
-    vs[r][x] = uint8_t(n);
-  }
-  __syncthreads();
-  const int r = int(threadIdx.y), c = int(threadIdx.x);
-  if (r0 + r < h && c0 + c < w) {
-    int n = 0;
-    for (int k = 0; k < 7; ++k) n += vs[r][c + k];
-    mask[size_t(r0 + r) * w + c0 + c] = uint8_t(n > mask_index);
-  }
+  mask_from_halo(im, r0, c0, w, h, mask_index, mask);
 }
 
 // ---- Per scale: decimation + mode filter + level map (spec 6 step 1, 6.2) -------------------

@@ -435,6 +435,40 @@ __device__ __forceinline__ void walk_tile(const TileRing& in1, const TileRing& i
 // as float4, a quarter of the memory instructions; shared memory is still accessed per float
 // (8 quads of 4 rows per warp touch 32 distinct banks). Only data movement differs, not one
 // arithmetic operation.
+// Register prefetch of one horizontal-pass tile of both images, shared by every row kernel:
+// load unit e = tid + kThreads * m is kWidth floats of tile row e / kUnitsPerRow. Units outside
+// the picture read zeros, and so does the second image when `second` is false.
+template <bool kVec, int kThreads, int kLoads, int kWidth>
+__device__ __forceinline__ void prefetch_tile(float (&next1)[kLoads][kWidth],
+                                              float (&next2)[kLoads][kWidth],
+                                              const float* __restrict__ img1,
+                                              const float* __restrict__ img2, bool second, int tid,
+                                              uint32_t y0, uint32_t rows, uint32_t w, uint32_t x0) {
+  constexpr int kUnits = kTileElems / kWidth;
+  constexpr int kUnitsPerRow = kTile / kWidth;
+  static_assert(kWidth == (kVec ? 4 : 1) && kLoads == (kUnits + kThreads - 1) / kThreads);
+#pragma unroll
+  for (int m = 0; m < kLoads; ++m) {
+    const int e = tid + m * kThreads;
+    const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
+    const uint32_t x = x0 + j;
+    // kVec: w % 4 == 0 and x % 4 == 0, so x < w means the whole quad is inside the row.
+    const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
+    const size_t i = inside ? size_t(y0 + r) * w + x : 0;
+    if constexpr (kVec) {
+      const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(img1 + i))
+                              : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      const float4 b = inside && second ? __ldg(reinterpret_cast<const float4*>(img2 + i))
+                                        : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+      next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
+      next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
+    } else {
+      next1[m][0] = inside ? __ldg(img1 + i) : 0.0f;
+      next2[m][0] = inside && second ? __ldg(img2 + i) : 0.0f;
+    }
+  }
+}
+
 template <bool kVec>
 __global__ void __launch_bounds__(kBlockThreads)
 blur_rows_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
@@ -459,26 +493,7 @@ blur_rows_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef
   // Register prefetch of the next tile (unit tid + 160 m of the tile: kWidth floats of one row).
   float next1[kLoads][kWidth], next2[kLoads][kWidth];
   auto fetch = [&](uint32_t x0) {
-#pragma unroll
-    for (int m = 0; m < kLoads; ++m) {
-      const int e = tid + m * kBlockThreads;
-      const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
-      const uint32_t x = x0 + j;
-      // kVec: w % 4 == 0 and x % 4 == 0, so x < w means the whole quad is inside the row.
-      const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
-      const size_t i = inside ? size_t(y0 + r) * w + x : 0;
-      if constexpr (kVec) {
-        const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(img1 + i))
-                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float4 b = inside ? __ldg(reinterpret_cast<const float4*>(img2 + i))
-                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
-        next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
-      } else {
-        next1[m][0] = inside ? __ldg(img1 + i) : 0.0f;
-        next2[m][0] = inside ? __ldg(img2 + i) : 0.0f;
-      }
-    }
+    prefetch_tile<kVec, kBlockThreads>(next1, next2, img1, img2, true, tid, y0, rows, w, x0);
   };
   fetch(0);
   Recurrence rec;
@@ -634,25 +649,7 @@ blur_rows_grouped_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, 
   }
   float next1[kLoads][kWidth], next2[kLoads][kWidth];
   auto fetch = [&](uint32_t x0) {
-#pragma unroll
-    for (int m = 0; m < kLoads; ++m) {
-      const int e = tid + m * kThreads;
-      const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
-      const uint32_t x = x0 + j;
-      const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
-      const size_t i = inside ? size_t(y0 + r) * w + x : 0;
-      if constexpr (kVec) {
-        const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(img1 + i))
-                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float4 b = inside ? __ldg(reinterpret_cast<const float4*>(img2 + i))
-                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
-        next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
-      } else {
-        next1[m][0] = inside ? __ldg(img1 + i) : 0.0f;
-        next2[m][0] = inside ? __ldg(img2 + i) : 0.0f;
-      }
-    }
+    prefetch_tile<kVec, kThreads>(next1, next2, img1, img2, true, tid, y0, rows, w, x0);
   };
   fetch(0);
   Recurrence rec[RowGroups<kGroups>::kMaxPlanes];
@@ -812,25 +809,7 @@ blur_rows_poles_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Bl
   }
   float next1[kLoads][kWidth], next2[kLoads][kWidth];
   auto fetch = [&](uint32_t x0) {
-#pragma unroll
-    for (int m = 0; m < kLoads; ++m) {
-      const int e = tid + m * kPoleThreads;
-      const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
-      const uint32_t x = x0 + j;
-      const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
-      const size_t i = inside ? size_t(y0 + r) * w + x : 0;
-      if constexpr (kVec) {
-        const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(img1 + i))
-                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float4 b = inside ? __ldg(reinterpret_cast<const float4*>(img2 + i))
-                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
-        next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
-      } else {
-        next1[m][0] = inside ? __ldg(img1 + i) : 0.0f;
-        next2[m][0] = inside ? __ldg(img2 + i) : 0.0f;
-      }
-    }
+    prefetch_tile<kVec, kPoleThreads>(next1, next2, img1, img2, true, tid, y0, rows, w, x0);
   };
   fetch(0);
   // The thread's share of the combine, the same positions in every tile: quad/column jj of row r
@@ -987,25 +966,7 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
   }
   float next1[kLoads][kWidth], next2[kLoads][kWidth];
   auto fetch = [&](uint32_t x0) {
-#pragma unroll
-    for (int m = 0; m < kLoads; ++m) {
-      const int e = tid + m * kPoleThreads;
-      const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
-      const uint32_t x = x0 + j;
-      const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
-      const size_t i = inside ? size_t(y0 + r) * w + x : 0;
-      if constexpr (kVec) {
-        const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(img1 + i))
-                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float4 b = inside ? __ldg(reinterpret_cast<const float4*>(img2 + i))
-                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
-        next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
-      } else {
-        next1[m][0] = inside ? __ldg(img1 + i) : 0.0f;
-        next2[m][0] = inside ? __ldg(img2 + i) : 0.0f;
-      }
-    }
+    prefetch_tile<kVec, kPoleThreads>(next1, next2, img1, img2, true, tid, y0, rows, w, x0);
   };
   // The prefetched tile into its ring slot (and, debug only, the products of its samples).
   auto store_tile = [&](int tile, int sl) {
@@ -1239,25 +1200,7 @@ blur_rows_poles3_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
   }
   float next1[kLoads][kWidth], next2[kLoads][kWidth];
   auto fetch = [&](uint32_t x0) {
-#pragma unroll
-    for (int m = 0; m < kLoads; ++m) {
-      const int e = tid + m * kSetThreads;
-      const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
-      const uint32_t x = x0 + j;
-      const bool inside = e < kUnits && uint32_t(r) < rows && x < w;
-      const size_t i = inside ? size_t(y0 + r) * w + x : 0;
-      if constexpr (kVec) {
-        const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(imgA + i))
-                                : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        const float4 b = inside && two ? __ldg(reinterpret_cast<const float4*>(imgB + i))
-                                       : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-        next1[m][0] = a.x, next1[m][1] = a.y, next1[m][2] = a.z, next1[m][3] = a.w;
-        next2[m][0] = b.x, next2[m][1] = b.y, next2[m][2] = b.z, next2[m][3] = b.w;
-      } else {
-        next1[m][0] = inside ? __ldg(imgA + i) : 0.0f;
-        next2[m][0] = inside && two ? __ldg(imgB + i) : 0.0f;
-      }
-    }
+    prefetch_tile<kVec, kSetThreads>(next1, next2, imgA, imgB, two, tid, y0, rows, w, x0);
   };
   auto store_tile = [&](int tile, int sl) {
     const uint32_t x0 = uint32_t(tile) * kTile;
@@ -2283,19 +2226,16 @@ DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const Yu
   // The metric's frame as the engine runs it: one CUDA graph per pipeline, replayed; with
   // in_flight > 1, frame i replays pipeline i % in_flight's graph on its own stream (several
   // frames in flight, as an engine with that many replicas would run them).
-  std::vector<cudaGraphExec_t> execs(size_t(k_max), nullptr);
+  std::vector<vqx::cuda::GraphExec> execs(static_cast<size_t>(k_max));
   for (int k = 0; k < k_max; ++k) {
-    cudaGraph_t graph = nullptr;
     cudaStream_t st = streams[size_t(k)]->get();
-    check(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal), "capture");
-    pipelines[size_t(k)]->enqueue_frame(input.get<uint8_t>(), input.get<uint8_t>() + bytes, st,
-                                        sums[size_t(k)].get<double>(), nullptr);
-    check(cudaStreamEndCapture(st, &graph), "capture");
-    check(cudaGraphInstantiate(&execs[size_t(k)], graph, 0), "cudaGraphInstantiate");
-    cudaGraphDestroy(graph);
+    execs[size_t(k)] = vqx::cuda::GraphExec::capture(st, [&] {
+      pipelines[size_t(k)]->enqueue_frame(input.get<uint8_t>(), input.get<uint8_t>() + bytes, st,
+                                          sums[size_t(k)].get<double>(), nullptr);
+    });
   }
   for (int i = 0; i < 50; ++i)  // clocks up
-    check(cudaGraphLaunch(execs[size_t(i % k_max)], streams[size_t(i % k_max)]->get()), "warm-up");
+    execs[size_t(i % k_max)].launch(streams[size_t(i % k_max)]->get());
   check(cudaDeviceSynchronize(), "warm-up");
   vqx::cuda::Event begin, end;
   std::vector<std::unique_ptr<vqx::cuda::Event>> done;
@@ -2304,7 +2244,7 @@ DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const Yu
   for (int k = 1; k < k_max; ++k)
     check(cudaStreamWaitEvent(streams[size_t(k)]->get(), begin.get(), 0), "fork");
   for (int i = 0; i < frames; ++i)
-    check(cudaGraphLaunch(execs[size_t(i % k_max)], streams[size_t(i % k_max)]->get()), "launch");
+    execs[size_t(i % k_max)].launch(streams[size_t(i % k_max)]->get());
   for (int k = 1; k < k_max; ++k) {
     done.push_back(std::make_unique<vqx::cuda::Event>());
     check(cudaEventRecord(done.back()->get(), streams[size_t(k)]->get()), "join");
@@ -2325,7 +2265,6 @@ DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const Yu
           "timing read");
     if (std::memcmp(other.data(), host.data(), sizeof(host)) != 0) t.replicas_differ = true;
   }
-  for (cudaGraphExec_t e : execs) cudaGraphExecDestroy(e);
   return t;
 }
 
