@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <random>
 #include <utility>
@@ -312,6 +313,44 @@ TEST(SsimCudaStages, EverySpeedVariantBitIdentical) {
       check_signed_flat_tiny(dev, tag);
     }
   sc::set_speed_variants(saved);
+}
+
+// Session 14's window variants (17+: longer sliding runs, branch-free divisions, mixed
+// widenings) against the plain twins, with the generic decimation and the default one (15), both
+// sum trees: the raw pyramids, the signed / flat / tiny planes, and a 1920x1080 pyramid (many
+// whole and edge tiles per level).
+TEST(SsimCudaStages, EverySpeedVariantBitIdenticalRuns) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  const sc::SpeedVariants saved = sc::speed_variants();
+  const int windows = sc::window_variant_count();
+  ASSERT_GE(windows, 25);
+  for (int w = 17; w < windows; ++w)
+    for (int d : {0, 15}) {
+      const int r = (w + d) % 2;
+      sc::set_speed_variants({w, d, r});
+      const std::string tag = fmt::format("variant w{} d{} r{}: ", w, d, r);
+      for (RawCase rc : {RawCase{{97, 203}, 8}, RawCase{{300, 200}, 10}, RawCase{{77, 91}, 16},
+                         RawCase{{11, 11}, 8}, RawCase{{43, 75}, 8}})
+        check_pyramid(dev, rc, tag);
+      if (d == 15) check_pyramid(dev, RawCase{{1920, 1080}, 8}, tag);
+      check_signed_flat_tiny(dev, tag);
+    }
+  sc::set_speed_variants(saved);
+}
+
+// The window kernel's branch-free f64 division (variants 19+) against __ddiv_rn, bit for bit:
+// 2^26 rounds of random operands shaped as the l and c divisions, random f64 bit patterns (every
+// exponent, NaN and infinities included), f32 denominators, and special values (zeros,
+// denormals, the ends of the exponent range, infinities, NaN) against each other and random ones.
+TEST(SsimCudaStages, FastDivisionMatchesDdivRn) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  const uint64_t rounds = uint64_t{1} << 26;
+  const uint64_t bad = sc::division_mismatches(rounds, 2024);
+  EXPECT_EQ(bad, 0u);
+  std::printf("division: %llu rounds x 7 pairs, %llu differ from __ddiv_rn\n", (unsigned long long)rounds,
+              (unsigned long long)bad);
 }
 
 // float_ssim's box decimation from raw samples (every conversion) and from f32, odd sizes.

@@ -875,6 +875,365 @@ __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_consta
   }
 }
 
+// ---- Window kernel, session 14: longer sliding runs, branch-free divisions (variants 17+) ----
+// window_run_kernel: the prologue and the signed path of window_kernel<16>; the sign-free path by
+// run_body below. Every variant gives the same planes and terms as the plain twins
+// (EverySpeedVariantBitIdentical).
+//
+// Longer runs share more products: a run of R outputs walks R + 10 samples, and each sample's
+// products with the symmetric tap pairs are formed and widened once (kGaussian is symmetric bit
+// for bit): 76 products for R = 8 (9.5 per output), 126 for R = 16 (7.9), 222 for R = 32 (6.9);
+// each accumulator still receives its taps k = 0..10 in order, and at most 11 accumulators are
+// live at any sample, so the registers do not grow with R. Fewer, longer tasks also divide the
+// index arithmetic, the loads of the squared quantities and the loop overhead by R.
+
+template <int R>
+__host__ __device__ constexpr bool run_needs(int s, int m) {
+  for (int o = 0; o < R; ++o) {
+    const int k = s - o;
+    if (k >= 0 && k < kWindowTaps && (k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k) == m) return true;
+  }
+  return false;
+}
+
+// The R outputs of a run from its R + 10 samples x (taps k = 0..10 of output o are x[o + k]).
+// Sign-free terms only (the widening modes kShift / kWide / kCvt of a sign-free tile: products of
+// samples with their sign bit clear and the positive Gaussian, never -0), so each accumulator's
+// first tap is assigned (+0 + t == t bit for bit), as slide_taps<M, true>.
+//
+// Mixed widening (M = kMix13 / kMix12 / kMix23): widen_scaled_nonneg (IMAD.SHL + SHF, two issue
+// slots on the FMA and ALU pipes) and widen_scaled_wide (one IMAD.WIDE.U32 on the FMA pipe) give
+// the same bits for a sign-free product, so one accumulator may take both; every third / second
+// product (or two of three) of a run by IMAD.WIDE spreads the widenings over the pipes.
+enum MixMode : int { kMix13 = 4, kMix12 = 5, kMix23 = 6 };
+
+template <int M>
+__host__ __device__ constexpr bool mix_wide(int n) {
+  if constexpr (M == kMix13) return n % 3 == 0;
+  else if constexpr (M == kMix12) return n % 2 == 0;
+  else if constexpr (M == kMix23) return n % 3 != 0;
+  else return M == kWide;
+}
+
+template <int M, int R>
+__device__ __forceinline__ void run_taps(const float (&x)[R + kWindowMargin], float (&out)[R]) {
+  static_assert(M == kShift || M == kWide || M == kCvt || M >= kMix13, "sign-free widenings only");
+  double acc[R];
+  int n = 0;  // products so far (compile-time after unrolling): picks the widening of a mix
+#pragma unroll
+  for (int s = 0; s < R + kWindowMargin; ++s) {
+    double w[kWindowTaps / 2 + 1];
+#pragma unroll
+    for (int m = 0; m <= kWindowTaps / 2; ++m)
+      if (run_needs<R>(s, m)) {
+        const float p = __fmul_rn(x[s], c_gaussian[m]);
+        if constexpr (M == kCvt) w[m] = widen(p);
+        else w[m] = mix_wide<M>(n) ? widen_scaled_wide(p) : widen_scaled_nonneg(p);
+        ++n;
+      }
+#pragma unroll
+    for (int o = 0; o < R; ++o) {
+      const int k = s - o;
+      if (k == 0) acc[o] = w[0];
+      else if (k > 0 && k < kWindowTaps) acc[o] = __dadd_rn(acc[o], w[k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k]);
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < R; ++o) out[o] = finish_as<M>(acc[o]);
+}
+
+// Horizontal pass by runs of R columns: a task is (quantity, run, row), a warp's lanes take
+// neighbouring rows (odd strides: no bank conflicts); the quantity's samples formed as
+// window_h_one forms them (r, d, r*r, d*d, r*d in f32).
+template <int M, int R>
+__device__ __forceinline__ void run_h(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], int in_rows) {
+  constexpr int kRunsPerRow = kTileW / R, kPerQuantity = kInH * kRunsPerRow, kS = R + kWindowMargin;
+  static_assert(kTileW % R == 0, "whole runs");
+  for (int t = int(threadIdx.x); t < kQuantities * kPerQuantity; t += kThreads) {
+    const int q = t / kPerQuantity, rem = t - q * kPerQuantity, run = rem / kInH, r = rem - run * kInH;
+    if (r >= in_rows) continue;
+    const int c0 = run * R;
+    const float* pr = &in[0][r][c0];
+    const float* pd = &in[1][r][c0];
+    float x[kS], out[R];
+    if (q == 0) {
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = pr[i];
+    } else if (q == 1) {
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = pd[i];
+    } else {
+      const float* pa = q == 3 ? pd : pr;
+      const float* pb = q == 2 ? pr : pd;
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(pa[i], pb[i]);
+    }
+    run_taps<M, R>(x, out);
+#pragma unroll
+    for (int o = 0; o < R; ++o) pass[q][r][c0 + o] = out[o];
+  }
+}
+
+// Vertical pass by runs of R rows, results back in place. R = 8: a run per thread and quantity
+// (slide_v's shape, kThreads = 32 columns x 8 runs). R = 16: 32 columns x 4 runs = 128 tasks per
+// quantity, so two quantities per round (the last round: the fifth alone); a barrier between a
+// round's reads and its writes (a run reads rows other runs write), none between rounds (they
+// touch different quantities).
+template <int M, int R>
+__device__ __forceinline__ void run_v(float (*pass)[kInH][kPassW]) {
+  constexpr int kS = R + kWindowMargin, kRuns = kTileH / R, kPerQuantity = kRuns * kTileW;
+  static_assert(kThreads % kPerQuantity == 0, "whole quantities per round");
+  constexpr int kPerRound = kThreads / kPerQuantity;
+  const int c = int(threadIdx.x) % kTileW, y0 = ((int(threadIdx.x) / kTileW) % kRuns) * R;
+  const int part = int(threadIdx.x) / kPerQuantity;
+#pragma unroll 1
+  for (int q0 = 0; q0 < kQuantities; q0 += kPerRound) {
+    const int q = q0 + part;
+    float x[kS], out[R];
+    if (q < kQuantities) {
+#pragma unroll
+      for (int s = 0; s < kS; ++s) x[s] = pass[q][y0 + s][c];
+      run_taps<M, R>(x, out);
+    }
+    __syncthreads();  // every run of this round has read its quantity's rows
+    if (q < kQuantities) {
+#pragma unroll
+      for (int o = 0; o < R; ++o) pass[q][y0 + o][c] = out[o];
+    }
+  }
+  __syncthreads();
+}
+
+// The fast path of the correctly rounded f64 division __ddiv_rn compiles to on sm_90 (the same
+// sequence as SSIMULACRA2's div_rn_fast, src/metrics/ssimulacra2/cuda/ssimulacra2_cuda.cu):
+// reciprocal seed (MUFU.RCP64H of b's high word, low word 1), two Newton steps, the quotient and
+// one residual correction, each one DFMA/DMUL. Without __ddiv_rn's branch to its slow path the
+// two divisions of a pixel (l and c) interleave. `fast` is false where the sequence is not known
+// to give the exact quotient (an operand or the quotient zero, denormal, near the ends of the
+// exponent range, infinite or NaN); the caller then takes __ddiv_rn. Checked bit for bit against
+// __ddiv_rn on the device (division_mismatches: random operands of both divisions' shapes,
+// random f64 pairs and special values).
+__device__ __forceinline__ double div_rn_fast(double a, double b, bool& fast) {
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(b));
+  double y = __hiloint2double(__double2hiint(r), 1);
+  double e = __fma_rn(-b, y, 1.0);
+  e = __fma_rn(e, e, e);
+  y = __fma_rn(y, e, y);
+  e = __fma_rn(-b, y, 1.0);
+  y = __fma_rn(y, e, y);
+  const double q0 = __dmul_rn(a, y);
+  const double res = __fma_rn(-b, q0, a);
+  const double q = __fma_rn(y, res, q0);
+  const uint32_t ah = uint32_t(__double2hiint(a)) & 0x7fffffffu;
+  const uint32_t bh = uint32_t(__double2hiint(b)) & 0x7fffffffu;
+  const uint32_t qh = uint32_t(__double2hiint(q)) & 0x7fffffffu;
+  // Exponent fields: a >= 2^-967, b and q at least 2^-1000, all three below 2^900.
+  fast = ah - 0x03800000u < 0x78300000u - 0x03800000u && bh - 0x01700000u < 0x78300000u - 0x01700000u &&
+         qh - 0x01700000u < 0x78300000u - 0x01700000u;
+  return q;
+}
+
+__device__ __forceinline__ double div_rn(double a, double b) {
+  bool fast;
+  const double q = div_rn_fast(a, b, fast);
+  return fast ? q : __ddiv_rn(a, b);
+}
+
+// lcs_terms<true> with the two f64 divisions by div_rn (same operands, same bits).
+__device__ __forceinline__ void lcs_terms_fast(float mu_r, float mu_d, float sum_rr, float sum_dd, float sum_rd,
+                                               double& l, double& c, float& s) {
+  float var_r = __fsub_rn(sum_rr, __fmul_rn(mu_r, mu_r));
+  float var_d = __fsub_rn(sum_dd, __fmul_rn(mu_d, mu_d));
+  var_r = 0.0f > var_r ? 0.0f : var_r;
+  var_d = 0.0f > var_d ? 0.0f : var_d;
+  const float cov = __fsub_rn(sum_rd, __fmul_rn(mu_r, mu_d));
+  const float sigma = __fsqrt_rn(__fmul_rn(var_r, var_d));
+  const double ln = __dadd_rn(__dmul_rn(__dmul_rn(2.0, widen(mu_r)), widen(mu_d)), widen(kC1));
+  const double ld = widen(__fadd_rn(__fadd_rn(__fmul_rn(mu_r, mu_r), __fmul_rn(mu_d, mu_d)), kC1));
+  const double cn = __dadd_rn(__dmul_rn(2.0, widen(sigma)), widen(kC2));
+  const double cd = widen(__fadd_rn(__fadd_rn(var_r, var_d), kC2));
+  bool lf, cf;
+  l = div_rn_fast(ln, ld, lf);
+  c = div_rn_fast(cn, cd, cf);
+  if (!lf) l = __ddiv_rn(ln, ld);
+  if (!cf) c = __ddiv_rn(cn, cd);
+  const float cov_fixed = (cov < 0.0f && sigma <= 0.0f) ? 0.0f : cov;  // zli-nflx flat fix
+  s = __fdiv_rn(__fadd_rn(cov_fixed, kC3), __fadd_rn(sigma, kC3));
+}
+
+// The sign-free path of window_run_kernel: horizontal runs of kHR columns, vertical runs of kVR
+// rows, all five quantities widened by M, then window_body's statistics, terms (f32 sqrt; kFastDiv:
+// lcs_terms_fast), plain per-thread sums and the block tree.
+template <int M, int kHR, int kVR, bool kFastDiv>
+__device__ __forceinline__ void run_body(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], float* smem,
+                                         const WindowTaps& taps, PartialSum* partials, int tile, Size map, int x0,
+                                         int y0, int cols, int rows, int in_rows) {
+  run_h<M, kHR>(in, pass, in_rows);
+  __syncthreads();
+  run_v<M, kVR>(pass);
+  double plain[kSumQuantities] = {};
+  for (int i = int(threadIdx.x); i < rows * kTileW; i += kThreads) {
+    const int y = i / kTileW, c = i % kTileW;
+    if (c >= cols) continue;
+    const float mu_r = pass[0][y][c], mu_d = pass[1][y][c];
+    const float sum_rr = pass[2][y][c], sum_dd = pass[3][y][c], sum_rd = pass[4][y][c];
+    double l, cs;
+    float s;
+    if constexpr (kFastDiv) lcs_terms_fast(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    else lcs_terms<true>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    const double sd = widen(s);
+    const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
+    plain[0] = __dadd_rn(plain[0], l);
+    plain[1] = __dadd_rn(plain[1], cs);
+    plain[2] = __dadd_rn(plain[2], sd);
+    plain[3] = __dadd_rn(plain[3], ssim);
+    if (taps.mu_r) {
+      const size_t o = size_t(y0 + y) * size_t(map.width) + size_t(x0 + c);
+      taps.mu_r[o] = mu_r;
+      taps.mu_d[o] = mu_d;
+      taps.sum_rr[o] = sum_rr;
+      taps.sum_dd[o] = sum_dd;
+      taps.sum_rd[o] = sum_rd;
+      taps.l[o] = l;
+      taps.c[o] = cs;
+      taps.s[o] = s;
+    }
+  }
+  __syncthreads();  // the pass region becomes the tree's scratch
+  auto red = reinterpret_cast<DoubleDouble(*)[kThreads]>(smem + kInputFloats);
+#pragma unroll
+  for (int q = 0; q < kSumQuantities; ++q) red[q][threadIdx.x] = {plain[q], 0.0};
+  __syncthreads();
+  block_tree<kThreads>(red);
+  if (threadIdx.x < kSumQuantities) {
+    const DoubleDouble v = red[threadIdx.x][0];
+    partials[size_t(tile) * kSumQuantities + threadIdx.x] = {v.hi, v.lo};
+  }
+}
+
+// Window variants of this section (the first variant number is kRunVariant0):
+//   17: horizontal runs of 16, vertical runs of 8 (w16 otherwise: shift widening, f32 sqrt)
+//   18: runs of 16 in both passes          19: 18 with branch-free divisions (lcs_terms_fast)
+//   20: 19 with IMAD.WIDE widening          21: horizontal runs of 32, vertical 16, fast divisions
+//   22 / 23 / 24: 19 with a third / half / two thirds of the widenings by IMAD.WIDE
+constexpr int kRunVariant0 = 17, kRunVariants = 8;
+
+template <int kVariant>
+__global__ void __launch_bounds__(kThreads, 3) window_run_kernel(const __grid_constant__ JobTable t) {
+  extern __shared__ __align__(16) float smem[];
+  float(*in)[kInH][kInStride] = reinterpret_cast<float(*)[kInH][kInStride]>(smem);  // [ref, dis]
+  float(*pass)[kInH][kPassW] = reinterpret_cast<float(*)[kInH][kPassW]>(smem + kInputFloats);
+
+  int j = 0;
+  while (j + 1 < t.count && int(blockIdx.x) >= t.block_begin[j + 1]) ++j;
+  const ScaleJob& job = t.job[j];
+  const int tile = int(blockIdx.x) - t.block_begin[j];
+  const Size size = job.ref.size;
+  const Size map = {size.width - kWindowMargin, size.height - kWindowMargin};  // map_size
+  const int x0 = (tile % t.tiles_x[j]) * kTileW, y0 = (tile / t.tiles_x[j]) * kTileH;
+  const int cols = min(kTileW, map.width - x0), rows = min(kTileH, map.height - y0);
+  const int in_cols = cols + kWindowMargin, in_rows = rows + kWindowMargin;
+
+  const float inverse_r = inverse_divisor(job.ref.bit_depth), inverse_d = inverse_divisor(job.dis.bit_depth);
+  unsigned negative = 0;
+  if (job.ref.type == job.dis.type) {
+    const size_t width = size_t(size.width);
+    if (job.ref.type == SampleType::kU8)
+      negative = load_window_rows<uint8_t>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                           inverse_d, in);
+    else if (job.ref.type == SampleType::kU16)
+      negative = load_window_rows<uint16_t>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                            inverse_d, in);
+    else
+      negative = load_window_rows<float>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                         inverse_d, in);
+  } else {
+    for (int i = int(threadIdx.x); i < in_rows * in_cols; i += kThreads) {
+      const int r = i / in_cols, c = i % in_cols;
+      const size_t index = size_t(y0 + r) * size_t(size.width) + size_t(x0 + c);
+      const float rv = load_sample(job.ref, index, inverse_r), dv = load_sample(job.dis, index, inverse_d);
+      in[0][r][c] = rv;
+      in[1][r][c] = dv;
+      negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
+    }
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  PartialSum* partials = t.partials[j];
+  if (any_negative)  // window_kernel<16>'s signed path
+    window_body<kCvt, kCvt, kShift, kShift, kSigned, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0,
+                                                           cols, rows, in_rows);
+  else if constexpr (kVariant == 17)
+    run_body<kShift, 16, 8, false>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 18)
+    run_body<kShift, 16, 16, false>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 19)
+    run_body<kShift, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 20)
+    run_body<kWide, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 21)
+    run_body<kShift, 32, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 22)
+    run_body<kMix13, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 23)
+    run_body<kMix12, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else
+    run_body<kMix23, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+}
+
+// Device check of div_rn against __ddiv_rn: operands of both divisions' shapes (l: an f64
+// numerator 2 mu_r mu_d + C1 over an f32 denominator; c: 2 sigma + C2 over an f32), random f64
+// pairs over the whole exponent range, and special values; the count of differing quotients.
+__device__ __forceinline__ uint32_t mix32(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return uint32_t(x);
+}
+
+__global__ void division_check_kernel(uint64_t count, uint32_t seed, unsigned long long* mismatches) {
+  // Special operands: zeros, denormals, the ends of the range, infinities, NaN, and the
+  // constants and magnitudes the terms meet.
+  const double specials[] = {0.0, -0.0, 1.0, -1.0, 0x1p-1074, 0x1p-1022, 0x1.fffffffffffffp-1023, 0x1p-967,
+                             0x1p-1000, 0x1p900, 0x1p1023, 0x1.fffffffffffffp1023, __longlong_as_double(0x7ff0000000000000ll),
+                             __longlong_as_double(0x7ff8000000000000ll), double(kC1), double(kC2), 6.5025, 58.5225,
+                             65025.0, 1e-300, 1e300, 0x1p-149, 0x1p-126};
+  constexpr int kSpecials = sizeof(specials) / sizeof(specials[0]);
+  unsigned long long bad = 0;
+  auto test = [&](double a, double b) {
+    const double q = div_rn(a, b), e = __ddiv_rn(a, b);
+    const bool both_nan = q != q && e != e;
+    bad += !both_nan && __double_as_longlong(q) != __double_as_longlong(e);
+  };
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t key = (uint64_t(seed) << 40) ^ (i * 8);
+    // l's shape: means on the 8-bit scale (any sign), numerator in f64, denominator f32.
+    const float mr = __uint_as_float(0x43800000u) * (float(mix32(key)) * 0x1p-32f) - 8.0f;
+    const float md = __uint_as_float(0x43800000u) * (float(mix32(key + 1)) * 0x1p-32f) - 8.0f;
+    test(__dadd_rn(__dmul_rn(__dmul_rn(2.0, double(mr)), double(md)), double(kC1)),
+         double(__fadd_rn(__fadd_rn(__fmul_rn(mr, mr), __fmul_rn(md, md)), kC1)));
+    // c's shape: sigma and variances up to ~2^16 (and tiny ones).
+    const float sh = float(mix32(key + 2) & 31u);
+    const float va = (float(mix32(key + 3)) * 0x1p-32f) * exp2f(sh - 15.0f);
+    const float vb = (float(mix32(key + 4)) * 0x1p-32f) * exp2f(sh - 15.0f);
+    test(__dadd_rn(__dmul_rn(2.0, double(__fsqrt_rn(__fmul_rn(va, vb)))), double(kC2)),
+         double(__fadd_rn(__fadd_rn(va, vb), kC2)));
+    // Random f64 bit patterns (every exponent, both signs), and an f32 denominator.
+    const double ra = __longlong_as_double(static_cast<long long>((uint64_t(mix32(key + 5)) << 32) | mix32(key + 6)));
+    const double rb = __longlong_as_double(static_cast<long long>((uint64_t(mix32(key + 7)) << 32) | mix32(key + 8)));
+    test(ra, rb);
+    test(ra, double(__uint_as_float(mix32(key + 9))));
+    // Specials against specials and random operands.
+    const int sa = int(mix32(key + 10) % kSpecials), sb = int(mix32(key + 11) % kSpecials);
+    test(specials[sa], specials[sb]);
+    test(specials[sa], rb);
+    test(ra, specials[sb]);
+  }
+  if (bad) atomicAdd(mismatches, bad);  // integer atomics: the count does not depend on the order
+}
+
 // ---- Per-scale sums ---------------------------------------------------------------------------
 
 constexpr int kReduceThreads = 256, kReduceThreadsWide = 1024;
@@ -905,7 +1264,7 @@ __global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ Redu
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = 17, kDecimateVariants = 16;
+constexpr int kWindowVariants = kRunVariant0 + kRunVariants, kDecimateVariants = 16;
 constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 9, 14, 15: above 1080p
 // Defaults: the fastest combination measured on the H200 (docs/float_ms_ssim.md, speed pass 3).
 // Session 13's last round (docs): window 16, decimation 15 (the sweep for 4K's level 1, else
@@ -923,7 +1282,11 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<10>), reinterpret_cast<const void*>(window_kernel<11>),
     reinterpret_cast<const void*>(window_kernel<12>), reinterpret_cast<const void*>(window_kernel<13>),
     reinterpret_cast<const void*>(window_kernel<14>), reinterpret_cast<const void*>(window_kernel<15>),
-    reinterpret_cast<const void*>(window_kernel<16>)};
+    reinterpret_cast<const void*>(window_kernel<16>), reinterpret_cast<const void*>(window_run_kernel<17>),
+    reinterpret_cast<const void*>(window_run_kernel<18>), reinterpret_cast<const void*>(window_run_kernel<19>),
+    reinterpret_cast<const void*>(window_run_kernel<20>), reinterpret_cast<const void*>(window_run_kernel<21>),
+    reinterpret_cast<const void*>(window_run_kernel<22>), reinterpret_cast<const void*>(window_run_kernel<23>),
+    reinterpret_cast<const void*>(window_run_kernel<24>)};
 
 int tiles_x(Size plane) { return (map_size(plane).width + kTileW - 1) / kTileW; }
 int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH; }
@@ -1021,6 +1384,21 @@ void enqueue_box_decimate(const DevicePlane& in, int factor, float* out, cudaStr
   box_decimate_kernel<<<grid, block, 0, stream>>>(in, factor, out, small);
   vqx::cuda::check_launch("ssim: box_decimate_kernel");
 }
+
+uint64_t division_mismatches(uint64_t count, uint32_t seed) {
+  using vqx::cuda::check;
+  unsigned long long* counter = nullptr;
+  check(cudaMalloc(&counter, sizeof(*counter)), "ssim: division check");
+  check(cudaMemset(counter, 0, sizeof(*counter)), "ssim: division check");
+  division_check_kernel<<<1024, 256>>>(count, seed, counter);
+  vqx::cuda::check_launch("ssim: division_check_kernel");
+  unsigned long long host = 0;
+  check(cudaMemcpy(&host, counter, sizeof(host), cudaMemcpyDeviceToHost), "ssim: division check");
+  check(cudaFree(counter), "ssim: division check");
+  return host;
+}
+
+int window_variant_count() { return kWindowVariants; }
 
 size_t partial_count(Size plane) { return size_t(tiles_x(plane)) * size_t(tiles_y(plane)); }
 

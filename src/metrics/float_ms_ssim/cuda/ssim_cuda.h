@@ -39,11 +39,12 @@ struct DevicePlane {
 // VQX_SSIM_RED); tests and benches switch them between launches (not thread-safe: set before
 // enqueueing).
 struct SpeedVariants {
-  int window = 0;    // 0..16 (default 16)
+  int window = 0;    // 0..window_variant_count() - 1 (default 16)
   int decimate = 0;  // 0..15 (default 15: 7 for inputs above 3000x2000 samples, else 13; 9/14: 7, else 0/12)
   int reduce = 0;    // 0..1 (default 1: 1024 threads per tree; the sums differ only in rounding)
 };
 SpeedVariants speed_variants();
+int window_variant_count();
 void set_speed_variants(SpeedVariants variants);
 
 // The luma plane of a picture in the engine's device layout (plane 0 first).
@@ -98,6 +99,11 @@ size_t partial_count(Size plane);
 // per scale).
 void enqueue_windows(const ScaleJob* jobs, int count, PartialSum* const* partials,
                      cudaStream_t stream);
+
+// How many of `count` operand pairs (random ones of the shapes of the l and c divisions, random
+// f64 pairs, special values) the window kernel's branch-free division (variants 19+) rounds
+// differently from __ddiv_rn; 0 is the requirement. Synchronous; for tests.
+uint64_t division_mismatches(uint64_t count, uint32_t seed);
 
 // Reduces each scale's partials in a fixed tree: sums[j * kSumQuantities + q] (f64) for job j,
 // quantity q. The tree's shape depends only on the plane sizes.
