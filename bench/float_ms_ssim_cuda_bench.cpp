@@ -225,7 +225,11 @@ VQX_MSSSIM_BOTH(w21d15r1, 21, 15, 1, false);
 VQX_MSSSIM_BOTH(w22d15r1, 22, 15, 1, false);
 VQX_MSSSIM_BOTH(w23d15r1, 23, 15, 1, false);
 VQX_MSSSIM_BOTH(w24d15r1, 24, 15, 1, false);
+VQX_MSSSIM_BOTH(w25d15r1, 25, 15, 1, false);  // compact layout: 4 blocks per SM
+VQX_MSSSIM_BOTH(w26d15r1, 26, 15, 1, false);
+VQX_MSSSIM_BOTH(w27d15r1, 27, 15, 1, false);
 VQX_MSSSIM_BOTH(w19d15r1f, 19, 15, 1, true);
+VQX_MSSSIM_BOTH(w25d15r1f, 25, 15, 1, true);
 VQX_MSSSIM_BOTH(w16d15r1_again, 16, 15, 1, false);  // drift check
 
 }  // namespace

@@ -915,9 +915,14 @@ __host__ __device__ constexpr bool mix_wide(int n) {
   else return M == kWide;
 }
 
+//
+// M = kSigned (tiles with a sample whose sign bit is set; the compact kernel's signed path): any
+// finite term by widen_scaled, and each accumulator starts at +0 as the CPU's (a -0 product then
+// leaves +0, as upstream's 0.0 + -0.0).
 template <int M, int R>
 __device__ __forceinline__ void run_taps(const float (&x)[R + kWindowMargin], float (&out)[R]) {
-  static_assert(M == kShift || M == kWide || M == kCvt || M >= kMix13, "sign-free widenings only");
+  static_assert(M == kShift || M == kWide || M == kCvt || M == kSigned || M >= kMix13, "widening mode");
+  constexpr bool kAssign = M != kSigned;
   double acc[R];
   int n = 0;  // products so far (compile-time after unrolling): picks the widening of a mix
 #pragma unroll
@@ -928,13 +933,14 @@ __device__ __forceinline__ void run_taps(const float (&x)[R + kWindowMargin], fl
       if (run_needs<R>(s, m)) {
         const float p = __fmul_rn(x[s], c_gaussian[m]);
         if constexpr (M == kCvt) w[m] = widen(p);
+        else if constexpr (M == kSigned) w[m] = widen_scaled(p);
         else w[m] = mix_wide<M>(n) ? widen_scaled_wide(p) : widen_scaled_nonneg(p);
         ++n;
       }
 #pragma unroll
     for (int o = 0; o < R; ++o) {
       const int k = s - o;
-      if (k == 0) acc[o] = w[0];
+      if (k == 0) acc[o] = kAssign ? w[0] : __dadd_rn(0.0, w[0]);
       else if (k > 0 && k < kWindowTaps) acc[o] = __dadd_rn(acc[o], w[k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k]);
     }
   }
@@ -1119,6 +1125,50 @@ __device__ __forceinline__ void run_body(float (*in)[kInH][kInStride], float (*p
 //   22 / 23 / 24: 19 with a third / half / two thirds of the widenings by IMAD.WIDE
 constexpr int kRunVariant0 = 17, kRunVariants = 8;
 
+// The block's tile (window_kernel's prologue with the row loader): returns whether a sample has
+// its sign bit set.
+struct TileGeometry {
+  int j, tile, x0, y0, cols, rows, in_rows;
+  Size map;
+};
+
+__device__ __forceinline__ bool load_tile(const JobTable& t, float (*in)[kInH][kInStride], TileGeometry& g) {
+  int j = 0;
+  while (j + 1 < t.count && int(blockIdx.x) >= t.block_begin[j + 1]) ++j;
+  const ScaleJob& job = t.job[j];
+  const int tile = int(blockIdx.x) - t.block_begin[j];
+  const Size size = job.ref.size;
+  const Size map = {size.width - kWindowMargin, size.height - kWindowMargin};  // map_size
+  const int x0 = (tile % t.tiles_x[j]) * kTileW, y0 = (tile / t.tiles_x[j]) * kTileH;
+  const int cols = min(kTileW, map.width - x0), rows = min(kTileH, map.height - y0);
+  const int in_cols = cols + kWindowMargin, in_rows = rows + kWindowMargin;
+  g = {j, tile, x0, y0, cols, rows, in_rows, map};
+  const float inverse_r = inverse_divisor(job.ref.bit_depth), inverse_d = inverse_divisor(job.dis.bit_depth);
+  unsigned negative = 0;
+  if (job.ref.type == job.dis.type) {
+    const size_t width = size_t(size.width);
+    if (job.ref.type == SampleType::kU8)
+      negative = load_window_rows<uint8_t>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                           inverse_d, in);
+    else if (job.ref.type == SampleType::kU16)
+      negative = load_window_rows<uint16_t>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                            inverse_d, in);
+    else
+      negative = load_window_rows<float>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                         inverse_d, in);
+  } else {
+    for (int i = int(threadIdx.x); i < in_rows * in_cols; i += kThreads) {
+      const int r = i / in_cols, c = i % in_cols;
+      const size_t index = size_t(y0 + r) * size_t(size.width) + size_t(x0 + c);
+      const float rv = load_sample(job.ref, index, inverse_r), dv = load_sample(job.dis, index, inverse_d);
+      in[0][r][c] = rv;
+      in[1][r][c] = dv;
+      negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
+    }
+  }
+  return __syncthreads_or(int(negative)) != 0;
+}
+
 template <int kVariant>
 __global__ void __launch_bounds__(kThreads, 3) window_run_kernel(const __grid_constant__ JobTable t) {
   extern __shared__ __align__(16) float smem[];
@@ -1179,6 +1229,169 @@ __global__ void __launch_bounds__(kThreads, 3) window_run_kernel(const __grid_co
     run_body<kMix12, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
   else
     run_body<kMix23, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+}
+
+// ---- Compact window kernel (variants 25+): four blocks per SM --------------------------------
+// window_kernel and window_run_kernel take 74,296 bytes of shared memory (and up to 80
+// registers): three blocks per SM. This kernel keeps the input tile (2 x 74 x 43 floats) and
+// only the horizontal sums of r*r, d*d, r*d (3 x 74 x 33): 54,760 bytes, and at most 64
+// registers, so four blocks (32 warps) fit an SM. The horizontal sums of mu_r and mu_d go back
+// into the input tile, as a [74][33] plane at the start of the same image's [74][43] samples
+// (the stride of the squares, so that the vertical pass has one stride): mu row r covers
+// offsets 33r .. 33r + 31 < 43(r + 1), i.e. samples of rows <= r only. The horizontal pass is
+// row-local, so once the squared quantities of every row are done (phase 1) and the mu tasks of
+// rows <= r have read their samples (phase 2, in sub-rounds of whole rows, in order: read,
+// barrier, write), nothing reads those samples again. Signed tiles take the same code with the
+// signed widening (run_taps<kSigned>).
+constexpr int kSquares = 3;  // r*r, d*d, r*d
+constexpr size_t kCompactSmem = (kInputFloats + size_t(kSquares) * kInH * kPassW) * sizeof(float);
+static_assert(size_t(kSquares) * kInH * kPassW * sizeof(float) >= sizeof(DoubleDouble) * kSumQuantities * kThreads,
+              "the block tree reuses the squares' region");
+static_assert(kCompactSmem <= 56 * 1024, "four blocks per SM");
+
+// Quantity q's plane of horizontal (then vertical) sums, [kInH][kPassW]: mu_r, mu_d over the
+// input tile, the squares after it.
+__device__ __forceinline__ float* compact_plane(float* smem, int q) {
+  return q < 2 ? smem + size_t(q) * kInH * kInStride : smem + kInputFloats + size_t(q - 2) * kInH * kPassW;
+}
+
+template <int M, int R>
+__device__ __forceinline__ void compact_h(float* smem, float (*in)[kInH][kInStride], float (*sq)[kInH][kPassW],
+                                          int in_rows) {
+  constexpr int kRunsPerRow = kTileW / R, kPerQuantity = kInH * kRunsPerRow, kS = R + kWindowMargin;
+  // Phase 1: r*r, d*d, r*d of every row; a warp's lanes take neighbouring rows.
+  for (int t = int(threadIdx.x); t < kSquares * kPerQuantity; t += kThreads) {
+    const int q = t / kPerQuantity, rem = t - q * kPerQuantity, run = rem / kInH, r = rem - run * kInH;
+    if (r >= in_rows) continue;
+    const int c0 = run * R;
+    const float* pa = &in[q == 1 ? 1 : 0][r][c0];
+    const float* pb = &in[q == 0 ? 0 : 1][r][c0];
+    float x[kS], out[R];
+#pragma unroll
+    for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(pa[i], pb[i]);
+    run_taps<M, R>(x, out);
+#pragma unroll
+    for (int o = 0; o < R; ++o) sq[q][r][c0 + o] = out[o];
+  }
+  // Phase 2: mu_r and mu_d, all tasks of kRows whole rows per sub-round; lanes over rows.
+  constexpr int kTasksPerRow = 2 * kRunsPerRow, kRows = kThreads / kTasksPerRow;
+#pragma unroll 1
+  for (int r0 = 0; r0 < kInH; r0 += kRows) {
+    const int n = min(kRows, kInH - r0);
+    const int r = r0 + int(threadIdx.x) % n, task = int(threadIdx.x) / n;
+    const int q = task / kRunsPerRow, c0 = (task % kRunsPerRow) * R;
+    const bool active = task < kTasksPerRow && r < in_rows;
+    float out[R];
+    if (active) {
+      const float* p = &in[q][r][c0];
+      float x[kS];
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = p[i];
+      run_taps<M, R>(x, out);
+    }
+    __syncthreads();  // every task of these rows has read its samples
+    if (active) {
+      float* mu = compact_plane(smem, q) + r * kPassW + c0;
+#pragma unroll
+      for (int o = 0; o < R; ++o) mu[o] = out[o];
+    }
+  }
+  __syncthreads();
+}
+
+// Vertical pass of the compact layout (run_v's rounds: two quantities per round for R = 16).
+template <int M, int R>
+__device__ __forceinline__ void compact_v(float* smem) {
+  constexpr int kS = R + kWindowMargin, kRuns = kTileH / R, kPerQuantity = kRuns * kTileW;
+  static_assert(kThreads % kPerQuantity == 0, "whole quantities per round");
+  constexpr int kPerRound = kThreads / kPerQuantity;
+  const int c = int(threadIdx.x) % kTileW, y0 = ((int(threadIdx.x) / kTileW) % kRuns) * R;
+  const int part = int(threadIdx.x) / kPerQuantity;
+#pragma unroll 1
+  for (int q0 = 0; q0 < kQuantities; q0 += kPerRound) {
+    const int q = q0 + part;
+    float* p = compact_plane(smem, q < kQuantities ? q : 0) + y0 * kPassW + c;
+    float out[R];
+    if (q < kQuantities) {
+      float x[kS];
+#pragma unroll
+      for (int s = 0; s < kS; ++s) x[s] = p[s * kPassW];
+      run_taps<M, R>(x, out);
+    }
+    __syncthreads();  // every run of this round has read its quantity's rows
+    if (q < kQuantities) {
+#pragma unroll
+      for (int o = 0; o < R; ++o) p[o * kPassW] = out[o];
+    }
+  }
+  __syncthreads();
+}
+
+template <int M, int kHR, int kVR, bool kFastDiv>
+__device__ __forceinline__ void compact_body(float (*in)[kInH][kInStride], float (*sq)[kInH][kPassW], float* smem,
+                                             const WindowTaps& taps, PartialSum* partials, const TileGeometry& g) {
+  compact_h<M, kHR>(smem, in, sq, g.in_rows);
+  compact_v<M, kVR>(smem);
+  auto mu_r_plane = reinterpret_cast<const float(*)[kPassW]>(compact_plane(smem, 0));
+  auto mu_d_plane = reinterpret_cast<const float(*)[kPassW]>(compact_plane(smem, 1));
+  double plain[kSumQuantities] = {};
+  for (int i = int(threadIdx.x); i < g.rows * kTileW; i += kThreads) {
+    const int y = i / kTileW, c = i % kTileW;
+    if (c >= g.cols) continue;
+    const float mu_r = mu_r_plane[y][c], mu_d = mu_d_plane[y][c];
+    const float sum_rr = sq[0][y][c], sum_dd = sq[1][y][c], sum_rd = sq[2][y][c];
+    double l, cs;
+    float s;
+    if constexpr (kFastDiv) lcs_terms_fast(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    else lcs_terms<true>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    const double sd = widen(s);
+    const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
+    plain[0] = __dadd_rn(plain[0], l);
+    plain[1] = __dadd_rn(plain[1], cs);
+    plain[2] = __dadd_rn(plain[2], sd);
+    plain[3] = __dadd_rn(plain[3], ssim);
+    if (taps.mu_r) {
+      const size_t o = size_t(g.y0 + y) * size_t(g.map.width) + size_t(g.x0 + c);
+      taps.mu_r[o] = mu_r;
+      taps.mu_d[o] = mu_d;
+      taps.sum_rr[o] = sum_rr;
+      taps.sum_dd[o] = sum_dd;
+      taps.sum_rd[o] = sum_rd;
+      taps.l[o] = l;
+      taps.c[o] = cs;
+      taps.s[o] = s;
+    }
+  }
+  __syncthreads();  // the squares' region becomes the tree's scratch
+  auto red = reinterpret_cast<DoubleDouble(*)[kThreads]>(smem + kInputFloats);
+#pragma unroll
+  for (int q = 0; q < kSumQuantities; ++q) red[q][threadIdx.x] = {plain[q], 0.0};
+  __syncthreads();
+  block_tree<kThreads>(red);
+  if (threadIdx.x < kSumQuantities) {
+    const DoubleDouble v = red[threadIdx.x][0];
+    partials[size_t(g.tile) * kSumQuantities + threadIdx.x] = {v.hi, v.lo};
+  }
+}
+
+// Compact variants: 25: runs of 16 in both passes, shift widening, fast divisions (as 19);
+// 26: the same with runs of 8 (fewer registers); 27: 25 with a third of the widenings by
+// IMAD.WIDE (as 22).
+constexpr int kCompactVariant0 = kRunVariant0 + kRunVariants, kCompactVariants = 3;
+
+template <int kVariant>
+__global__ void __launch_bounds__(kThreads, 4) window_compact_kernel(const __grid_constant__ JobTable t) {
+  extern __shared__ __align__(16) float smem[];
+  float(*in)[kInH][kInStride] = reinterpret_cast<float(*)[kInH][kInStride]>(smem);  // [ref, dis]
+  float(*sq)[kInH][kPassW] = reinterpret_cast<float(*)[kInH][kPassW]>(smem + kInputFloats);
+  TileGeometry g;
+  const bool any_negative = load_tile(t, in, g);
+  const WindowTaps& taps = t.job[g.j].taps;
+  PartialSum* partials = t.partials[g.j];
+  constexpr int kR = kVariant == 26 ? 8 : 16;
+  constexpr int kM = kVariant == 27 ? kMix13 : kShift;
+  if (any_negative) compact_body<kSigned, kR, kR, true>(in, sq, smem, taps, partials, g);
+  else compact_body<kM, kR, kR, true>(in, sq, smem, taps, partials, g);
 }
 
 // Device check of div_rn against __ddiv_rn: operands of both divisions' shapes (l: an f64
@@ -1264,7 +1477,7 @@ __global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ Redu
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = kRunVariant0 + kRunVariants, kDecimateVariants = 16;
+constexpr int kWindowVariants = kCompactVariant0 + kCompactVariants, kDecimateVariants = 16;
 constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 9, 14, 15: above 1080p
 // Defaults: the fastest combination measured on the H200 (docs/float_ms_ssim.md, speed pass 3).
 // Session 13's last round (docs): window 16, decimation 15 (the sweep for 4K's level 1, else
@@ -1286,7 +1499,10 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_run_kernel<18>), reinterpret_cast<const void*>(window_run_kernel<19>),
     reinterpret_cast<const void*>(window_run_kernel<20>), reinterpret_cast<const void*>(window_run_kernel<21>),
     reinterpret_cast<const void*>(window_run_kernel<22>), reinterpret_cast<const void*>(window_run_kernel<23>),
-    reinterpret_cast<const void*>(window_run_kernel<24>)};
+    reinterpret_cast<const void*>(window_run_kernel<24>), reinterpret_cast<const void*>(window_compact_kernel<25>),
+    reinterpret_cast<const void*>(window_compact_kernel<26>), reinterpret_cast<const void*>(window_compact_kernel<27>)};
+// Dynamic shared memory of a window variant: the compact kernels' smaller layout.
+size_t window_smem(int variant) { return variant >= kCompactVariant0 ? kCompactSmem : kWindowSmem; }
 
 int tiles_x(Size plane) { return (map_size(plane).width + kTileW - 1) / kTileW; }
 int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH; }
@@ -1330,9 +1546,13 @@ void prepare_device() {
       magnitude[v][u] = std::fabs(kLpf[v][u]);
     }
   check(cudaMemcpyToSymbol(c_lpf_abs, magnitude, sizeof(c_lpf_abs)), "ssim: decimation table magnitudes");
-  for (const void* kernel : kWindowKernels)
-    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWindowSmem)),
+  for (int v = 0; v < kWindowVariants; ++v) {
+    check(cudaFuncSetAttribute(kWindowKernels[v], cudaFuncAttributeMaxDynamicSharedMemorySize, int(window_smem(v))),
           "ssim: window kernel shared memory");
+    if (v >= kCompactVariant0)  // all of the SM's unified memory as shared memory: 4 x (54,760 + 1,024) bytes
+      check(cudaFuncSetAttribute(kWindowKernels[v], cudaFuncAttributePreferredSharedMemoryCarveout, 100),
+            "ssim: window kernel carveout");
+  }
 }
 
 void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis,
@@ -1417,7 +1637,7 @@ void enqueue_windows(const ScaleJob* jobs, int count, PartialSum* const* partial
   const int variant = g_window_variant;
   void* args[] = {&t};
   vqx::cuda::check(cudaLaunchKernel(kWindowKernels[variant], dim3(unsigned(blocks)), dim3(kThreads), args,
-                                    kWindowSmem, stream),
+                                    window_smem(variant), stream),
                    "ssim: window_kernel launch");
   vqx::cuda::check_launch("ssim: window_kernel");
   vqx::cuda::check_launch("ssim: window_kernel");
