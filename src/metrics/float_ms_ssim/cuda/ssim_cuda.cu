@@ -968,11 +968,13 @@ __device__ __forceinline__ void run_h(float (*in)[kInH][kInStride], float (*pass
     } else if (q == 1) {
 #pragma unroll
       for (int i = 0; i < kS; ++i) x[i] = pd[i];
-    } else {
-      const float* pa = q == 3 ? pd : pr;
-      const float* pb = q == 2 ? pr : pd;
+    } else if (q == 4) {
 #pragma unroll
-      for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(pa[i], pb[i]);
+      for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(pr[i], pd[i]);
+    } else {  // r*r or d*d: one plane, each sample loaded once
+      const float* p = q == 2 ? pr : pd;
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(p[i], p[i]);
     }
     run_taps<M, R>(x, out);
 #pragma unroll
@@ -1046,7 +1048,34 @@ __device__ __forceinline__ double div_rn(double a, double b) {
   return fast ? q : __ddiv_rn(a, b);
 }
 
-// lcs_terms<true> with the two f64 divisions by div_rn (same operands, same bits).
+// div_rn_fast for a denominator that is a widened f32 (both divisions of lcs_terms): b's range
+// test is then implied by q's. A finite f32 lies in [2^-149, 2^128), inside the range the test
+// asks for b (2^-1000 .. 2^900); an infinite or NaN b (or a zero one) makes the reciprocal
+// sequence give a NaN quotient, which fails q's test. division_mismatches checks it as well.
+__device__ __forceinline__ double div_rn_f32_den(double a, float b32) {
+  const double b = widen(b32);
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(b));
+  double y = __hiloint2double(__double2hiint(r), 1);
+  double e = __fma_rn(-b, y, 1.0);
+  e = __fma_rn(e, e, e);
+  y = __fma_rn(y, e, y);
+  e = __fma_rn(-b, y, 1.0);
+  y = __fma_rn(y, e, y);
+  const double q0 = __dmul_rn(a, y);
+  const double res = __fma_rn(-b, q0, a);
+  const double q = __fma_rn(y, res, q0);
+  const uint32_t ah = uint32_t(__double2hiint(a)) & 0x7fffffffu;
+  const uint32_t qh = uint32_t(__double2hiint(q)) & 0x7fffffffu;
+  const bool fast = ah - 0x03800000u < 0x78300000u - 0x03800000u && qh - 0x01700000u < 0x78300000u - 0x01700000u;
+  return fast ? q : __ddiv_rn(a, b);
+}
+
+// lcs_terms<true> with the two f64 divisions by div_rn_f32_den (same operands, same bits), and
+// the numerators by one fused operation each: (2 mu_r) * mu_d is exact in f64 (two 24-bit
+// significands, exponents far inside the range), so DADD(DMUL(2 mu_r, mu_d), C1) ==
+// DFMA(2 mu_r, mu_d, C1); likewise 2 * sigma is exact, so DADD(DMUL(2, sigma), C2) ==
+// DFMA(2, sigma, C2).
 __device__ __forceinline__ void lcs_terms_fast(float mu_r, float mu_d, float sum_rr, float sum_dd, float sum_rd,
                                                double& l, double& c, float& s) {
   float var_r = __fsub_rn(sum_rr, __fmul_rn(mu_r, mu_r));
@@ -1055,15 +1084,12 @@ __device__ __forceinline__ void lcs_terms_fast(float mu_r, float mu_d, float sum
   var_d = 0.0f > var_d ? 0.0f : var_d;
   const float cov = __fsub_rn(sum_rd, __fmul_rn(mu_r, mu_d));
   const float sigma = __fsqrt_rn(__fmul_rn(var_r, var_d));
-  const double ln = __dadd_rn(__dmul_rn(__dmul_rn(2.0, widen(mu_r)), widen(mu_d)), widen(kC1));
-  const double ld = widen(__fadd_rn(__fadd_rn(__fmul_rn(mu_r, mu_r), __fmul_rn(mu_d, mu_d)), kC1));
-  const double cn = __dadd_rn(__dmul_rn(2.0, widen(sigma)), widen(kC2));
-  const double cd = widen(__fadd_rn(__fadd_rn(var_r, var_d), kC2));
-  bool lf, cf;
-  l = div_rn_fast(ln, ld, lf);
-  c = div_rn_fast(cn, cd, cf);
-  if (!lf) l = __ddiv_rn(ln, ld);
-  if (!cf) c = __ddiv_rn(cn, cd);
+  const double ln = __fma_rn(__dmul_rn(2.0, widen(mu_r)), widen(mu_d), widen(kC1));
+  const float ld = __fadd_rn(__fadd_rn(__fmul_rn(mu_r, mu_r), __fmul_rn(mu_d, mu_d)), kC1);
+  const double cn = __fma_rn(2.0, widen(sigma), widen(kC2));
+  const float cd = __fadd_rn(__fadd_rn(var_r, var_d), kC2);
+  l = div_rn_f32_den(ln, ld);
+  c = div_rn_f32_den(cn, cd);
   const float cov_fixed = (cov < 0.0f && sigma <= 0.0f) ? 0.0f : cov;  // zli-nflx flat fix
   s = __fdiv_rn(__fadd_rn(cov_fixed, kC3), __fadd_rn(sigma, kC3));
 }
@@ -1264,11 +1290,17 @@ __device__ __forceinline__ void compact_h(float* smem, float (*in)[kInH][kInStri
     const int q = t / kPerQuantity, rem = t - q * kPerQuantity, run = rem / kInH, r = rem - run * kInH;
     if (r >= in_rows) continue;
     const int c0 = run * R;
-    const float* pa = &in[q == 1 ? 1 : 0][r][c0];
-    const float* pb = &in[q == 0 ? 0 : 1][r][c0];
     float x[kS], out[R];
+    if (q == 2) {
+      const float* pr = &in[0][r][c0];
+      const float* pd = &in[1][r][c0];
 #pragma unroll
-    for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(pa[i], pb[i]);
+      for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(pr[i], pd[i]);
+    } else {  // r*r or d*d: one plane, each sample loaded once
+      const float* p = &in[q][r][c0];
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(p[i], p[i]);
+    }
     run_taps<M, R>(x, out);
 #pragma unroll
     for (int o = 0; o < R; ++o) sq[q][r][c0 + o] = out[o];
@@ -1420,24 +1452,52 @@ __global__ void division_check_kernel(uint64_t count, uint32_t seed, unsigned lo
     const bool both_nan = q != q && e != e;
     bad += !both_nan && __double_as_longlong(q) != __double_as_longlong(e);
   };
+  auto test32 = [&](double a, float b) {  // div_rn_f32_den
+    const double q = div_rn_f32_den(a, b), e = __ddiv_rn(a, double(b));
+    const bool both_nan = q != q && e != e;
+    bad += !both_nan && __double_as_longlong(q) != __double_as_longlong(e);
+  };
+  const float specials32[] = {0.0f, -0.0f, 1.0f, 0x1p-149f, 0x1p-126f, 0x1.fffffep127f, kC1, kC2, 65025.0f,
+                              __int_as_float(0x7f800000), __int_as_float(0xff800000), __int_as_float(0x7fc00000),
+                              -kC1, 0x1p-100f};
+  constexpr int kSpecials32 = sizeof(specials32) / sizeof(specials32[0]);
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x) {
     const uint64_t key = (uint64_t(seed) << 40) ^ (i * 8);
     // l's shape: means on the 8-bit scale (any sign), numerator in f64, denominator f32.
     const float mr = __uint_as_float(0x43800000u) * (float(mix32(key)) * 0x1p-32f) - 8.0f;
     const float md = __uint_as_float(0x43800000u) * (float(mix32(key + 1)) * 0x1p-32f) - 8.0f;
-    test(__dadd_rn(__dmul_rn(__dmul_rn(2.0, double(mr)), double(md)), double(kC1)),
-         double(__fadd_rn(__fadd_rn(__fmul_rn(mr, mr), __fmul_rn(md, md)), kC1)));
+    const double ln = __dadd_rn(__dmul_rn(__dmul_rn(2.0, double(mr)), double(md)), double(kC1));
+    const float ld = __fadd_rn(__fadd_rn(__fmul_rn(mr, mr), __fmul_rn(md, md)), kC1);
+    test(ln, double(ld));
+    test32(ln, ld);
+    // The fused numerators of lcs_terms_fast against the separate operations.
+    bad += __double_as_longlong(ln) != __double_as_longlong(__fma_rn(__dmul_rn(2.0, double(mr)), double(md), double(kC1)));
     // c's shape: sigma and variances up to ~2^16 (and tiny ones).
     const float sh = float(mix32(key + 2) & 31u);
     const float va = (float(mix32(key + 3)) * 0x1p-32f) * exp2f(sh - 15.0f);
     const float vb = (float(mix32(key + 4)) * 0x1p-32f) * exp2f(sh - 15.0f);
-    test(__dadd_rn(__dmul_rn(2.0, double(__fsqrt_rn(__fmul_rn(va, vb)))), double(kC2)),
-         double(__fadd_rn(__fadd_rn(va, vb), kC2)));
+    const float sigma = __fsqrt_rn(__fmul_rn(va, vb));
+    const double cn = __dadd_rn(__dmul_rn(2.0, double(sigma)), double(kC2));
+    const float cd = __fadd_rn(__fadd_rn(va, vb), kC2);
+    test(cn, double(cd));
+    test32(cn, cd);
+    bad += __double_as_longlong(cn) != __double_as_longlong(__fma_rn(2.0, double(sigma), double(kC2)));
+    // Any f32 means (random bit patterns): the fused numerator against the separate operations.
+    const float fr = __uint_as_float(mix32(key + 12)), fd = __uint_as_float(mix32(key + 13));
+    const double sep = __dadd_rn(__dmul_rn(__dmul_rn(2.0, double(fr)), double(fd)), double(kC1));
+    const double fused = __fma_rn(__dmul_rn(2.0, double(fr)), double(fd), double(kC1));
+    bad += sep == sep && __double_as_longlong(sep) != __double_as_longlong(fused);
+    const double sep2 = __dadd_rn(__dmul_rn(2.0, double(fabsf(fr))), double(kC2));
+    bad += sep2 == sep2 && __double_as_longlong(sep2) != __double_as_longlong(__fma_rn(2.0, double(fabsf(fr)), double(kC2)));
     // Random f64 bit patterns (every exponent, both signs), and an f32 denominator.
     const double ra = __longlong_as_double(static_cast<long long>((uint64_t(mix32(key + 5)) << 32) | mix32(key + 6)));
     const double rb = __longlong_as_double(static_cast<long long>((uint64_t(mix32(key + 7)) << 32) | mix32(key + 8)));
     test(ra, rb);
     test(ra, double(__uint_as_float(mix32(key + 9))));
+    test32(ra, __uint_as_float(mix32(key + 9)));
+    test32(ra, specials32[mix32(key + 14) % kSpecials32]);
+    test32(specials[mix32(key + 15) % kSpecials], specials32[mix32(key + 16) % kSpecials32]);
+    test32(specials[mix32(key + 15) % kSpecials], __uint_as_float(mix32(key + 9)));
     // Specials against specials and random operands.
     const int sa = int(mix32(key + 10) % kSpecials), sb = int(mix32(key + 11) % kSpecials);
     test(specials[sa], specials[sb]);
