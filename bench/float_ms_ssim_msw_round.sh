@@ -21,7 +21,7 @@ bad=$(grep -oE "variant w[0-9]+ d[0-9]+" $b/t1.log | sort -u | tr '\n' ' '); ech
 grep -E "mismatch|Failure" $b/t1.log | head -6 | tee -a $log
 
 st "bench (ms: graph = frame replayed; windows = window kernel alone, eager)"
-timeout 28 $b/float_ms_ssim_cuda_bench --benchmark_filter='_w(1[6-9]|2[0-9])d15r1' --benchmark_counters_tabular=true \
+timeout 28 $b/float_ms_ssim_cuda_bench --benchmark_filter='_w(1[6-9]|2[0-9]|3[0-9])d15r1' --benchmark_counters_tabular=true \
   --benchmark_out=$b/bench.json --benchmark_out_format=json >$b/bench.txt 2>&1; echo "bench exit $?" | tee -a $log
 python3 - $b/bench.json <<'PY' | tee -a $log
 import json, re, sys
@@ -49,8 +49,8 @@ echo "fastest window kernel at 4K: w$best" | tee -a $log
 
 st "ncu: window kernel at 4K, w$best then w16"
 for w in $best 16; do
-  [ $(( $(date +%s) - t0 )) -gt 66 ] && { echo "skip ncu w$w (time)" | tee -a $log; continue; }
-  timeout 12 /usr/local/cuda/bin/ncu --clock-control none -k regex:'window' -c 1 --page raw \
+  [ $(( $(date +%s) - t0 )) -gt 64 ] && { echo "skip ncu w$w (time)" | tee -a $log; continue; }
+  timeout 11 /usr/local/cuda/bin/ncu --clock-control none -k regex:'window' -c 1 --page raw \
     --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis --section LaunchStats \
     --section InstructionStats $b/float_ms_ssim_cuda_bench --benchmark_filter="4k_w${w}d15r1/" >$b/ncu$w.log 2>&1
   echo "ncu w$w exit $?" | tee -a $log

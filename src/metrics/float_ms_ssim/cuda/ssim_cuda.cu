@@ -1332,7 +1332,9 @@ __device__ __forceinline__ void compact_h(float* smem, float (*in)[kInH][kInStri
 }
 
 // Vertical pass of the compact layout (run_v's rounds: two quantities per round for R = 16).
-template <int M, int R>
+// Quantities kQ0 .. kQ1 - 1 only (the mixed schedule of variant 30: mu_r, mu_d, r*r, d*d by runs
+// of 16 in two full rounds, r*d by runs of 8 in a third full round).
+template <int M, int R, int kQ0 = 0, int kQ1 = kQuantities>
 __device__ __forceinline__ void compact_v(float* smem) {
   constexpr int kS = R + kWindowMargin, kRuns = kTileH / R, kPerQuantity = kRuns * kTileW;
   static_assert(kThreads % kPerQuantity == 0, "whole quantities per round");
@@ -1340,18 +1342,18 @@ __device__ __forceinline__ void compact_v(float* smem) {
   const int c = int(threadIdx.x) % kTileW, y0 = ((int(threadIdx.x) / kTileW) % kRuns) * R;
   const int part = int(threadIdx.x) / kPerQuantity;
 #pragma unroll 1
-  for (int q0 = 0; q0 < kQuantities; q0 += kPerRound) {
+  for (int q0 = kQ0; q0 < kQ1; q0 += kPerRound) {
     const int q = q0 + part;
-    float* p = compact_plane(smem, q < kQuantities ? q : 0) + y0 * kPassW + c;
+    float* p = compact_plane(smem, q < kQ1 ? q : 0) + y0 * kPassW + c;
     float out[R];
-    if (q < kQuantities) {
+    if (q < kQ1) {
       float x[kS];
 #pragma unroll
       for (int s = 0; s < kS; ++s) x[s] = p[s * kPassW];
       run_taps<M, R>(x, out);
     }
     __syncthreads();  // every run of this round has read its quantity's rows
-    if (q < kQuantities) {
+    if (q < kQ1) {
 #pragma unroll
       for (int o = 0; o < R; ++o) p[o * kPassW] = out[o];
     }
@@ -1363,7 +1365,12 @@ template <int M, int kHR, int kVR, bool kFastDiv>
 __device__ __forceinline__ void compact_body(float (*in)[kInH][kInStride], float (*sq)[kInH][kPassW], float* smem,
                                              const WindowTaps& taps, PartialSum* partials, const TileGeometry& g) {
   compact_h<M, kHR>(smem, in, sq, g.in_rows);
-  compact_v<M, kVR>(smem);
+  if constexpr (kVR == 0) {  // runs of 16 for four quantities, of 8 for the fifth: three full rounds
+    compact_v<M, 16, 0, 4>(smem);
+    compact_v<M, 8, 4, 5>(smem);
+  } else {
+    compact_v<M, kVR>(smem);
+  }
   auto mu_r_plane = reinterpret_cast<const float(*)[kPassW]>(compact_plane(smem, 0));
   auto mu_d_plane = reinterpret_cast<const float(*)[kPassW]>(compact_plane(smem, 1));
   double plain[kSumQuantities] = {};
@@ -1408,8 +1415,10 @@ __device__ __forceinline__ void compact_body(float (*in)[kInH][kInStride], float
 
 // Compact variants: 25: runs of 16 in both passes, shift widening, fast divisions (as 19);
 // 26: the same with runs of 8 (fewer registers); 27: 25 with a third of the widenings by
-// IMAD.WIDE (as 22).
-constexpr int kCompactVariant0 = kRunVariant0 + kRunVariants, kCompactVariants = 3;
+// IMAD.WIDE (as 22); 28: 25 with vertical runs of 8 (five full rounds); 29: 25 with half the
+// widenings by IMAD.WIDE (as 23); 30: 25 with the vertical runs 16, 16, 16, 16, 8 (three full
+// rounds).
+constexpr int kCompactVariant0 = kRunVariant0 + kRunVariants, kCompactVariants = 6;
 
 template <int kVariant>
 __global__ void __launch_bounds__(kThreads, 4) window_compact_kernel(const __grid_constant__ JobTable t) {
@@ -1421,9 +1430,10 @@ __global__ void __launch_bounds__(kThreads, 4) window_compact_kernel(const __gri
   const WindowTaps& taps = t.job[g.j].taps;
   PartialSum* partials = t.partials[g.j];
   constexpr int kR = kVariant == 26 ? 8 : 16;
-  constexpr int kM = kVariant == 27 ? kMix13 : kShift;
-  if (any_negative) compact_body<kSigned, kR, kR, true>(in, sq, smem, taps, partials, g);
-  else compact_body<kM, kR, kR, true>(in, sq, smem, taps, partials, g);
+  constexpr int kVR = kVariant == 26 || kVariant == 28 ? 8 : kVariant == 30 ? 0 : 16;
+  constexpr int kM = kVariant == 27 ? kMix13 : kVariant == 29 ? kMix12 : kShift;
+  if (any_negative) compact_body<kSigned, kR, kVR, true>(in, sq, smem, taps, partials, g);
+  else compact_body<kM, kR, kVR, true>(in, sq, smem, taps, partials, g);
 }
 
 // Device check of div_rn against __ddiv_rn: operands of both divisions' shapes (l: an f64
@@ -1560,7 +1570,9 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_run_kernel<20>), reinterpret_cast<const void*>(window_run_kernel<21>),
     reinterpret_cast<const void*>(window_run_kernel<22>), reinterpret_cast<const void*>(window_run_kernel<23>),
     reinterpret_cast<const void*>(window_run_kernel<24>), reinterpret_cast<const void*>(window_compact_kernel<25>),
-    reinterpret_cast<const void*>(window_compact_kernel<26>), reinterpret_cast<const void*>(window_compact_kernel<27>)};
+    reinterpret_cast<const void*>(window_compact_kernel<26>), reinterpret_cast<const void*>(window_compact_kernel<27>),
+    reinterpret_cast<const void*>(window_compact_kernel<28>), reinterpret_cast<const void*>(window_compact_kernel<29>),
+    reinterpret_cast<const void*>(window_compact_kernel<30>)};
 // Dynamic shared memory of a window variant: the compact kernels' smaller layout.
 size_t window_smem(int variant) { return variant >= kCompactVariant0 ? kCompactSmem : kWindowSmem; }
 
