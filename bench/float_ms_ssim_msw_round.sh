@@ -21,18 +21,23 @@ bad=$(grep -oE "variant w[0-9]+ d[0-9]+" $b/t1.log | sort -u | tr '\n' ' '); ech
 grep -E "mismatch|Failure" $b/t1.log | head -6 | tee -a $log
 
 st "bench (ms: graph = frame replayed; windows = window kernel alone, eager)"
-timeout 28 $b/float_ms_ssim_cuda_bench --benchmark_filter='_w(1[6-9]|2[0-9]|3[0-9])d15r1' --benchmark_counters_tabular=true \
-  --benchmark_out=$b/bench.json --benchmark_out_format=json >$b/bench.txt 2>&1; echo "bench exit $?" | tee -a $log
-python3 - $b/bench.json <<'PY' | tee -a $log
+for res in 4k 1080p; do
+  timeout $([ $res = 4k ] && echo 18 || echo 12) $b/float_ms_ssim_cuda_bench --benchmark_filter="${res}_w(1[6-9]|2[0-9]|3[0-9])d15r1" \
+    --benchmark_counters_tabular=true --benchmark_out=$b/bench_$res.json --benchmark_out_format=json >$b/bench_$res.txt 2>&1
+  echo "bench $res exit $?" | tee -a $log
+done
+python3 - $b/bench_4k.json $b/bench_1080p.json <<'PY' | tee -a $log
 import json, re, sys
-try: rows = json.load(open(sys.argv[1]))["benchmarks"]
-except Exception as e: print("bench unreadable", e); sys.exit()
+rows = []
+for f in sys.argv[1:]:
+    try: rows += json.load(open(f))["benchmarks"]
+    except Exception as e: print("bench unreadable", f, e)
 for r in rows:
     m = re.search(r"/(1080p|4k)_(\w+?)/", r["name"])
     if m and "graph_ms" in r:
         print(f"{m.group(2):16s} {m.group(1):5s} graph {r['graph_ms']:.4f} pyr {r['pyramid_ms']:.4f} win {r['windows_ms']:.4f} trees {r['trees_ms']:.4f} score {r['score']:.9f}")
 PY
-best=$(BAD="$bad" python3 - $b/bench.json <<'PY'
+best=$(BAD="$bad" python3 - $b/bench_4k.json <<'PY'
 import json, os, re, sys
 bad = set(re.findall(r"w(\d+) d", os.environ.get("BAD", "")))
 best = None
