@@ -14,7 +14,7 @@ st() { echo "--- $(( $(date +%s) - t0 )) s: $*" | tee -a $log; }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader 2>&1 | tee -a $log
 
 st "bits: window variants 17+, division"
-timeout 30 $b/float_ms_ssim_cuda_test --gtest_filter='*EverySpeedVariantBitIdenticalRuns*:*FastDivision*' >$b/t1.log 2>&1
+timeout 36 $b/float_ms_ssim_cuda_test --gtest_filter='*EverySpeedVariantBitIdenticalRuns*:*FastDivision*' >$b/t1.log 2>&1
 echo "=== tests exit $?" | tee -a $log
 grep -E "^\[  (PASSED|FAILED) |^\[  FAILED|^\[       OK|^division" $b/t1.log | head -8 | tee -a $log
 bad=$(grep -oE "variant w[0-9]+ d[0-9]+" $b/t1.log | sort -u | tr '\n' ' '); echo "failing variants: ${bad:-none}" | tee -a $log
@@ -22,7 +22,7 @@ grep -E "mismatch|Failure" $b/t1.log | head -6 | tee -a $log
 
 st "bench (ms: graph = frame replayed; windows = window kernel alone, eager)"
 for res in 4k 1080p; do
-  timeout $([ $res = 4k ] && echo 18 || echo 12) $b/float_ms_ssim_cuda_bench --benchmark_filter="${res}_w(1[6-9]|2[0-9]|3[0-9])d15r1" \
+  timeout $([ $res = 4k ] && echo 16 || echo 10) $b/float_ms_ssim_cuda_bench --benchmark_filter="${res}_w(1[6-9]|2[0-9]|3[0-9])d15r1" \
     --benchmark_counters_tabular=true --benchmark_out=$b/bench_$res.json --benchmark_out_format=json >$b/bench_$res.txt 2>&1
   echo "bench $res exit $?" | tee -a $log
 done

@@ -315,29 +315,6 @@ TEST(SsimCudaStages, EverySpeedVariantBitIdentical) {
   sc::set_speed_variants(saved);
 }
 
-// Session 14's window variants (17+: longer sliding runs, branch-free divisions, mixed
-// widenings, the compact four-blocks-per-SM layout) against the plain twins, with the default
-// decimation (every decimation variant gives the same planes, EverySpeedVariantBitIdentical),
-// both sum trees: the raw pyramids, the signed / flat / tiny planes, and a 1920x1080 pyramid
-// (many whole and edge tiles per level).
-TEST(SsimCudaStages, EverySpeedVariantBitIdenticalRuns) {
-  VQX_REQUIRE_CUDA();
-  Device dev;
-  const sc::SpeedVariants saved = sc::speed_variants();
-  const int windows = sc::window_variant_count();
-  ASSERT_GE(windows, 31);
-  for (int w = 17; w < windows; ++w) {
-    const int d = 15, r = w % 2;
-    sc::set_speed_variants({w, d, r});
-    const std::string tag = fmt::format("variant w{} d{} r{}: ", w, d, r);
-    for (RawCase rc : {RawCase{{97, 203}, 8}, RawCase{{300, 200}, 10}, RawCase{{77, 91}, 16},
-                       RawCase{{11, 11}, 8}, RawCase{{43, 75}, 8}, RawCase{{1920, 1080}, 8}})
-      check_pyramid(dev, rc, tag);
-    check_signed_flat_tiny(dev, tag);
-  }
-  sc::set_speed_variants(saved);
-}
-
 // The window kernel's branch-free f64 divisions (variants 19+: div_rn and div_rn_f32_den)
 // against __ddiv_rn, bit for bit: 2^26 rounds of random operands shaped as the l and c divisions,
 // random f64 bit patterns (every exponent, NaN and infinities included), random and special f32
@@ -352,6 +329,30 @@ TEST(SsimCudaStages, FastDivisionMatchesDdivRn) {
   EXPECT_EQ(bad, 0u);
   std::printf("division: %llu rounds, %llu quotients or numerators differ\n", (unsigned long long)rounds,
               (unsigned long long)bad);
+}
+
+// Session 14's window variants (17+: longer sliding runs, branch-free divisions, mixed
+// widenings, the compact four-blocks-per-SM layout) against the plain twins, with the default
+// decimation (every decimation variant gives the same planes, EverySpeedVariantBitIdentical),
+// both sum trees: the raw pyramids, the signed / flat / tiny planes, and a 961x541 pyramid
+// (whole and edge tiles at every level; the default variant also runs the 1920x1080 pyramid of
+// SsimCudaPyramid).
+TEST(SsimCudaStages, EverySpeedVariantBitIdenticalRuns) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  const sc::SpeedVariants saved = sc::speed_variants();
+  const int windows = sc::window_variant_count();
+  ASSERT_GE(windows, 33);
+  for (int w = 17; w < windows; ++w) {
+    const int d = 15, r = w % 2;
+    sc::set_speed_variants({w, d, r});
+    const std::string tag = fmt::format("variant w{} d{} r{}: ", w, d, r);
+    for (RawCase rc : {RawCase{{97, 203}, 8}, RawCase{{300, 200}, 10}, RawCase{{77, 91}, 16},
+                       RawCase{{11, 11}, 8}, RawCase{{43, 75}, 8}, RawCase{{961, 541}, 8}})
+      check_pyramid(dev, rc, tag);
+    check_signed_flat_tiny(dev, tag);
+  }
+  sc::set_speed_variants(saved);
 }
 
 // float_ssim's box decimation from raw samples (every conversion) and from f32, odd sizes.

@@ -1417,8 +1417,8 @@ __device__ __forceinline__ void compact_body(float (*in)[kInH][kInStride], float
 // 26: the same with runs of 8 (fewer registers); 27: 25 with a third of the widenings by
 // IMAD.WIDE (as 22); 28: 25 with vertical runs of 8 (five full rounds); 29: 25 with half the
 // widenings by IMAD.WIDE (as 23); 30: 25 with the vertical runs 16, 16, 16, 16, 8 (three full
-// rounds).
-constexpr int kCompactVariant0 = kRunVariant0 + kRunVariants, kCompactVariants = 6;
+// rounds); 31 / 32: 25 with all / two thirds of the widenings by IMAD.WIDE.
+constexpr int kCompactVariant0 = kRunVariant0 + kRunVariants, kCompactVariants = 8;
 
 template <int kVariant>
 __global__ void __launch_bounds__(kThreads, 4) window_compact_kernel(const __grid_constant__ JobTable t) {
@@ -1431,7 +1431,11 @@ __global__ void __launch_bounds__(kThreads, 4) window_compact_kernel(const __gri
   PartialSum* partials = t.partials[g.j];
   constexpr int kR = kVariant == 26 ? 8 : 16;
   constexpr int kVR = kVariant == 26 || kVariant == 28 ? 8 : kVariant == 30 ? 0 : 16;
-  constexpr int kM = kVariant == 27 ? kMix13 : kVariant == 29 ? kMix12 : kShift;
+  constexpr int kM = kVariant == 27   ? kMix13
+                    : kVariant == 29 ? kMix12
+                    : kVariant == 31 ? kWide
+                    : kVariant == 32 ? kMix23
+                                     : kShift;
   if (any_negative) compact_body<kSigned, kR, kVR, true>(in, sq, smem, taps, partials, g);
   else compact_body<kM, kR, kVR, true>(in, sq, smem, taps, partials, g);
 }
@@ -1572,7 +1576,8 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_run_kernel<24>), reinterpret_cast<const void*>(window_compact_kernel<25>),
     reinterpret_cast<const void*>(window_compact_kernel<26>), reinterpret_cast<const void*>(window_compact_kernel<27>),
     reinterpret_cast<const void*>(window_compact_kernel<28>), reinterpret_cast<const void*>(window_compact_kernel<29>),
-    reinterpret_cast<const void*>(window_compact_kernel<30>)};
+    reinterpret_cast<const void*>(window_compact_kernel<30>), reinterpret_cast<const void*>(window_compact_kernel<31>),
+    reinterpret_cast<const void*>(window_compact_kernel<32>)};
 // Dynamic shared memory of a window variant: the compact kernels' smaller layout.
 size_t window_smem(int variant) { return variant >= kCompactVariant0 ? kCompactSmem : kWindowSmem; }
 
