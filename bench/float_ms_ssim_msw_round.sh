@@ -52,14 +52,15 @@ PY
 )
 echo "fastest window kernel at 4K: w$best" | tee -a $log
 
-st "ncu: window kernel at 4K, w$best then w16"
-for w in $best 16; do
+st "ncu: window kernel at 4K, w$best then w$other"
+other=18; [ "$best" = 18 ] && other=25
+for w in $best $other; do
   [ $(( $(date +%s) - t0 )) -gt 64 ] && { echo "skip ncu w$w (time)" | tee -a $log; continue; }
   timeout 11 /usr/local/cuda/bin/ncu --clock-control none -k regex:'window' -c 1 --page raw \
     --section SpeedOfLight --section WarpStateStats --section ComputeWorkloadAnalysis --section LaunchStats \
     --section InstructionStats $b/float_ms_ssim_cuda_bench --benchmark_filter="4k_w${w}d15r1/" >$b/ncu$w.log 2>&1
   echo "ncu w$w exit $?" | tee -a $log
-  grep -E "Kernel|window|gpu__time_duration.sum|inst_executed.sum |issue_active.avg.pct|pipe_(alu|fma|fmaheavy|fp64|xu|lsu|shared)[a-z_]*cycles_active.avg.pct|warp_issue_stalled_(not_selected|wait|barrier|math_pipe_throttle|long_scoreboard|short_scoreboard|dispatch_stall|mio_throttle|no_instruction|branch_resolving)_per_warp_active|registers_per_thread|occupancy_limit|warps_active.avg.pct|==ERROR" \
+  grep -E "Kernel|window|gpu__time_duration.sum|inst_executed.sum |issue_active.avg.pct|pipe_(alu|fma|fmaheavy|fp64|xu|lsu|shared)[a-z_]*cycles_active.avg.pct|issue_stalled_(not_selected|wait|barrier|math_pipe_throttle|long_scoreboard|short_scoreboard|dispatch_stall|mio_throttle|no_instruction|branch_resolving|selected|lg_throttle)_per_issue_active|registers_per_thread|occupancy_limit|warps_active.avg.pct|==ERROR" \
     $b/ncu$w.log | grep -vE " 0$" | head -60 | tee -a $log
 done
 st done
