@@ -1097,7 +1097,27 @@ __device__ __forceinline__ void lcs_terms_fast(float mu_r, float mu_d, float sum
 // The sign-free path of window_run_kernel: horizontal runs of kHR columns, vertical runs of kVR
 // rows, all five quantities widened by M, then window_body's statistics, terms (f32 sqrt; kFastDiv:
 // lcs_terms_fast), plain per-thread sums and the block tree.
-template <int M, int kHR, int kVR, bool kFastDiv>
+// lcs_terms<true> with only the numerators fused (lcs_terms_fast's DFMA numerators, exact as
+// argued there) and the divisions by __ddiv_rn: the branch-free divisions measured slower.
+__device__ __forceinline__ void lcs_terms_fused(float mu_r, float mu_d, float sum_rr, float sum_dd, float sum_rd,
+                                                double& l, double& c, float& s) {
+  float var_r = __fsub_rn(sum_rr, __fmul_rn(mu_r, mu_r));
+  float var_d = __fsub_rn(sum_dd, __fmul_rn(mu_d, mu_d));
+  var_r = 0.0f > var_r ? 0.0f : var_r;
+  var_d = 0.0f > var_d ? 0.0f : var_d;
+  const float cov = __fsub_rn(sum_rd, __fmul_rn(mu_r, mu_d));
+  const float sigma = __fsqrt_rn(__fmul_rn(var_r, var_d));
+  l = __ddiv_rn(__fma_rn(__dmul_rn(2.0, widen(mu_r)), widen(mu_d), widen(kC1)),
+                widen(__fadd_rn(__fadd_rn(__fmul_rn(mu_r, mu_r), __fmul_rn(mu_d, mu_d)), kC1)));
+  c = __ddiv_rn(__fma_rn(2.0, widen(sigma), widen(kC2)), widen(__fadd_rn(__fadd_rn(var_r, var_d), kC2)));
+  const float cov_fixed = (cov < 0.0f && sigma <= 0.0f) ? 0.0f : cov;  // zli-nflx flat fix
+  s = __fdiv_rn(__fadd_rn(cov_fixed, kC3), __fadd_rn(sigma, kC3));
+}
+
+// kTerms: 0 = lcs_terms<true>, 1 = lcs_terms_fast, 2 = lcs_terms_fused. kColumnLoop: each thread
+// keeps its column (tid % 32) and steps down the rows by 8, the same pixels in the same order as
+// i = tid, tid + 256, ... (256 = 8 x 32), without the per-pixel division, modulo and column test.
+template <int M, int kHR, int kVR, int kTerms, bool kColumnLoop = false>
 __device__ __forceinline__ void run_body(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], float* smem,
                                          const WindowTaps& taps, PartialSum* partials, int tile, Size map, int x0,
                                          int y0, int cols, int rows, int in_rows) {
@@ -1105,14 +1125,20 @@ __device__ __forceinline__ void run_body(float (*in)[kInH][kInStride], float (*p
   __syncthreads();
   run_v<M, kVR>(pass);
   double plain[kSumQuantities] = {};
-  for (int i = int(threadIdx.x); i < rows * kTileW; i += kThreads) {
-    const int y = i / kTileW, c = i % kTileW;
-    if (c >= cols) continue;
+  const int c0 = int(threadIdx.x) % kTileW;
+  constexpr int kRowStep = kThreads / kTileW;
+  static_assert(kRowStep * kTileW == kThreads, "whole rows per step");
+  const int first = kColumnLoop ? (c0 < cols ? int(threadIdx.x) / kTileW : rows) : int(threadIdx.x);
+  const int end = kColumnLoop ? rows : rows * kTileW;
+  for (int i = first; i < end; i += kColumnLoop ? kRowStep : kThreads) {
+    const int y = kColumnLoop ? i : i / kTileW, c = kColumnLoop ? c0 : i % kTileW;
+    if (!kColumnLoop && c >= cols) continue;
     const float mu_r = pass[0][y][c], mu_d = pass[1][y][c];
     const float sum_rr = pass[2][y][c], sum_dd = pass[3][y][c], sum_rd = pass[4][y][c];
     double l, cs;
     float s;
-    if constexpr (kFastDiv) lcs_terms_fast(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    if constexpr (kTerms == 1) lcs_terms_fast(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    else if constexpr (kTerms == 2) lcs_terms_fused(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
     else lcs_terms<true>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
     const double sd = widen(s);
     const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
@@ -1149,7 +1175,12 @@ __device__ __forceinline__ void run_body(float (*in)[kInH][kInStride], float (*p
 //   18: runs of 16 in both passes          19: 18 with branch-free divisions (lcs_terms_fast)
 //   20: 19 with IMAD.WIDE widening          21: horizontal runs of 32, vertical 16, fast divisions
 //   22 / 23 / 24: 19 with a third / half / two thirds of the widenings by IMAD.WIDE
+// (25-32: window_compact_kernel below) and, after those:
+//   33: 18 with the column-wise terms loop (run_body's kColumnLoop)
+//   34: 33 with the fused numerators (lcs_terms_fused)
+//   35 / 36: 33 / 34 with horizontal runs of 32
 constexpr int kRunVariant0 = 17, kRunVariants = 8;
+constexpr int kRunVariant2 = 33, kRunVariants2 = 4;
 
 // The block's tile (window_kernel's prologue with the row loader): returns whether a sample has
 // its sign bit set.
@@ -1249,6 +1280,14 @@ __global__ void __launch_bounds__(kThreads, 3) window_run_kernel(const __grid_co
     run_body<kWide, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
   else if constexpr (kVariant == 21)
     run_body<kShift, 32, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 33)
+    run_body<kShift, 16, 16, 0, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 34)
+    run_body<kShift, 16, 16, 2, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 35)
+    run_body<kShift, 32, 16, 0, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 36)
+    run_body<kShift, 32, 16, 2, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
   else if constexpr (kVariant == 22)
     run_body<kMix13, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
   else if constexpr (kVariant == 23)
@@ -1551,7 +1590,8 @@ __global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ Redu
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = kCompactVariant0 + kCompactVariants, kDecimateVariants = 16;
+constexpr int kWindowVariants = kRunVariant2 + kRunVariants2, kDecimateVariants = 16;
+static_assert(kCompactVariant0 + kCompactVariants == kRunVariant2, "variant numbers are contiguous");
 constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 9, 14, 15: above 1080p
 // Defaults: the fastest combination measured on the H200 (docs/float_ms_ssim.md, speed pass 3).
 // Session 13's last round (docs): window 16, decimation 15 (the sweep for 4K's level 1, else
@@ -1577,9 +1617,13 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_compact_kernel<26>), reinterpret_cast<const void*>(window_compact_kernel<27>),
     reinterpret_cast<const void*>(window_compact_kernel<28>), reinterpret_cast<const void*>(window_compact_kernel<29>),
     reinterpret_cast<const void*>(window_compact_kernel<30>), reinterpret_cast<const void*>(window_compact_kernel<31>),
-    reinterpret_cast<const void*>(window_compact_kernel<32>)};
+    reinterpret_cast<const void*>(window_compact_kernel<32>), reinterpret_cast<const void*>(window_run_kernel<33>),
+    reinterpret_cast<const void*>(window_run_kernel<34>), reinterpret_cast<const void*>(window_run_kernel<35>),
+    reinterpret_cast<const void*>(window_run_kernel<36>)};
 // Dynamic shared memory of a window variant: the compact kernels' smaller layout.
-size_t window_smem(int variant) { return variant >= kCompactVariant0 ? kCompactSmem : kWindowSmem; }
+size_t window_smem(int variant) {
+  return variant >= kCompactVariant0 && variant < kCompactVariant0 + kCompactVariants ? kCompactSmem : kWindowSmem;
+}
 
 int tiles_x(Size plane) { return (map_size(plane).width + kTileW - 1) / kTileW; }
 int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH; }
@@ -1626,7 +1670,7 @@ void prepare_device() {
   for (int v = 0; v < kWindowVariants; ++v) {
     check(cudaFuncSetAttribute(kWindowKernels[v], cudaFuncAttributeMaxDynamicSharedMemorySize, int(window_smem(v))),
           "ssim: window kernel shared memory");
-    if (v >= kCompactVariant0)  // all of the SM's unified memory as shared memory: 4 x (54,760 + 1,024) bytes
+    if (window_smem(v) == kCompactSmem)  // all of the SM's unified memory as shared memory: 4 x (54,760 + 1,024) bytes
       check(cudaFuncSetAttribute(kWindowKernels[v], cudaFuncAttributePreferredSharedMemoryCarveout, 100),
             "ssim: window kernel carveout");
   }
