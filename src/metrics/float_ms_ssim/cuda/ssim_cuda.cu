@@ -1596,7 +1596,10 @@ constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 
 // Defaults: the fastest combination measured on the H200 (docs/float_ms_ssim.md, speed pass 3).
 // Session 13's last round (docs): window 16, decimation 15 (the sweep for 4K's level 1, else
 // the generic kernel with the row loader and conversion/shift widening), 1024-thread trees.
-constexpr int kDefaultWindow = 16, kDefaultDecimate = 15, kDefaultReduce = 1;
+// Session 14 (docs, "Session 14: window kernel"): window 33 (runs of 16 in both passes, the
+// column-wise terms loop; 4K window kernel 0.330 -> 0.299 ms).
+constexpr int kDefaultWindow = 33;
+constexpr int kDefaultDecimate = 15, kDefaultReduce = 1;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
 int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimate), 0, kDecimateVariants - 1);
 int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", kDefaultReduce), 0, 1);

@@ -39,7 +39,7 @@ struct DevicePlane {
 // VQX_SSIM_RED); tests and benches switch them between launches (not thread-safe: set before
 // enqueueing).
 struct SpeedVariants {
-  int window = 0;    // 0..window_variant_count() - 1 (default 16)
+  int window = 0;    // 0..window_variant_count() - 1 (default 33)
   int decimate = 0;  // 0..15 (default 15: 7 for inputs above 3000x2000 samples, else 13; 9/14: 7, else 0/12)
   int reduce = 0;    // 0..1 (default 1: 1024 threads per tree; the sums differ only in rounding)
 };
