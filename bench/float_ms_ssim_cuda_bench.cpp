@@ -240,6 +240,8 @@ VQX_MSSSIM_BOTH(w36d15r1, 36, 15, 1, false);
 VQX_MSSSIM_BOTH(w18d15r1f, 18, 15, 1, true);
 VQX_MSSSIM_BOTH(w34d15r1f, 34, 15, 1, true);
 VQX_MSSSIM_BOTH(w33d15r1f, 33, 15, 1, true);  // the session-14 defaults
+VQX_MSSSIM_BOTH(w37d15r1, 37, 15, 1, false);   // two tiles per block
+VQX_MSSSIM_BOTH(w37d15r1f, 37, 15, 1, true);
 VQX_MSSSIM_BOTH(w19d15r1f, 19, 15, 1, true);
 VQX_MSSSIM_BOTH(w25d15r1f, 25, 15, 1, true);
 VQX_MSSSIM_BOTH(w16d15r1_again, 16, 15, 1, false);  // drift check

@@ -475,22 +475,23 @@ static_assert(size_t(kQuantities) * kInH * kPassW * sizeof(float) >=
                   sizeof(DoubleDouble) * kSumQuantities * kThreads,
               "the block tree reuses the horizontal-pass region");
 
-template <typename T>
+// kH, kNumWarps: the tile's rows and the block's warps (window_tall_kernel: 138 rows, 16 warps).
+template <typename T, int kH = kInH, int kNumWarps = kWarps>
 __device__ __forceinline__ unsigned load_window_rows(const void* ref_data, const void* dis_data, size_t width, int x0,
                                                      int y0, int in_rows, int in_cols, float inverse_r,
-                                                     float inverse_d, float (*in)[kInH][kInStride]) {
+                                                     float inverse_d, float (*in)[kH][kInStride]) {
   const T* ref = static_cast<const T*>(ref_data);
   const T* dis = static_cast<const T*>(dis_data);
   const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
   constexpr int kBatch = 4;
   unsigned negative = 0;
-  for (int r0 = warp; r0 < in_rows; r0 += kWarps * kBatch) {
+  for (int r0 = warp; r0 < in_rows; r0 += kNumWarps * kBatch) {
     T a[kBatch][2], b[kBatch][2];
 #pragma unroll
     for (int k = 0; k < kBatch; ++k)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int r = r0 + kWarps * k, c = lane + 32 * h;
+        const int r = r0 + kNumWarps * k, c = lane + 32 * h;
         a[k][h] = b[k][h] = T(0);
         if (r < in_rows && c < in_cols) {
           const size_t index = size_t(y0 + r) * width + size_t(x0 + c);
@@ -502,7 +503,7 @@ __device__ __forceinline__ unsigned load_window_rows(const void* ref_data, const
     for (int k = 0; k < kBatch; ++k)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int r = r0 + kWarps * k, c = lane + 32 * h;
+        const int r = r0 + kNumWarps * k, c = lane + 32 * h;
         if (r < in_rows && c < in_cols) {
           const float rv = to_sample(a[k][h], inverse_r), dv = to_sample(b[k][h], inverse_d);
           in[0][r][c] = rv;
@@ -1316,17 +1317,19 @@ static_assert(kCompactSmem <= 56 * 1024, "four blocks per SM");
 
 // Quantity q's plane of horizontal (then vertical) sums, [kInH][kPassW]: mu_r, mu_d over the
 // input tile, the squares after it.
+template <int kH = kInH>
 __device__ __forceinline__ float* compact_plane(float* smem, int q) {
-  return q < 2 ? smem + size_t(q) * kInH * kInStride : smem + kInputFloats + size_t(q - 2) * kInH * kPassW;
+  return q < 2 ? smem + size_t(q) * kH * kInStride : smem + 2 * size_t(kH) * kInStride + size_t(q - 2) * kH * kPassW;
 }
 
-template <int M, int R>
-__device__ __forceinline__ void compact_h(float* smem, float (*in)[kInH][kInStride], float (*sq)[kInH][kPassW],
+// kH, kT: the tile's input rows and the block's threads (window_tall_kernel: 138, 512).
+template <int M, int R, int kH = kInH, int kT = kThreads>
+__device__ __forceinline__ void compact_h(float* smem, float (*in)[kH][kInStride], float (*sq)[kH][kPassW],
                                           int in_rows) {
-  constexpr int kRunsPerRow = kTileW / R, kPerQuantity = kInH * kRunsPerRow, kS = R + kWindowMargin;
+  constexpr int kRunsPerRow = kTileW / R, kPerQuantity = kH * kRunsPerRow, kS = R + kWindowMargin;
   // Phase 1: r*r, d*d, r*d of every row; a warp's lanes take neighbouring rows.
-  for (int t = int(threadIdx.x); t < kSquares * kPerQuantity; t += kThreads) {
-    const int q = t / kPerQuantity, rem = t - q * kPerQuantity, run = rem / kInH, r = rem - run * kInH;
+  for (int t = int(threadIdx.x); t < kSquares * kPerQuantity; t += kT) {
+    const int q = t / kPerQuantity, rem = t - q * kPerQuantity, run = rem / kH, r = rem - run * kH;
     if (r >= in_rows) continue;
     const int c0 = run * R;
     float x[kS], out[R];
@@ -1345,10 +1348,10 @@ __device__ __forceinline__ void compact_h(float* smem, float (*in)[kInH][kInStri
     for (int o = 0; o < R; ++o) sq[q][r][c0 + o] = out[o];
   }
   // Phase 2: mu_r and mu_d, all tasks of kRows whole rows per sub-round; lanes over rows.
-  constexpr int kTasksPerRow = 2 * kRunsPerRow, kRows = kThreads / kTasksPerRow;
+  constexpr int kTasksPerRow = 2 * kRunsPerRow, kRows = kT / kTasksPerRow;
 #pragma unroll 1
-  for (int r0 = 0; r0 < kInH; r0 += kRows) {
-    const int n = min(kRows, kInH - r0);
+  for (int r0 = 0; r0 < kH; r0 += kRows) {
+    const int n = min(kRows, kH - r0);
     const int r = r0 + int(threadIdx.x) % n, task = int(threadIdx.x) / n;
     const int q = task / kRunsPerRow, c0 = (task % kRunsPerRow) * R;
     const bool active = task < kTasksPerRow && r < in_rows;
@@ -1362,7 +1365,7 @@ __device__ __forceinline__ void compact_h(float* smem, float (*in)[kInH][kInStri
     }
     __syncthreads();  // every task of these rows has read its samples
     if (active) {
-      float* mu = compact_plane(smem, q) + r * kPassW + c0;
+      float* mu = compact_plane<kH>(smem, q) + r * kPassW + c0;
 #pragma unroll
       for (int o = 0; o < R; ++o) mu[o] = out[o];
     }
@@ -1373,17 +1376,20 @@ __device__ __forceinline__ void compact_h(float* smem, float (*in)[kInH][kInStri
 // Vertical pass of the compact layout (run_v's rounds: two quantities per round for R = 16).
 // Quantities kQ0 .. kQ1 - 1 only (the mixed schedule of variant 30: mu_r, mu_d, r*r, d*d by runs
 // of 16 in two full rounds, r*d by runs of 8 in a third full round).
-template <int M, int R, int kQ0 = 0, int kQ1 = kQuantities>
-__device__ __forceinline__ void compact_v(float* smem) {
+// lt: the thread's index within its 256-thread tile, base: the tile's first row in the planes
+// (window_tall_kernel: two tiles, rows 0 and 64, each with its 256 threads; every thread of the
+// block reaches every barrier).
+template <int M, int R, int kQ0 = 0, int kQ1 = kQuantities, int kH = kInH>
+__device__ __forceinline__ void compact_v(float* smem, int lt = int(threadIdx.x), int base = 0) {
   constexpr int kS = R + kWindowMargin, kRuns = kTileH / R, kPerQuantity = kRuns * kTileW;
   static_assert(kThreads % kPerQuantity == 0, "whole quantities per round");
   constexpr int kPerRound = kThreads / kPerQuantity;
-  const int c = int(threadIdx.x) % kTileW, y0 = ((int(threadIdx.x) / kTileW) % kRuns) * R;
-  const int part = int(threadIdx.x) / kPerQuantity;
+  const int c = lt % kTileW, y0 = base + ((lt / kTileW) % kRuns) * R;
+  const int part = lt / kPerQuantity;
 #pragma unroll 1
   for (int q0 = kQ0; q0 < kQ1; q0 += kPerRound) {
     const int q = q0 + part;
-    float* p = compact_plane(smem, q < kQ1 ? q : 0) + y0 * kPassW + c;
+    float* p = compact_plane<kH>(smem, q < kQ1 ? q : 0) + y0 * kPassW + c;
     float out[R];
     if (q < kQ1) {
       float x[kS];
@@ -1477,6 +1483,130 @@ __global__ void __launch_bounds__(kThreads, 4) window_compact_kernel(const __gri
                                      : kShift;
   if (any_negative) compact_body<kSigned, kR, kVR, true>(in, sq, smem, taps, partials, g);
   else compact_body<kM, kR, kVR, true>(in, sq, smem, taps, partials, g);
+}
+
+// ---- Tall window kernel (variant 37): two vertically adjacent tiles per block ----------------
+// A block of 512 threads takes the map tiles (tx, 2k) and (tx, 2k + 1) of a scale: one input tile
+// of 138 rows instead of two of 74, so the horizontal pass computes 138 rows instead of 148 (the
+// 10 rows of vertical margin once per 128 map rows instead of per 64) and the loads and the
+// block's set-up are shared. Compact layout (window_compact_kernel: mu sums over the input tile),
+// 102,120 bytes of shared memory and at most 64 registers: two blocks (32 warps) per SM. Each
+// half of the block then does exactly window_run_kernel<33>'s work for its tile: the vertical
+// pass by runs of 16, the column-wise terms loop (the same pixels in the same order per thread),
+// its own 256-thread block tree, one partial per tile at the tile's index. So the partials, the
+// sums and the tree shape are those of the 64-row tiling; only the block-to-tile mapping
+// changes (enqueue_windows launches tiles_x x ceil(tiles_y / 2) blocks per scale).
+constexpr int kTallTiles = 2, kTallThreads = kThreads * kTallTiles, kTallWarps = kTallThreads / 32;
+constexpr int kTallInH = kTallTiles * kTileH + kWindowMargin;
+constexpr size_t kTallInputFloats = 2 * size_t(kTallInH) * kInStride;
+constexpr size_t kTallSmem = (kTallInputFloats + size_t(kSquares) * kTallInH * kPassW) * sizeof(float);
+static_assert(kTallInputFloats * sizeof(float) % 16 == 0, "the squares' region must stay aligned for doubles");
+static_assert(size_t(kSquares) * kTallInH * kPassW * sizeof(float) >=
+                  kTallTiles * sizeof(DoubleDouble) * kSumQuantities * kThreads,
+              "the two block trees reuse the squares' region");
+static_assert(2 * (kTallSmem + 1024) <= 228 * 1024, "two blocks per SM");
+constexpr int kTallVariant = kRunVariant2 + kRunVariants2;
+
+template <int M>
+__device__ __forceinline__ void tall_body(float (*in)[kTallInH][kInStride], float (*sq)[kTallInH][kPassW], float* smem,
+                                          const WindowTaps& taps, PartialSum* partials, int tiles_x, int tx, int ty0,
+                                          int x0, int y0, int cols, int rows, int in_rows, Size map) {
+  const int half = int(threadIdx.x) / kThreads, lt = int(threadIdx.x) % kThreads;
+  compact_h<M, 16, kTallInH, kTallThreads>(smem, in, sq, in_rows);
+  compact_v<M, 16, 0, kQuantities, kTallInH>(smem, lt, half * kTileH);
+  auto mu_r_plane = reinterpret_cast<const float(*)[kPassW]>(compact_plane<kTallInH>(smem, 0));
+  auto mu_d_plane = reinterpret_cast<const float(*)[kPassW]>(compact_plane<kTallInH>(smem, 1));
+  const int tile_rows = min(kTileH, rows - half * kTileH);  // <= 0: this half has no tile
+  double plain[kSumQuantities] = {};
+  const int c = lt % kTileW;
+  if (c < cols)
+    for (int y = lt / kTileW; y < tile_rows; y += kThreads / kTileW) {
+      const int yy = half * kTileH + y;
+      const float mu_r = mu_r_plane[yy][c], mu_d = mu_d_plane[yy][c];
+      const float sum_rr = sq[0][yy][c], sum_dd = sq[1][yy][c], sum_rd = sq[2][yy][c];
+      double l, cs;
+      float s;
+      lcs_terms<true>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+      const double sd = widen(s);
+      const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
+      plain[0] = __dadd_rn(plain[0], l);
+      plain[1] = __dadd_rn(plain[1], cs);
+      plain[2] = __dadd_rn(plain[2], sd);
+      plain[3] = __dadd_rn(plain[3], ssim);
+      if (taps.mu_r) {
+        const size_t o = size_t(y0 + yy) * size_t(map.width) + size_t(x0 + c);
+        taps.mu_r[o] = mu_r;
+        taps.mu_d[o] = mu_d;
+        taps.sum_rr[o] = sum_rr;
+        taps.sum_dd[o] = sum_dd;
+        taps.sum_rd[o] = sum_rd;
+        taps.l[o] = l;
+        taps.c[o] = cs;
+        taps.s[o] = s;
+      }
+    }
+  __syncthreads();  // the squares' region becomes the trees' scratch
+  auto red = reinterpret_cast<DoubleDouble(*)[kSumQuantities][kThreads]>(smem + kTallInputFloats)[half];
+#pragma unroll
+  for (int q = 0; q < kSumQuantities; ++q) red[q][lt] = {plain[q], 0.0};
+  __syncthreads();
+  // block_tree<kThreads> per half (the same fixed tree as the 256-thread kernels).
+#pragma unroll
+  for (int stride = kThreads / 2; stride > 0; stride >>= 1) {
+    if (lt < stride)
+#pragma unroll
+      for (int q = 0; q < kSumQuantities; ++q) red[q][lt] = dd_sum(red[q][lt], red[q][lt + stride]);
+    __syncthreads();
+  }
+  if (lt < kSumQuantities && tile_rows > 0) {
+    const DoubleDouble v = red[lt][0];
+    partials[(size_t(ty0 + half) * size_t(tiles_x) + size_t(tx)) * kSumQuantities + lt] = {v.hi, v.lo};
+  }
+}
+
+template <int kVariant>
+__global__ void __launch_bounds__(kTallThreads, 2) window_tall_kernel(const __grid_constant__ JobTable t) {
+  extern __shared__ __align__(16) float smem[];
+  auto in = reinterpret_cast<float(*)[kTallInH][kInStride]>(smem);  // [ref, dis]
+  auto sq = reinterpret_cast<float(*)[kTallInH][kPassW]>(smem + kTallInputFloats);
+  int j = 0;
+  while (j + 1 < t.count && int(blockIdx.x) >= t.block_begin[j + 1]) ++j;
+  const ScaleJob& job = t.job[j];
+  const int b = int(blockIdx.x) - t.block_begin[j];
+  const Size size = job.ref.size;
+  const Size map = {size.width - kWindowMargin, size.height - kWindowMargin};  // map_size
+  const int tx = b % t.tiles_x[j], ty0 = (b / t.tiles_x[j]) * kTallTiles;
+  const int x0 = tx * kTileW, y0 = ty0 * kTileH;
+  const int cols = min(kTileW, map.width - x0), rows = min(kTallTiles * kTileH, map.height - y0);
+  const int in_cols = cols + kWindowMargin, in_rows = rows + kWindowMargin;
+  const float inverse_r = inverse_divisor(job.ref.bit_depth), inverse_d = inverse_divisor(job.dis.bit_depth);
+  unsigned negative = 0;
+  if (job.ref.type == job.dis.type) {
+    const size_t width = size_t(size.width);
+    if (job.ref.type == SampleType::kU8)
+      negative = load_window_rows<uint8_t, kTallInH, kTallWarps>(job.ref.data, job.dis.data, width, x0, y0, in_rows,
+                                                                 in_cols, inverse_r, inverse_d, in);
+    else if (job.ref.type == SampleType::kU16)
+      negative = load_window_rows<uint16_t, kTallInH, kTallWarps>(job.ref.data, job.dis.data, width, x0, y0, in_rows,
+                                                                  in_cols, inverse_r, inverse_d, in);
+    else
+      negative = load_window_rows<float, kTallInH, kTallWarps>(job.ref.data, job.dis.data, width, x0, y0, in_rows,
+                                                               in_cols, inverse_r, inverse_d, in);
+  } else {
+    for (int i = int(threadIdx.x); i < in_rows * in_cols; i += kTallThreads) {
+      const int r = i / in_cols, c = i % in_cols;
+      const size_t index = size_t(y0 + r) * size_t(size.width) + size_t(x0 + c);
+      const float rv = load_sample(job.ref, index, inverse_r), dv = load_sample(job.dis, index, inverse_d);
+      in[0][r][c] = rv;
+      in[1][r][c] = dv;
+      negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
+    }
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  if (any_negative)
+    tall_body<kSigned>(in, sq, smem, job.taps, t.partials[j], t.tiles_x[j], tx, ty0, x0, y0, cols, rows, in_rows, map);
+  else
+    tall_body<kShift>(in, sq, smem, job.taps, t.partials[j], t.tiles_x[j], tx, ty0, x0, y0, cols, rows, in_rows, map);
 }
 
 // Device check of div_rn against __ddiv_rn: operands of both divisions' shapes (l: an f64
@@ -1590,7 +1720,7 @@ __global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ Redu
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = kRunVariant2 + kRunVariants2, kDecimateVariants = 16;
+constexpr int kWindowVariants = kTallVariant + 1, kDecimateVariants = 16;
 static_assert(kCompactVariant0 + kCompactVariants == kRunVariant2, "variant numbers are contiguous");
 constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 9, 14, 15: above 1080p
 // Defaults: the fastest combination measured on the H200 (docs/float_ms_ssim.md, speed pass 3).
@@ -1622,9 +1752,10 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_compact_kernel<30>), reinterpret_cast<const void*>(window_compact_kernel<31>),
     reinterpret_cast<const void*>(window_compact_kernel<32>), reinterpret_cast<const void*>(window_run_kernel<33>),
     reinterpret_cast<const void*>(window_run_kernel<34>), reinterpret_cast<const void*>(window_run_kernel<35>),
-    reinterpret_cast<const void*>(window_run_kernel<36>)};
+    reinterpret_cast<const void*>(window_run_kernel<36>), reinterpret_cast<const void*>(window_tall_kernel<37>)};
 // Dynamic shared memory of a window variant: the compact kernels' smaller layout.
 size_t window_smem(int variant) {
+  if (variant == kTallVariant) return kTallSmem;
   return variant >= kCompactVariant0 && variant < kCompactVariant0 + kCompactVariants ? kCompactSmem : kWindowSmem;
 }
 
@@ -1673,7 +1804,7 @@ void prepare_device() {
   for (int v = 0; v < kWindowVariants; ++v) {
     check(cudaFuncSetAttribute(kWindowKernels[v], cudaFuncAttributeMaxDynamicSharedMemorySize, int(window_smem(v))),
           "ssim: window kernel shared memory");
-    if (window_smem(v) == kCompactSmem)  // all of the SM's unified memory as shared memory: 4 x (54,760 + 1,024) bytes
+    if (window_smem(v) != kWindowSmem)  // all of the SM's unified memory as shared memory (4 or 2 blocks per SM)
       check(cudaFuncSetAttribute(kWindowKernels[v], cudaFuncAttributePreferredSharedMemoryCarveout, 100),
             "ssim: window kernel carveout");
   }
@@ -1750,18 +1881,20 @@ void enqueue_windows(const ScaleJob* jobs, int count, PartialSum* const* partial
   JobTable t{};
   t.count = count;
   int blocks = 0;
+  const int variant = g_window_variant;
+  const bool tall = variant == kTallVariant;  // a block per two vertically adjacent tiles
   for (int j = 0; j < count; ++j) {
     t.job[j] = jobs[j];
     t.partials[j] = partials[j];
     t.tiles_x[j] = tiles_x(jobs[j].ref.size);
     t.block_begin[j] = blocks;
-    blocks += int(partial_count(jobs[j].ref.size));
+    blocks += tall ? tiles_x(jobs[j].ref.size) * ((tiles_y(jobs[j].ref.size) + kTallTiles - 1) / kTallTiles)
+                   : int(partial_count(jobs[j].ref.size));
   }
   t.block_begin[count] = blocks;
-  const int variant = g_window_variant;
   void* args[] = {&t};
-  vqx::cuda::check(cudaLaunchKernel(kWindowKernels[variant], dim3(unsigned(blocks)), dim3(kThreads), args,
-                                    window_smem(variant), stream),
+  vqx::cuda::check(cudaLaunchKernel(kWindowKernels[variant], dim3(unsigned(blocks)), dim3(tall ? kTallThreads : kThreads),
+                                    args, window_smem(variant), stream),
                    "ssim: window_kernel launch");
   vqx::cuda::check_launch("ssim: window_kernel");
   vqx::cuda::check_launch("ssim: window_kernel");
