@@ -1801,13 +1801,18 @@ void prepare_device() {
       magnitude[v][u] = std::fabs(kLpf[v][u]);
     }
   check(cudaMemcpyToSymbol(c_lpf_abs, magnitude, sizeof(c_lpf_abs)), "ssim: decimation table magnitudes");
-  for (int v = 0; v < kWindowVariants; ++v) {
-    check(cudaFuncSetAttribute(kWindowKernels[v], cudaFuncAttributeMaxDynamicSharedMemorySize, int(window_smem(v))),
+  for (const void* kernel : kWindowKernels)
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWindowSmem)),
           "ssim: window kernel shared memory");
-    if (window_smem(v) != kWindowSmem)  // all of the SM's unified memory as shared memory (4 or 2 blocks per SM)
+  // The compact and tall window kernels (session 14): their own shared memory, and all of the
+  // SM's unified memory as shared memory (4 or 2 blocks per SM).
+  for (int v = 0; v < kWindowVariants; ++v)
+    if (window_smem(v) != kWindowSmem) {
+      check(cudaFuncSetAttribute(kWindowKernels[v], cudaFuncAttributeMaxDynamicSharedMemorySize, int(window_smem(v))),
+            "ssim: window kernel shared memory");
       check(cudaFuncSetAttribute(kWindowKernels[v], cudaFuncAttributePreferredSharedMemoryCarveout, 100),
             "ssim: window kernel carveout");
-  }
+    }
 }
 
 void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis,
