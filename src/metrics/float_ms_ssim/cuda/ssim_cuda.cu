@@ -1177,9 +1177,13 @@ __device__ __forceinline__ void run_body(float (*in)[kInH][kInStride], float (*p
 //   20: 19 with IMAD.WIDE widening          21: horizontal runs of 32, vertical 16, fast divisions
 //   22 / 23 / 24: 19 with a third / half / two thirds of the widenings by IMAD.WIDE
 // (25-32: window_compact_kernel below) and, after those:
-//   33: 18 with the column-wise terms loop (run_body's kColumnLoop)
+//   33: 18 with the column-wise terms loop (run_body's kColumnLoop): the default since session 14
 //   34: 33 with the fused numerators (lcs_terms_fused)
 //   35 / 36: 33 / 34 with horizontal runs of 32
+// (37: window_tall_kernel below). Measured on the H200 (docs, "Session 14: window kernel"): 33 is
+// the fastest; IMAD.WIDE, the 4-blocks-per-SM layout, the branch-free divisions, runs of 32 and
+// two tiles per block are not faster. They stay behind VQX_SSIM_WIN, bit-checked by
+// EverySpeedVariantBitIdenticalRuns, until the design settles.
 constexpr int kRunVariant0 = 17, kRunVariants = 8;
 constexpr int kRunVariant2 = 33, kRunVariants2 = 4;
 
