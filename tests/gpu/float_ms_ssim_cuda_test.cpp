@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <utility>
 
 #include "engine/cuda/cuda_check.h"
@@ -314,6 +316,117 @@ TEST(SsimCudaStages, EverySpeedVariantBitIdentical) {
   sc::set_speed_variants(saved);
 }
 
+// The pyramid in one or two launches (sc::enqueue_pyramid, decimate_chain_kernel) against the
+// plain twins: levels 1-4 of raw 8/10/12/16-bit planes and of signed, tiny and flat f32 planes,
+// each enqueued twice (the kernel's counters must come back to zero) and with either first level
+// (1: all four levels in one launch; 2: level 1 by every decimation variant, then levels 2-4).
+void check_fused_pyramid(Device& dev, const std::vector<float>& r, const std::vector<float>& d, Size size,
+                         const sc::DevicePlane& pr, const sc::DevicePlane& pd, const std::string& what) {
+  std::vector<float> lr[ssim::kScales], ld[ssim::kScales];
+  Size sizes[ssim::kScales] = {size};
+  lr[0] = r;
+  ld[0] = d;
+  for (int k = 1; k < ssim::kScales; ++k) {
+    sizes[k] = ssim::half_size(sizes[k - 1]);
+    lr[k].resize(sizes[k].pixels());
+    ld[k].resize(sizes[k].pixels());
+    ssim::decimate_plain(lr[k - 1].data(), sizes[k - 1], lr[k].data());
+    ssim::decimate_plain(ld[k - 1].data(), sizes[k - 1], ld[k].data());
+  }
+  const size_t words = sc::pyramid_sync_words(size);
+  cuda::DeviceBuffer sync(dev.context, words * sizeof(unsigned), "test");
+  check(cudaMemset(sync.get(), 0, words * sizeof(unsigned)), "zero");
+  const sc::SpeedVariants saved = sc::speed_variants();
+  for (int first : {1, 2})
+    for (int dec : {0, 7, 13, 15}) {
+      if (first == 1 && dec != 0) continue;  // level 1 in the chain: no decimation variant
+      sc::set_speed_variants({saved.window, dec, saved.reduce});
+      std::vector<cuda::DeviceBuffer> out_r, out_d;
+      float* pr_out[ssim::kScales] = {};
+      float* pd_out[ssim::kScales] = {};
+      out_r.emplace_back();
+      out_d.emplace_back();
+      for (int k = 1; k < ssim::kScales; ++k) {
+        out_r.push_back(dev.filled(sizes[k].pixels() * 4));
+        out_d.push_back(dev.filled(sizes[k].pixels() * 4));
+        pr_out[k] = out_r.back().get<float>();
+        pd_out[k] = out_d.back().get<float>();
+      }
+      for (int rep = 0; rep < 2; ++rep) {
+        if (rep == 1)
+          for (int k = 1; k < ssim::kScales; ++k) {
+            check(cudaMemset(pr_out[k], 0xff, sizes[k].pixels() * 4), "fill");
+            check(cudaMemset(pd_out[k], 0xff, sizes[k].pixels() * 4), "fill");
+          }
+        sc::enqueue_pyramid(pr, pd, pr_out, pd_out, first, sync.get<unsigned>(), dev.stream.get());
+        for (int k = 1; k < ssim::kScales; ++k) {
+          const std::string tag =
+              fmt::format("{} pyramid first {} dec {} run {} level {} ({}x{})", what, first, dec, rep, k,
+                          sizes[k].width, sizes[k].height);
+          const auto got_r = dev.download<float>(out_r[size_t(k)], sizes[k].pixels());
+          const auto got_d = dev.download<float>(out_d[size_t(k)], sizes[k].pixels());
+          EXPECT_TRUE(same_bytes(lr[k], got_r)) << tag << " ref: " << first_mismatch(lr[k], got_r, sizes[k]);
+          EXPECT_TRUE(same_bytes(ld[k], got_d)) << tag << " dis: " << first_mismatch(ld[k], got_d, sizes[k]);
+        }
+        const auto left = dev.download<unsigned>(sync, words);
+        EXPECT_TRUE(std::all_of(left.begin(), left.end(), [](unsigned v) { return v == 0; }))
+            << what << " first " << first << ": the counters are not back to zero";
+      }
+    }
+  sc::set_speed_variants(saved);
+}
+
+TEST(SsimCudaStages, FusedPyramidBitIdentical) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  // Raw samples: the MS-SSIM minimum, odd sizes, one-tile levels, 1080p and a 4K-sized 8-bit frame
+  // (decimation variant 15 takes the sweep there).
+  for (RawCase rc : {RawCase{{176, 176}, 8}, RawCase{{177, 191}, 8}, RawCase{{853, 481}, 8}, RawCase{{300, 200}, 10},
+                     RawCase{{257, 389}, 12}, RawCase{{181, 203}, 16}, RawCase{{1920, 1080}, 8},
+                     RawCase{{3840, 2160}, 8}}) {
+    std::mt19937 rng(rc.size.width * 31u + rc.size.height + rc.bit_depth);
+    const uint32_t max = (1u << rc.bit_depth) - 1;
+    PictureFormat f;
+    f.width = uint32_t(rc.size.width);
+    f.height = uint32_t(rc.size.height);
+    f.bit_depth = rc.bit_depth;
+    f.subsampling = ChromaSubsampling::k400;
+    Picture ref(f), dis(f);
+    for (size_t i = 0; i < rc.size.pixels(); ++i) {
+      const uint32_t a = rng() % (max + 1), b = std::min<uint32_t>(max, a + rng() % (max / 8 + 1));
+      if (rc.bit_depth > 8) {
+        ref.plane<uint16_t>(0)[i] = uint16_t(a);
+        dis.plane<uint16_t>(0)[i] = uint16_t(b);
+      } else {
+        ref.plane<uint8_t>(0)[i] = uint8_t(a);
+        dis.plane<uint8_t>(0)[i] = uint8_t(b);
+      }
+    }
+    std::vector<float> r(rc.size.pixels()), d(rc.size.pixels());
+    ssim::convert_luma(ref, r.data());
+    ssim::convert_luma(dis, d.data());
+    std::vector<uint8_t> rb(ref.bytes(), ref.bytes() + ref.size_bytes()), db(dis.bytes(), dis.bytes() + dis.size_bytes());
+    cuda::DeviceBuffer gr = dev.upload(rb), gd = dev.upload(db);
+    check_fused_pyramid(dev, r, d, rc.size, sc::luma_plane(gr.get(), f), sc::luma_plane(gd.get(), f),
+                        fmt::format("{}x{} {}-bit", rc.size.width, rc.size.height, int(rc.bit_depth)));
+  }
+  // f32 planes: signed, tiny (subnormal products), flat, and one negative sample in a sign-free plane.
+  std::mt19937 rng(4242);
+  const Size size{190, 177};
+  std::vector<std::pair<std::vector<float>, std::vector<float>>> cases;
+  cases.emplace_back(random_plane(size, rng, -40.0f, 300.0f), random_plane(size, rng, -40.0f, 300.0f));
+  cases.emplace_back(random_plane(size, rng, -1e-20f, 1e-20f), random_plane(size, rng, 0.0f, 1e-19f));
+  cases.emplace_back(std::vector<float>(size.pixels(), 128.0f), std::vector<float>(size.pixels(), 0.0f));
+  auto one_neg = random_plane(size, rng, 0.0f, 255.0f);
+  one_neg[size.pixels() / 3] = -0.0f;
+  cases.emplace_back(one_neg, random_plane(size, rng, 0.0f, 255.0f));
+  for (size_t k = 0; k < cases.size(); ++k) {
+    cuda::DeviceBuffer gr = dev.upload(cases[k].first), gd = dev.upload(cases[k].second);
+    check_fused_pyramid(dev, cases[k].first, cases[k].second, size, {gr.get(), sc::SampleType::kF32, 8, size},
+                        {gd.get(), sc::SampleType::kF32, 8, size}, fmt::format("f32 case {}", k));
+  }
+}
+
 // float_ssim's box decimation from raw samples (every conversion) and from f32, odd sizes.
 TEST(SsimCudaStages, BoxDecimationBitIdentical) {
   VQX_REQUIRE_CUDA();
@@ -461,6 +574,46 @@ TEST(FloatMsSsimCuda, SizeRulesAsTheCpu) {
   EXPECT_THROW(run_one(spec_pair(175, 176, 8), "float_ms_ssim", cuda_settings()), InputError);
   EXPECT_THROW(run_one(spec_pair(176, 175, 8), "float_ms_ssim", cuda_settings()), InputError);
   EXPECT_THROW(run_one(spec_pair(108, 200, 8), "float_ssim=scale=10", cuda_settings()), InputError);
+}
+
+// The schedules (VQX_SSIM_FORK = 0, 1 or N bands of scale 0; VQX_SSIM_PYR = 0, 1, 2;
+// VQX_SSIM_RSPLIT = 0, 1) give the same sums, hence the same outputs bit for bit; the knobs are
+// read when the metric is constructed.
+TEST(FloatMsSsimCuda, EveryScheduleGivesTheSameBits) {
+  VQX_REQUIRE_CUDA();
+  auto set = [](const char* name, const char* value) {
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  };
+  const char* names[3] = {"VQX_SSIM_FORK", "VQX_SSIM_PYR", "VQX_SSIM_RSPLIT"};
+  std::string saved[3];
+  bool had[3];
+  for (int i = 0; i < 3; ++i) {
+    const char* v = std::getenv(names[i]);
+    had[i] = v != nullptr;
+    saved[i] = v ? v : "";
+  }
+  for (auto [w, h, bpc] : {std::tuple{576u, 324u, uint8_t(8)}, std::tuple{300u, 200u, uint8_t(10)},
+                           std::tuple{176u, 176u, uint8_t(8)}, std::tuple{1280u, 720u, uint8_t(8)}}) {
+    const auto pair = spec_pair(w, h, bpc);
+    set("VQX_SSIM_FORK", "0");
+    set("VQX_SSIM_PYR", "0");
+    set("VQX_SSIM_RSPLIT", "0");
+    auto base = run_one(pair, "float_ms_ssim=enable_lcs=true", cuda_settings());
+    for (auto [fork, pyr, rsplit] :
+         {std::tuple{"0", "1", "0"}, {"0", "2", "0"}, {"1", "0", "0"}, {"1", "1", "0"}, {"1", "2", "1"},
+          {"2", "0", "1"}, {"2", "1", "0"}, {"3", "1", "1"}, {"3", "2", "0"}, {"7", "0", "0"}, {"7", "1", "1"}}) {
+      set("VQX_SSIM_FORK", fork);
+      set("VQX_SSIM_PYR", pyr);
+      set("VQX_SSIM_RSPLIT", rsplit);
+      auto got = run_one(pair, "float_ms_ssim=enable_lcs=true", cuda_settings());
+      for (const auto& name : base->table.feature_names())
+        EXPECT_TRUE(same_bits(column(*base, name).at(0), column(*got, name).at(0)))
+            << fmt::format("{}x{} fork {} pyramid {} rsplit {} {}: {:.17g} vs {:.17g}", w, h, fork, pyr, rsplit,
+                           name, column(*base, name).at(0), column(*got, name).at(0));
+    }
+  }
+  for (int i = 0; i < 3; ++i) set(names[i], had[i] ? saved[i].c_str() : nullptr);
 }
 
 // The contract on every fixture frame (spec 10): the f32 means identical to the CPU's, or a single

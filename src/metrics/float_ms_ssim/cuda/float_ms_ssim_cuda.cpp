@@ -5,6 +5,7 @@
 // pyramid level and each scale's partial sums has its own buffer, allocated once in init().
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -77,6 +78,11 @@ class FloatMsSsimCuda final : public CudaMetric {
           "float_ms_ssim partial sums");
       partial_ptrs_[k] = partials_[k].get<sc::PartialSum>();
     }
+    if (pyramid_ > 0) {
+      const size_t bytes = sc::pyramid_sync_words(sizes_[0]) * sizeof(unsigned);
+      pyramid_sync_ = cuda::DeviceBuffer(*context.device, bytes, "float_ms_ssim pyramid counters");
+      cuda::check(cudaMemset(pyramid_sync_.get(), 0, bytes), "float_ms_ssim: pyramid counters");
+    }
   }
 
   size_t result_bytes() const override { return sizeof(MsSsimResult); }
@@ -93,34 +99,78 @@ class FloatMsSsimCuda final : public CudaMetric {
       cudaStream_t side = side_->get();
       cuda::check(cudaEventRecord(fork_event_->get(), stream), "float_ms_ssim: fork");
       cuda::check(cudaStreamWaitEvent(side, fork_event_->get(), 0), "float_ms_ssim: fork");
-      for (int k = 1; k < kScales; ++k) {
-        sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(),
-                             level_dis_[k].get<float>(), side);
-        jobs[k].ref = {level_ref_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
-        jobs[k].dis = {level_dis_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
-      }
+      enqueue_pyramid(jobs, side);
       sc::enqueue_windows(jobs.data() + 1, kScales - 1, partial_ptrs_.data() + 1, side);
+      double* sums = &static_cast<MsSsimResult*>(result)->sums[0][0];
+      // VQX_SSIM_RSPLIT=1: each stream reduces its own scales (one tree per scale and quantity
+      // either way: the same sums), so nothing is left after the join.
+      if (split_reduce_)
+        sc::enqueue_reduce(sizes_.data() + 1, kScales - 1, partial_ptrs_.data() + 1, sums + sc::kSumQuantities,
+                           side);
       cuda::check(cudaEventRecord(join_event_->get(), side), "float_ms_ssim: join");
-      sc::enqueue_windows(jobs.data(), 1, partial_ptrs_.data(), stream);
+      enqueue_scale0_windows(jobs[0], stream);
+      if (split_reduce_) sc::enqueue_reduce(sizes_.data(), 1, partial_ptrs_.data(), sums, stream);
       marks.stage(stream, 1);
       cuda::check(cudaStreamWaitEvent(stream, join_event_->get(), 0), "float_ms_ssim: join");
       marks.stage(stream, 2);
-      sc::enqueue_reduce(sizes_.data(), kScales, partial_ptrs_.data(),
-                         &static_cast<MsSsimResult*>(result)->sums[0][0], stream);
+      if (!split_reduce_) sc::enqueue_reduce(sizes_.data(), kScales, partial_ptrs_.data(), sums, stream);
       return;
     }
-    for (int k = 1; k < kScales; ++k) {
-      // Level k from level k-1, reference and distorted independently (spec 3.3).
-      sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(),
-                           level_dis_[k].get<float>(), stream);
-      jobs[k].ref = {level_ref_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
-      jobs[k].dis = {level_dis_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
-    }
+    enqueue_pyramid(jobs, stream);
     marks.stage(stream, 1);
     sc::enqueue_windows(jobs.data(), kScales, partial_ptrs_.data(), stream);
     marks.stage(stream, 2);
     sc::enqueue_reduce(sizes_.data(), kScales, partial_ptrs_.data(),
                        &static_cast<MsSsimResult*>(result)->sums[0][0], stream);
+  }
+
+  // Levels 1-4 (spec 3.3: level k from level k-1, reference and distorted independently) into
+  // jobs[1..4]: one enqueue_decimate per level, or (VQX_SSIM_PYR=1/2) enqueue_pyramid.
+  void enqueue_pyramid(std::array<sc::ScaleJob, kScales>& jobs, cudaStream_t stream) {
+    if (pyramid_ > 0) {
+      std::array<float*, kScales> out_ref{}, out_dis{};
+      for (int k = 1; k < kScales; ++k) {
+        out_ref[size_t(k)] = level_ref_[k].get<float>();
+        out_dis[size_t(k)] = level_dis_[k].get<float>();
+      }
+      sc::enqueue_pyramid(jobs[0].ref, jobs[0].dis, out_ref.data(), out_dis.data(), pyramid_,
+                          pyramid_sync_.get<unsigned>(), stream);
+    }
+    for (int k = 1; k < kScales; ++k) {
+      if (pyramid_ == 0)
+        sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(),
+                             level_dis_[k].get<float>(), stream);
+      jobs[k].ref = {level_ref_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
+      jobs[k].dis = {level_dis_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
+    }
+  }
+
+  // Scale 0's windows; with VQX_SSIM_FORK=N >= 2 as N launches of whole 64-row tile bands (the
+  // same tiles, partials at the same places: the same sums bit for bit), so that the side
+  // stream's kernels, ready between two launches, are dispatched before the next band.
+  void enqueue_scale0_windows(const sc::ScaleJob& job, cudaStream_t stream) {
+    const int chunks = fork_chunks_;
+    const int map_rows = ssim::map_size(sizes_[0]).height;
+    const int tile_rows = (map_rows + sc::kWindowTileRows - 1) / sc::kWindowTileRows;
+    if (chunks <= 1 || tile_rows < 2) {
+      sc::enqueue_windows(&job, 1, partial_ptrs_.data(), stream);
+      return;
+    }
+    const int n = std::min(chunks, tile_rows);
+    const size_t sample_bytes = format_.bit_depth > 8 ? 2 : 1;
+    const size_t tiles_x = sc::partial_count(sizes_[0]) / size_t(tile_rows);
+    for (int c = 0; c < n; ++c) {
+      const int t0 = tile_rows * c / n, t1 = tile_rows * (c + 1) / n;
+      const int row0 = t0 * sc::kWindowTileRows;
+      const int rows = std::min(map_rows, t1 * sc::kWindowTileRows) - row0;
+      sc::ScaleJob band = job;
+      const size_t offset = size_t(row0) * size_t(sizes_[0].width) * sample_bytes;
+      band.ref.data = static_cast<const uint8_t*>(job.ref.data) + offset;
+      band.dis.data = static_cast<const uint8_t*>(job.dis.data) + offset;
+      band.ref.size.height = band.dis.size.height = rows + ssim::kWindowMargin;
+      sc::PartialSum* partials = partial_ptrs_[0] + size_t(t0) * tiles_x * sc::kSumQuantities;
+      sc::enqueue_windows(&band, 1, &partials, stream);
+    }
   }
 
   // The CPU twin's per-frame code (float_ms_ssim.cpp) on the device sums.
@@ -158,9 +208,22 @@ class FloatMsSsimCuda final : public CudaMetric {
   std::array<sc::PartialSum*, kScales> partial_ptrs_{};
   // Scale 0's windows concurrent with the pyramid (enqueue); VQX_SSIM_FORK=0 turns it off
   // (measured 1-2 % faster on the H200, docs/float_ms_ssim.md).
-  bool fork_ = [] {
+  // VQX_SSIM_FORK=N >= 2: the same, scale 0's windows in N launches (enqueue_scale0_windows).
+  int fork_chunks_ = [] {
     const char* v = std::getenv("VQX_SSIM_FORK");
-    return !(v && *v == '0');
+    return v && *v ? std::max(0, std::atoi(v)) : 1;
+  }();
+  bool fork_ = fork_chunks_ != 0;
+  // VQX_SSIM_PYR: 0 = one launch per pyramid level; 1 = all four in one launch, 2 = level 1, then
+  // levels 2-4 in one launch (sc::enqueue_pyramid).
+  int pyramid_ = [] {
+    const char* v = std::getenv("VQX_SSIM_PYR");
+    return v && *v ? std::clamp(std::atoi(v), 0, 2) : 0;
+  }();
+  cuda::DeviceBuffer pyramid_sync_;
+  bool split_reduce_ = [] {
+    const char* v = std::getenv("VQX_SSIM_RSPLIT");
+    return v && *v == '1';
   }();
   std::unique_ptr<cuda::Stream> side_;
   std::unique_ptr<cuda::Event> fork_event_, join_event_;

@@ -439,6 +439,143 @@ __global__ void __launch_bounds__(kSwThreads) decimate_sweep_kernel(DevicePlane 
   }
 }
 
+// ---- The whole pyramid in one launch (session 14, "pyramid and schedule") -----------------------
+// decimate_chain_kernel: the 32x8 tiles of levels first..last of the pyramid in one launch. A
+// block takes a ticket (atomicAdd) and works on tile `ticket` of the list "level first's tiles
+// row by row, then level first+1's, ...". A tile of level k > first first waits until every
+// tile row of level k-1 that its input rows fall in is complete (one counter per tile row,
+// incremented after the tile's outputs are stored and fenced). Tickets are handed out in order,
+// so a block only ever waits on tiles with smaller tickets, whose blocks are resident or done:
+// no deadlock whatever the grid size or residency. The last block to finish resets the counters
+// (the next frame's launch, e.g. a graph replay, starts from zero). Level k-1's samples written
+// in this launch are read with ld.global.cg (L2; an SM's L1 may hold a stale line). Per tile the
+// arithmetic is decimate_kernel<13>'s (the same device functions): the same planes.
+struct ChainTable {
+  DevicePlane in_ref, in_dis;  // level first-1 (raw luma or f32)
+  float* out_ref[kScales];     // level k's planes, k = first..last
+  float* out_dis[kScales];
+  Size size[kScales];          // size[k]: level k (size[0]: the input picture)
+  int tiles_x[kScales];
+  int block_begin[kScales + 1];  // level k's tiles: tickets [block_begin[k], block_begin[k + 1])
+  int row_base[kScales];         // level k's tile-row counters: sync[2 + row_base[k] + tile_row]
+  int first, last, total;
+  unsigned* sync;  // [0] ticket, [1] finished blocks, [2..] tile-row counters; zero between launches
+};
+
+template <bool kCg>
+__device__ __forceinline__ float load_sample_chain(const DevicePlane& p, size_t i, float inverse) {
+  if constexpr (kCg) return __ldcg(static_cast<const float*>(p.data) + i);  // f32 level of this launch
+  else return load_sample(p, i, inverse);
+}
+
+// decimate_kernel's row loader (variants 11-13) for a tile at (x0, y0) of the output.
+template <bool kCg>
+__device__ __forceinline__ unsigned load_chain_tile(const DevicePlane& ref, const DevicePlane& dis, int x0, int y0,
+                                                    int load_rows, int load_cols,
+                                                    float (*split)[2][kDecRows][kDecSplit]) {
+  const Size in = ref.size;
+  const float inverse_r = inverse_divisor(ref.bit_depth), inverse_d = inverse_divisor(dis.bit_depth);
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  constexpr int kRowSteps = (kDecRows + kDecThreads / 32 - 1) / (kDecThreads / 32);
+  size_t col_even[2], col_odd[2];
+  bool col_ok[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int j = lane + 32 * h;
+    col_ok[h] = j < load_cols;
+    col_even[h] = col_ok[h] ? size_t(reflect_index(2 * (x0 + j) - kLpfRadius, in.width)) : 0;
+    col_odd[h] = col_ok[h] ? size_t(reflect_index(2 * (x0 + j) - kLpfRadius + 1, in.width)) : 0;
+  }
+  float v[kRowSteps][2][4];
+#pragma unroll
+  for (int k = 0; k < kRowSteps; ++k) {
+    const int r = warp + (kDecThreads / 32) * k;
+    const size_t row =
+        r < load_rows ? size_t(reflect_index(2 * y0 + r - kLpfRadius, in.height)) * size_t(in.width) : 0;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      if (r < load_rows && col_ok[h]) {
+        v[k][h][0] = load_sample_chain<kCg>(ref, row + col_even[h], inverse_r);
+        v[k][h][1] = load_sample_chain<kCg>(ref, row + col_odd[h], inverse_r);
+        v[k][h][2] = load_sample_chain<kCg>(dis, row + col_even[h], inverse_d);
+        v[k][h][3] = load_sample_chain<kCg>(dis, row + col_odd[h], inverse_d);
+      }
+  }
+  unsigned negative = 0;
+#pragma unroll
+  for (int k = 0; k < kRowSteps; ++k) {
+    const int r = warp + (kDecThreads / 32) * k;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      if (r < load_rows && col_ok[h]) {
+        const int j = lane + 32 * h;
+        split[0][0][r][j] = v[k][h][0];
+        split[0][1][r][j] = v[k][h][1];
+        split[1][0][r][j] = v[k][h][2];
+        split[1][1][r][j] = v[k][h][3];
+        negative |= (__float_as_uint(v[k][h][0]) | __float_as_uint(v[k][h][1]) | __float_as_uint(v[k][h][2]) |
+                     __float_as_uint(v[k][h][3])) >> 31;
+      }
+  }
+  return negative;
+}
+
+__global__ void __launch_bounds__(kDecThreads) decimate_chain_kernel(const __grid_constant__ ChainTable t) {
+  __shared__ float split[2][2][kDecRows][kDecSplit];
+  __shared__ int s_ticket;
+  if (threadIdx.x == 0) s_ticket = int(atomicAdd(&t.sync[0], 1u));
+  __syncthreads();
+  const int ticket = s_ticket;
+  int k = t.first;
+  while (k < t.last && ticket >= t.block_begin[k + 1]) ++k;
+  const int tile = ticket - t.block_begin[k];
+  const Size half = t.size[k], in = t.size[k - 1];
+  const int x0 = (tile % t.tiles_x[k]) * kDecTileW, y0 = (tile / t.tiles_x[k]) * kDecTileH;
+  const int cols = min(kDecTileW, half.width - x0), rows = min(kDecTileH, half.height - y0);
+  const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = cols + kLpfRadius;
+  unsigned negative;
+  if (k == t.first) {
+    negative = load_chain_tile<false>(t.in_ref, t.in_dis, x0, y0, load_rows, load_cols, split);
+  } else {
+    if (threadIdx.x == 0) {
+      // Input rows 2 y0 - 4 .. 2 y0 + load_rows - 5, reflected into [lo, hi] (docs: reflection
+      // below 0 gives rows 0..3, above the last row rows >= n - 4 >= lo).
+      const int lo = max(0, 2 * y0 - kLpfRadius), hi = min(in.height - 1, 2 * y0 + load_rows - 1 - kLpfRadius);
+      const unsigned need = unsigned(t.tiles_x[k - 1]);
+      const volatile unsigned* rows_done = t.sync + 2 + t.row_base[k - 1];
+      for (int tr = lo / kDecTileH; tr <= hi / kDecTileH; ++tr)
+        while (rows_done[tr] < need) __nanosleep(32);
+      __threadfence();
+    }
+    __syncthreads();
+    const DevicePlane pr{t.out_ref[k - 1], SampleType::kF32, 8, in}, pd{t.out_dis[k - 1], SampleType::kF32, 8, in};
+    negative = load_chain_tile<true>(pr, pd, x0, y0, load_rows, load_cols, split);
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  const int tx = int(threadIdx.x) % kDecTileW, ty = int(threadIdx.x) / kDecTileW;
+  if (tx < cols && ty < rows) {
+    float r, d;
+    if (any_negative) decimate_taps<kCvt, kSigned, false>(split, tx, ty, r, d);
+    else decimate_taps<kCvt, kShift, true>(split, tx, ty, r, d);
+    const size_t o = size_t(y0 + ty) * size_t(half.width) + size_t(x0 + tx);
+    t.out_ref[k][o] = r;
+    t.out_dis[k][o] = d;
+  }
+  __threadfence();  // this tile's outputs, before the counter that publishes them
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicAdd(&t.sync[2 + t.row_base[k] + y0 / kDecTileH], 1u);
+    if (atomicAdd(&t.sync[1], 1u) == unsigned(t.total - 1)) {
+      // Every other block has finished (waits included): reset for the next launch.
+      __threadfence();
+      const int counters = t.row_base[t.last] + (t.size[t.last].height + kDecTileH - 1) / kDecTileH;
+      for (int i = 0; i < counters; ++i) t.sync[2 + i] = 0;
+      t.sync[0] = 0;
+      t.sync[1] = 0;
+    }
+  }
+}
+
 // ---- Box decimation (float_ssim) ----------------------------------------------------------------
 
 __global__ void box_decimate_kernel(DevicePlane in, int factor, float* out, Size small) {
@@ -1012,6 +1149,55 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
   else
     decimate_kernel<0><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   vqx::cuda::check_launch("ssim: decimate_kernel");
+}
+
+namespace {
+// Level k's tile rows of decimate_chain_kernel, and the counter words for levels 1..kScales-1.
+int chain_tile_rows(Size level) { return (level.height + kDecTileH - 1) / kDecTileH; }
+}  // namespace
+
+static_assert(kTileH == kWindowTileRows, "float_ms_ssim_cuda.cpp cuts scale 0 into bands of whole tile rows");
+
+size_t pyramid_sync_words(Size plane) {
+  size_t words = 2;
+  for (int k = 1; k < kScales; ++k) {
+    plane = half_size(plane);
+    words += size_t(chain_tile_rows(plane));
+  }
+  return words;
+}
+
+void enqueue_pyramid(const DevicePlane& ref, const DevicePlane& dis, float* const* out_ref, float* const* out_dis,
+                     int first, unsigned* sync, cudaStream_t stream) {
+  first = std::clamp(first, 1, kScales - 1);
+  if (first == 2) enqueue_decimate(ref, dis, out_ref[1], out_dis[1], stream);  // level 1 as configured
+  ChainTable t{};
+  t.size[0] = ref.size;
+  for (int k = 1; k < kScales; ++k) t.size[k] = half_size(t.size[k - 1]);
+  if (first == 1) {
+    t.in_ref = ref;
+    t.in_dis = dis;
+  } else {
+    t.in_ref = {out_ref[first - 1], SampleType::kF32, 8, t.size[first - 1]};
+    t.in_dis = {out_dis[first - 1], SampleType::kF32, 8, t.size[first - 1]};
+  }
+  t.first = first;
+  t.last = kScales - 1;
+  t.sync = sync;
+  int blocks = 0, rows = 0;
+  for (int k = 1; k < kScales; ++k) {
+    t.out_ref[k] = out_ref[k];
+    t.out_dis[k] = out_dis[k];
+    t.tiles_x[k] = (t.size[k].width + kDecTileW - 1) / kDecTileW;
+    t.row_base[k] = rows;  // counters of every level from 1, whatever `first` (fixed layout)
+    rows += chain_tile_rows(t.size[k]);
+    t.block_begin[k] = blocks;
+    if (k >= first) blocks += t.tiles_x[k] * chain_tile_rows(t.size[k]);
+  }
+  t.block_begin[kScales] = blocks;
+  t.total = blocks;
+  decimate_chain_kernel<<<unsigned(blocks), kDecThreads, 0, stream>>>(t);
+  vqx::cuda::check_launch("ssim: decimate_chain_kernel");
 }
 
 void enqueue_box_decimate(const DevicePlane& in, int factor, float* out, cudaStream_t stream) {
