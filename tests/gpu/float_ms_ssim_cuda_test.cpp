@@ -319,7 +319,8 @@ TEST(SsimCudaStages, EverySpeedVariantBitIdentical) {
 // The pyramid in one or two launches (sc::enqueue_pyramid, decimate_chain_kernel) against the
 // plain twins: levels 1-4 of raw 8/10/12/16-bit planes and of signed, tiny and flat f32 planes,
 // each enqueued twice (the kernel's counters must come back to zero) and with either first level
-// (1: all four levels in one launch; 2: level 1 by every decimation variant, then levels 2-4).
+// (variants 1, 3: all four levels in one launch; 2, 4: level 1 by several decimation variants, then
+// levels 2-4; 1, 2 with 32x8 tiles, 3, 4 with the sweep's 64x32 tiles).
 void check_fused_pyramid(Device& dev, const std::vector<float>& r, const std::vector<float>& d, Size size,
                          const sc::DevicePlane& pr, const sc::DevicePlane& pd, const std::string& what) {
   std::vector<float> lr[ssim::kScales], ld[ssim::kScales];
@@ -337,9 +338,9 @@ void check_fused_pyramid(Device& dev, const std::vector<float>& r, const std::ve
   cuda::DeviceBuffer sync(dev.context, words * sizeof(unsigned), "test");
   check(cudaMemset(sync.get(), 0, words * sizeof(unsigned)), "zero");
   const sc::SpeedVariants saved = sc::speed_variants();
-  for (int first : {1, 2})
+  for (int variant : {1, 2, 3, 4})
     for (int dec : {0, 7, 13, 15}) {
-      if (first == 1 && dec != 0) continue;  // level 1 in the chain: no decimation variant
+      if ((variant == 1 || variant == 3) && dec != 0) continue;  // level 1 in the chain: no decimation variant
       sc::set_speed_variants({saved.window, dec, saved.reduce});
       std::vector<cuda::DeviceBuffer> out_r, out_d;
       float* pr_out[ssim::kScales] = {};
@@ -358,10 +359,10 @@ void check_fused_pyramid(Device& dev, const std::vector<float>& r, const std::ve
             check(cudaMemset(pr_out[k], 0xff, sizes[k].pixels() * 4), "fill");
             check(cudaMemset(pd_out[k], 0xff, sizes[k].pixels() * 4), "fill");
           }
-        sc::enqueue_pyramid(pr, pd, pr_out, pd_out, first, sync.get<unsigned>(), dev.stream.get());
+        sc::enqueue_pyramid(pr, pd, pr_out, pd_out, variant, sync.get<unsigned>(), dev.stream.get());
         for (int k = 1; k < ssim::kScales; ++k) {
           const std::string tag =
-              fmt::format("{} pyramid first {} dec {} run {} level {} ({}x{})", what, first, dec, rep, k,
+              fmt::format("{} pyramid variant {} dec {} run {} level {} ({}x{})", what, variant, dec, rep, k,
                           sizes[k].width, sizes[k].height);
           const auto got_r = dev.download<float>(out_r[size_t(k)], sizes[k].pixels());
           const auto got_d = dev.download<float>(out_d[size_t(k)], sizes[k].pixels());
@@ -370,7 +371,7 @@ void check_fused_pyramid(Device& dev, const std::vector<float>& r, const std::ve
         }
         const auto left = dev.download<unsigned>(sync, words);
         EXPECT_TRUE(std::all_of(left.begin(), left.end(), [](unsigned v) { return v == 0; }))
-            << what << " first " << first << ": the counters are not back to zero";
+            << what << " variant " << variant << ": the counters are not back to zero";
       }
     }
   sc::set_speed_variants(saved);
@@ -602,7 +603,8 @@ TEST(FloatMsSsimCuda, EveryScheduleGivesTheSameBits) {
     auto base = run_one(pair, "float_ms_ssim=enable_lcs=true", cuda_settings());
     for (auto [fork, pyr, rsplit] :
          {std::tuple{"0", "1", "0"}, {"0", "2", "0"}, {"1", "0", "0"}, {"1", "1", "0"}, {"1", "2", "1"},
-          {"2", "0", "1"}, {"2", "1", "0"}, {"3", "1", "1"}, {"3", "2", "0"}, {"7", "0", "0"}, {"7", "1", "1"}}) {
+          {"2", "0", "1"}, {"2", "1", "0"}, {"3", "1", "1"}, {"3", "2", "0"}, {"7", "0", "0"}, {"7", "1", "1"},
+          {"0", "3", "0"}, {"1", "3", "1"}, {"2", "4", "0"}, {"3", "3", "1"}}) {
       set("VQX_SSIM_FORK", fork);
       set("VQX_SSIM_PYR", pyr);
       set("VQX_SSIM_RSPLIT", rsplit);

@@ -214,11 +214,11 @@ class FloatMsSsimCuda final : public CudaMetric {
     return v && *v ? std::max(0, std::atoi(v)) : 1;
   }();
   bool fork_ = fork_chunks_ != 0;
-  // VQX_SSIM_PYR: 0 = one launch per pyramid level; 1 = all four in one launch, 2 = level 1, then
-  // levels 2-4 in one launch (sc::enqueue_pyramid).
+  // VQX_SSIM_PYR: 0 = one launch per pyramid level; 1-4 = sc::enqueue_pyramid's variants (all
+  // four levels in one launch, or level 1 then levels 2-4 in one launch).
   int pyramid_ = [] {
     const char* v = std::getenv("VQX_SSIM_PYR");
-    return v && *v ? std::clamp(std::atoi(v), 0, 2) : 0;
+    return v && *v ? std::clamp(std::atoi(v), 0, 4) : 0;
   }();
   cuda::DeviceBuffer pyramid_sync_;
   bool split_reduce_ = [] {

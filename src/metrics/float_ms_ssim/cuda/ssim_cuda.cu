@@ -363,7 +363,8 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
 
 // The sweep tile by rows (decimation variants 7, 8): a warp per input row (reflected once),
 // lanes over columns, a batch of loads in flight before the stores.
-template <typename T>
+// kCg: the plane was written earlier in the same launch (decimate_chain_sweep_kernel): ld.global.cg.
+template <typename T, bool kCg = false>
 __device__ __forceinline__ unsigned load_sweep_rows(const void* data, Size size, int x0, int y0, int load_rows,
                                                     int load_cols, float inverse,
                                                     float (*t)[2][kSwCols][kSwRowsHalf]) {
@@ -378,7 +379,11 @@ __device__ __forceinline__ unsigned load_sweep_rows(const void* data, Size size,
     for (int h = 0; h < kCols; ++h) {
       const int k = lane + 32 * h;
       v[h] = T(0);
-      if (k < load_cols) v[h] = p[row + size_t(reflect_index(2 * x0 + k - kLpfRadius, size.width))];
+      if (k < load_cols) {
+        const T* q = p + row + size_t(reflect_index(2 * x0 + k - kLpfRadius, size.width));
+        if constexpr (kCg) v[h] = __ldcg(q);
+        else v[h] = *q;
+      }
     }
 #pragma unroll
     for (int h = 0; h < kCols; ++h) {
@@ -569,6 +574,85 @@ __global__ void __launch_bounds__(kDecThreads) decimate_chain_kernel(const __gri
       // Every other block has finished (waits included): reset for the next launch.
       __threadfence();
       const int counters = t.row_base[t.last] + (t.size[t.last].height + kDecTileH - 1) / kDecTileH;
+      for (int i = 0; i < counters; ++i) t.sync[2 + i] = 0;
+      t.sync[0] = 0;
+      t.sync[1] = 0;
+    }
+  }
+}
+
+// decimate_chain_sweep_kernel: the same scheme with decimate_sweep_kernel<kShift, kShift, true>'s
+// tiles (one image, 64x32 outputs, sliding runs sharing the symmetric taps' products). Tickets:
+// level by level, then tile row, image, tile column; one counter per (level, tile row, image).
+struct ChainSweepTable {
+  DevicePlane in[2];          // level first-1: reference, distorted
+  float* out[2][kScales];     // level k's planes, k = first..last
+  Size size[kScales];
+  int tiles_x[kScales];       // 64-wide tiles per tile row
+  int block_begin[kScales + 1];
+  int row_base[kScales];      // counter of (level k, tile row r, image z): sync[2 + 2 * (row_base[k] + r) + z]
+  int first, last, total;
+  unsigned* sync;
+};
+
+__global__ void __launch_bounds__(kSwThreads) decimate_chain_sweep_kernel(const __grid_constant__ ChainSweepTable t) {
+  __shared__ float tile[2][2][kSwCols][kSwRowsHalf];
+  __shared__ int s_ticket;
+  if (threadIdx.x == 0) s_ticket = int(atomicAdd(&t.sync[0], 1u));
+  __syncthreads();
+  const int ticket = s_ticket;
+  int k = t.first;
+  while (k < t.last && ticket >= t.block_begin[k + 1]) ++k;
+  const int index = ticket - t.block_begin[k], per_row = 2 * t.tiles_x[k];
+  const int tile_row = index / per_row, z = (index % per_row) / t.tiles_x[k], tile_col = index % t.tiles_x[k];
+  const Size half = t.size[k], in_size = t.size[k - 1];
+  const int x0 = tile_col * kSwW, y0 = tile_row * kSwH;
+  const int cols = min(kSwW, half.width - x0), rows = min(kSwH, half.height - y0);
+  const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = 2 * cols + kLpfTaps - 2;
+  unsigned negative;
+  if (k == t.first) {
+    const DevicePlane& in = t.in[z];
+    const float inverse = inverse_divisor(in.bit_depth);
+    if (in.type == SampleType::kU8)
+      negative = load_sweep_rows<uint8_t>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, tile);
+    else if (in.type == SampleType::kU16)
+      negative = load_sweep_rows<uint16_t>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, tile);
+    else
+      negative = load_sweep_rows<float>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, tile);
+  } else {
+    if (threadIdx.x == 0) {
+      const int lo = max(0, 2 * y0 - kLpfRadius), hi = min(in_size.height - 1, 2 * y0 + load_rows - 1 - kLpfRadius);
+      const unsigned need = unsigned(t.tiles_x[k - 1]);
+      const volatile unsigned* done = t.sync + 2;
+      for (int r = lo / kSwH; r <= hi / kSwH; ++r)
+        while (done[2 * (t.row_base[k - 1] + r) + z] < need) __nanosleep(32);
+      __threadfence();
+    }
+    __syncthreads();
+    negative = load_sweep_rows<float, true>(t.out[z][k - 1], in_size, x0, y0, load_rows, load_cols, 1.0f, tile);
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  const int y = int(threadIdx.x) % kSwH, jr = (int(threadIdx.x) / kSwH) * kSwRun;
+  float res[kSwRun];
+  if (any_negative) sweep_taps<false>(tile, jr, y, res);
+  else sweep_taps<true, kShift>(tile, jr, y, res);
+  __syncthreads();  // the tile becomes the output staging area
+  float(*staged)[kSwW] = reinterpret_cast<float(*)[kSwW]>(&tile[0][0][0][0]);
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) staged[y][jr + o] = res[o];
+  __syncthreads();
+  float* out = t.out[z][k];
+  for (int i = int(threadIdx.x); i < rows * kSwW; i += kSwThreads) {
+    const int r = i / kSwW, c = i % kSwW;
+    if (c < cols) out[size_t(y0 + r) * size_t(half.width) + size_t(x0 + c)] = staged[r][c];
+  }
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicAdd(&t.sync[2 + 2 * (t.row_base[k] + tile_row) + z], 1u);
+    if (atomicAdd(&t.sync[1], 1u) == unsigned(t.total - 1)) {
+      __threadfence();
+      const int counters = 2 * (t.row_base[t.last] + (t.size[t.last].height + kSwH - 1) / kSwH);
       for (int i = 0; i < counters; ++i) t.sync[2 + i] = 0;
       t.sync[0] = 0;
       t.sync[1] = 0;
@@ -1159,17 +1243,59 @@ int chain_tile_rows(Size level) { return (level.height + kDecTileH - 1) / kDecTi
 static_assert(kTileH == kWindowTileRows, "float_ms_ssim_cuda.cpp cuts scale 0 into bands of whole tile rows");
 
 size_t pyramid_sync_words(Size plane) {
-  size_t words = 2;
+  size_t generic = 2, sweep = 2;  // decimate_chain_kernel's counters, decimate_chain_sweep_kernel's
   for (int k = 1; k < kScales; ++k) {
     plane = half_size(plane);
-    words += size_t(chain_tile_rows(plane));
+    generic += size_t(chain_tile_rows(plane));
+    sweep += 2 * size_t((plane.height + kSwH - 1) / kSwH);
   }
-  return words;
+  return std::max(generic, sweep);
 }
 
+namespace {
+// Variants 3 (levels 1-4) and 4 (level 1 by enqueue_decimate, levels 2-4) of enqueue_pyramid.
+void enqueue_chain_sweep(const DevicePlane& ref, const DevicePlane& dis, float* const* out_ref, float* const* out_dis,
+                         int first, unsigned* sync, cudaStream_t stream) {
+  ChainSweepTable t{};
+  t.size[0] = ref.size;
+  for (int k = 1; k < kScales; ++k) t.size[k] = half_size(t.size[k - 1]);
+  if (first == 1) {
+    t.in[0] = ref;
+    t.in[1] = dis;
+  } else {
+    t.in[0] = {out_ref[first - 1], SampleType::kF32, 8, t.size[first - 1]};
+    t.in[1] = {out_dis[first - 1], SampleType::kF32, 8, t.size[first - 1]};
+  }
+  t.first = first;
+  t.last = kScales - 1;
+  t.sync = sync;
+  int blocks = 0, rows = 0;
+  for (int k = 1; k < kScales; ++k) {
+    t.out[0][k] = out_ref[k];
+    t.out[1][k] = out_dis[k];
+    t.tiles_x[k] = (t.size[k].width + kSwW - 1) / kSwW;
+    const int tile_rows = (t.size[k].height + kSwH - 1) / kSwH;
+    t.row_base[k] = rows;
+    rows += tile_rows;
+    t.block_begin[k] = blocks;
+    if (k >= first) blocks += 2 * t.tiles_x[k] * tile_rows;
+  }
+  t.block_begin[kScales] = blocks;
+  t.total = blocks;
+  decimate_chain_sweep_kernel<<<unsigned(blocks), kSwThreads, 0, stream>>>(t);
+  vqx::cuda::check_launch("ssim: decimate_chain_sweep_kernel");
+}
+}  // namespace
+
 void enqueue_pyramid(const DevicePlane& ref, const DevicePlane& dis, float* const* out_ref, float* const* out_dis,
-                     int first, unsigned* sync, cudaStream_t stream) {
-  first = std::clamp(first, 1, kScales - 1);
+                     int variant, unsigned* sync, cudaStream_t stream) {
+  int first = variant;
+  if (first == 3 || first == 4) {  // the sweep tiles
+    if (first == 4) enqueue_decimate(ref, dis, out_ref[1], out_dis[1], stream);
+    enqueue_chain_sweep(ref, dis, out_ref, out_dis, first - 2, sync, stream);
+    return;
+  }
+  first = std::clamp(first, 1, 2);
   if (first == 2) enqueue_decimate(ref, dis, out_ref[1], out_dis[1], stream);  // level 1 as configured
   ChainTable t{};
   t.size[0] = ref.size;

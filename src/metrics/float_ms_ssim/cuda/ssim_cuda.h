@@ -59,14 +59,15 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
                       cudaStream_t stream);
 
 // Levels 1..kScales-1 of the pyramid (out_ref[k], out_dis[k]: level k, half_size of level k-1;
-// [0] unused), the same planes as kScales-1 enqueue_decimate calls. first = 1: all four levels in
-// one launch (decimate_chain_kernel: tiles handed out in order, each level's tiles waiting for the
-// rows of the previous level they read); first = 2: level 1 by enqueue_decimate (the decimation
-// variant), levels 2-4 in one launch. `sync`: pyramid_sync_words(ref.size) words, zero before
-// the first call (the kernel leaves them zero); one per stream that may run it concurrently.
+// [0] unused), the same planes as kScales-1 enqueue_decimate calls, in one launch whose tiles are
+// handed out in order, each level's tiles waiting for the rows of the previous level they read.
+// variant 1: levels 1-4 in decimate_kernel<13>'s 32x8 tiles; 2: level 1 by enqueue_decimate (the
+// decimation variant), levels 2-4 as 1; 3, 4: as 1, 2 with decimate_sweep_kernel's 64x32 tiles.
+// `sync`: pyramid_sync_words(ref.size) words, zero before the first call (each launch leaves them
+// zero); one buffer per stream that may run it concurrently.
 size_t pyramid_sync_words(Size plane);
 void enqueue_pyramid(const DevicePlane& ref, const DevicePlane& dis, float* const* out_ref, float* const* out_dis,
-                     int first, unsigned* sync, cudaStream_t stream);
+                     int variant, unsigned* sync, cudaStream_t stream);
 
 // float_ssim's box decimation by `factor` >= 2 (box_decimate): box_decimated_size(in.size, factor).
 void enqueue_box_decimate(const DevicePlane& in, int factor, float* out, cudaStream_t stream);
