@@ -428,6 +428,80 @@ TEST(SsimCudaStages, FusedPyramidBitIdentical) {
   }
 }
 
+// Session 14's decimation variants (16-21: decimate_sweep2_kernel, its split accumulators for raw
+// luma, the size-dependent choices) against the plain twins: the pyramid of raw 8..16-bit planes
+// (1080p-sized ones take the sweep in the auto variants), windows included on small sizes, and the
+// signed, flat and tiny f32 planes.
+void check_decimation_levels(Device& dev, const RawCase& rc, const std::string& tag) {
+  std::mt19937 rng(rc.size.width * 131u + rc.size.height * 7u + rc.bit_depth);
+  const uint32_t max = (1u << rc.bit_depth) - 1;
+  PictureFormat f;
+  f.width = uint32_t(rc.size.width);
+  f.height = uint32_t(rc.size.height);
+  f.bit_depth = rc.bit_depth;
+  f.subsampling = ChromaSubsampling::k400;
+  Picture ref(f), dis(f);
+  for (size_t i = 0; i < rc.size.pixels(); ++i) {
+    // Full range, with runs of zeros and of the maximum (products of 0, the largest sums).
+    uint32_t a = rng() % (max + 1), b = rng() % (max + 1);
+    if ((i / 97) % 7 == 0) a = 0;
+    if ((i / 89) % 11 == 0) b = max;
+    if (rc.bit_depth > 8) {
+      ref.plane<uint16_t>(0)[i] = uint16_t(a);
+      dis.plane<uint16_t>(0)[i] = uint16_t(b);
+    } else {
+      ref.plane<uint8_t>(0)[i] = uint8_t(a);
+      dis.plane<uint8_t>(0)[i] = uint8_t(b);
+    }
+  }
+  std::vector<float> r(rc.size.pixels()), d(rc.size.pixels());
+  ssim::convert_luma(ref, r.data());
+  ssim::convert_luma(dis, d.data());
+  std::vector<uint8_t> rb(ref.bytes(), ref.bytes() + ref.size_bytes()), db(dis.bytes(), dis.bytes() + dis.size_bytes());
+  cuda::DeviceBuffer raw_r = dev.upload(rb), raw_d = dev.upload(db);
+  sc::DevicePlane pr = sc::luma_plane(raw_r.get(), f), pd = sc::luma_plane(raw_d.get(), f);
+  Size size = rc.size;
+  std::vector<cuda::DeviceBuffer> keep;
+  for (int level = 1; level < ssim::kScales; ++level) {
+    const Size half = ssim::half_size(size);
+    std::vector<float> hr(half.pixels()), hd(half.pixels());
+    ssim::decimate_plain(r.data(), size, hr.data());
+    ssim::decimate_plain(d.data(), size, hd.data());
+    keep.push_back(dev.filled(half.pixels() * 4));
+    keep.push_back(dev.filled(half.pixels() * 4));
+    sc::enqueue_decimate(pr, pd, keep[keep.size() - 2].get<float>(), keep.back().get<float>(), dev.stream.get());
+    const auto got_r = dev.download<float>(keep[keep.size() - 2], half.pixels());
+    const auto got_d = dev.download<float>(keep.back(), half.pixels());
+    const std::string what = fmt::format("{}{}x{} {}-bit level {}", tag, rc.size.width, rc.size.height,
+                                         int(rc.bit_depth), level);
+    EXPECT_TRUE(same_bytes(hr, got_r)) << what << " ref: " << first_mismatch(hr, got_r, half);
+    EXPECT_TRUE(same_bytes(hd, got_d)) << what << " dis: " << first_mismatch(hd, got_d, half);
+    r = std::move(hr);
+    d = std::move(hd);
+    size = half;
+    pr = {keep[keep.size() - 2].get(), sc::SampleType::kF32, 8, size};
+    pd = {keep.back().get(), sc::SampleType::kF32, 8, size};
+    if (ssim::half_size(size).width < ssim::kWindowTaps || ssim::half_size(size).height < ssim::kWindowTaps) break;
+  }
+}
+
+TEST(SsimCudaStages, EveryDecimationVariantS14BitIdentical) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  const sc::SpeedVariants saved = sc::speed_variants();
+  for (int d = 16; d < 22; ++d) {
+    sc::set_speed_variants({saved.window, d, saved.reduce});
+    const std::string tag = fmt::format("variant d{}: ", d);
+    for (RawCase rc : {RawCase{{97, 203}, 8}, RawCase{{300, 200}, 10}, RawCase{{77, 91}, 16}, RawCase{{11, 11}, 8}})
+      check_pyramid(dev, rc, tag);
+    for (RawCase rc : {RawCase{{1920, 1080}, 8}, RawCase{{1921, 1081}, 16}, RawCase{{2001, 1000}, 12},
+                       RawCase{{853, 481}, 9}, RawCase{{130, 67}, 8}})
+      check_decimation_levels(dev, rc, tag);
+    check_signed_flat_tiny(dev, tag);
+  }
+  sc::set_speed_variants(saved);
+}
+
 // float_ssim's box decimation from raw samples (every conversion) and from f32, odd sizes.
 TEST(SsimCudaStages, BoxDecimationBitIdentical) {
   VQX_REQUIRE_CUDA();

@@ -330,6 +330,36 @@ __host__ __device__ constexpr bool sweep_needs(int c, int m) {
   return false;
 }
 
+// ---- Session 14: leaner sweep (decimation variants 16-21) -----------------------------------------
+// decimate_sweep2_kernel<kMode>: decimate_sweep_kernel's tile and runs, with
+// - widen_dec<kShift64>: the bits of widen_scaled_nonneg by one 64-bit shift, (u64(u) << 29) is
+//   (u >> 3) : (u << 29), written straight into the register pair of the double;
+// - a leaner row loader (load_sweep_rows_lean): reflected column indices and shared-memory offsets
+//   once per thread, the row once per row, all of a thread's loads of three rows in flight;
+// - kMode 1, 2, for raw luma (level 1) only: two accumulators per output, one fed by the f32->f64
+//   conversion (XU pipe) and one by the scaled shift widening (ALU), products of the column classes
+//   in kSplitMask going to the first. Exact because at level 1 every partial sum is exact (so their
+//   order and grouping cannot change the sum): the samples are k / 2^(bpc-8) with bpc <= 16, so a
+//   nonzero product is >= 2^-8 * min|kLpf| >= 2^-20 and a multiple of 2^-43 (its f32 rounding
+//   keeps that), and every partial sum is below 256 * sum|kLpf| < 2^9 in magnitude: at most 52
+//   significant bits (prepare_device checks min|kLpf| >= 2^-12 and sum|kLpf| < 2). The output
+//   f32(acc_c + acc_s * 2^896) is then f32 of the exact sum, which the CPU's sequential f64 sum also
+//   is. Other levels (f32 samples of any magnitude) take kShift64 with the CPU's order.
+constexpr int kShift64 = 4;  // a widening mode of the decimation only
+
+template <int M>
+__device__ __forceinline__ double widen_dec(float p) {
+  if constexpr (M == kShift64)
+    return __longlong_as_double(static_cast<long long>(static_cast<unsigned long long>(__float_as_uint(p)) << 29));
+  else return widen_as<M>(p);
+}
+
+template <int M>
+__device__ __forceinline__ float finish_dec(double acc) {
+  if constexpr (M == kShift64) return unscale_to_f32(acc);
+  else return finish_as<M>(acc);
+}
+
 // kNonneg as in decimate_taps (products a * |g|, subtracted where g < 0); else signed samples.
 template <bool kNonneg, int M = kWide>
 __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
@@ -346,7 +376,7 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
 #pragma unroll
       for (int m = 0; m <= kLpfRadius; ++m)
         if (sweep_needs(c, m))
-          w[m] = kNonneg ? widen_as<M>(__fmul_rn(a, c_lpf_abs[v][m])) : widen_scaled(__fmul_rn(a, c_lpf[v][m]));
+          w[m] = kNonneg ? widen_dec<M>(__fmul_rn(a, c_lpf_abs[v][m])) : widen_scaled(__fmul_rn(a, c_lpf[v][m]));
 #pragma unroll
       for (int o = 0; o < kSwRun; ++o) {
         const int u = c - 2 * o;
@@ -358,7 +388,7 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
     }
   }
 #pragma unroll
-  for (int o = 0; o < kSwRun; ++o) out[o] = kNonneg ? finish_as<M>(acc[o]) : unscale_to_f32(acc[o]);
+  for (int o = 0; o < kSwRun; ++o) out[o] = kNonneg ? finish_dec<M>(acc[o]) : unscale_to_f32(acc[o]);
 }
 
 // The sweep tile by rows (decimation variants 7, 8): a warp per input row (reflected once),
@@ -433,6 +463,144 @@ __global__ void __launch_bounds__(kSwThreads) decimate_sweep_kernel(DevicePlane 
   if (any_negative) sweep_taps<false>(t, jr, y, res);
   else if (blockIdx.z == 0) sweep_taps<true, M0>(t, jr, y, res);
   else sweep_taps<true, M1>(t, jr, y, res);
+  __syncthreads();  // the tile becomes the output staging area
+  float(*staged)[kSwW] = reinterpret_cast<float(*)[kSwW]>(&t[0][0][0][0]);
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) staged[y][jr + o] = res[o];
+  __syncthreads();
+  for (int i = int(threadIdx.x); i < rows * kSwW; i += kSwThreads) {
+    const int r = i / kSwW, c = i % kSwW;
+    if (c < cols) out[size_t(y0 + r) * size_t(half.width) + size_t(x0 + c)] = staged[r][c];
+  }
+}
+
+// Column classes (lpf_class) whose products take the conversion in kMode 1 / 2.
+template <int kMode>
+constexpr unsigned kSplitMask = kMode == 1 ? 0x1cu : 0x18u;  // {2, 3, 4} / {3, 4}
+
+template <int kMode>
+__device__ __forceinline__ void sweep_taps_split(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
+                                                 float (&out)[kSwRun]) {
+  double acc_s[kSwRun], acc_c[kSwRun];
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) acc_s[o] = acc_c[o] = 0.0;
+#pragma unroll
+  for (int v = 0; v < kLpfTaps; ++v) {
+#pragma unroll
+    for (int c = 0; c < kSwSamples; ++c) {
+      const float a = t[c & 1][v & 1][jr + (c >> 1)][y + (v >> 1)];
+      double w[kLpfRadius + 1];
+#pragma unroll
+      for (int m = 0; m <= kLpfRadius; ++m)
+        if (sweep_needs(c, m)) {
+          const float p = __fmul_rn(a, c_lpf_abs[v][m]);
+          w[m] = (kSplitMask<kMode> >> m) & 1u ? widen(p) : widen_dec<kShift64>(p);
+        }
+#pragma unroll
+      for (int o = 0; o < kSwRun; ++o) {
+        const int u = c - 2 * o;
+        if (u >= 0 && u < kLpfTaps) {
+          const int m = lpf_class(u);
+          double& acc = (kSplitMask<kMode> >> m) & 1u ? acc_c[o] : acc_s[o];
+          if (lpf_negative(v) != lpf_negative(u)) acc = __dsub_rn(acc, w[m]);
+          else acc = __dadd_rn(acc, w[m]);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) out[o] = __double2float_rn(__dadd_rn(acc_c[o], __dmul_rn(acc_s[o], kScaleUp)));
+}
+
+// The sweep tile by rows, leaner: a warp per input row (rows warp, warp + 8, ...: the same row
+// parity, so a thread's shared-memory offsets differ only by a constant per row), lanes over
+// columns, column indices reflected once per thread; three rows' loads in flight at a time.
+template <typename T, bool kCg>
+__device__ __forceinline__ unsigned load_sweep_rows_lean(const void* data, Size size, int x0, int y0, int load_rows,
+                                                         int load_cols, float inverse,
+                                                         float (*t)[2][kSwCols][kSwRowsHalf]) {
+  const T* p = static_cast<const T*>(data);
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  constexpr int kCols = (2 * kSwW + kLpfTaps - 2 + 31) / 32;  // 5 column passes of 32
+  constexpr int kRowSteps = (2 * kSwH + kLpfTaps - 2 + kWarps - 1) / kWarps;  // 9 rows per warp
+  constexpr int kBatch = 3;
+  static_assert(kRowSteps % kBatch == 0 && kWarps % 2 == 0, "rows of one parity per warp");
+  unsigned col[kCols];
+  float* dst[kCols];
+#pragma unroll
+  for (int h = 0; h < kCols; ++h) {
+    const int k = lane + 32 * h;
+    col[h] = k < load_cols ? unsigned(reflect_index(2 * x0 + k - kLpfRadius, size.width)) : 0u;
+    dst[h] = &t[k & 1][warp & 1][k >> 1][warp >> 1];  // row warp; row warp + 8 i is i * 4 further
+  }
+  unsigned negative = 0;
+#pragma unroll
+  for (int i0 = 0; i0 < kRowSteps; i0 += kBatch) {
+    T v[kBatch][kCols];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int r = warp + kWarps * (i0 + i);
+      const unsigned row =
+          r < load_rows ? unsigned(reflect_index(2 * y0 + r - kLpfRadius, size.height)) * unsigned(size.width) : 0u;
+#pragma unroll
+      for (int h = 0; h < kCols; ++h) {
+        v[i][h] = T(0);
+        if (r < load_rows && lane + 32 * h < load_cols) {
+          const T* q = p + (row + col[h]);
+          if constexpr (kCg) v[i][h] = __ldcg(q);
+          else v[i][h] = *q;
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int r = warp + kWarps * (i0 + i);
+#pragma unroll
+      for (int h = 0; h < kCols; ++h)
+        if (r < load_rows && lane + 32 * h < load_cols) {
+          const float a = to_sample(v[i][h], inverse);
+          dst[h][(kWarps / 2) * (i0 + i)] = a;
+          if constexpr (std::is_floating_point_v<T>) negative |= __float_as_uint(a) >> 31;
+        }
+    }
+  }
+  return negative;
+}
+
+template <bool kCg>
+__device__ __forceinline__ unsigned load_sweep_tile_lean(const DevicePlane& in, int x0, int y0, int load_rows,
+                                                         int load_cols, float (*t)[2][kSwCols][kSwRowsHalf]) {
+  const float inverse = inverse_divisor(in.bit_depth);
+  if (in.type == SampleType::kU8)
+    return load_sweep_rows_lean<uint8_t, kCg>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+  if (in.type == SampleType::kU16)
+    return load_sweep_rows_lean<uint16_t, kCg>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+  return load_sweep_rows_lean<float, kCg>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+}
+
+// The runs of one tile after its load: kMode 1, 2 split the accumulators for raw luma (above).
+template <int kMode>
+__device__ __forceinline__ void sweep2_taps(const float (*t)[2][kSwCols][kSwRowsHalf], bool raw, bool any_negative,
+                                            int jr, int y, float (&res)[kSwRun]) {
+  if (kMode != 0 && raw) sweep_taps_split<kMode>(t, jr, y, res);
+  else if (any_negative) sweep_taps<false>(t, jr, y, res);
+  else sweep_taps<true, kShift64>(t, jr, y, res);
+}
+
+template <int kMode>
+__global__ void __launch_bounds__(kSwThreads, 4) decimate_sweep2_kernel(DevicePlane ref, DevicePlane dis,
+                                                                        float* out_ref, float* out_dis, Size half) {
+  __shared__ float t[2][2][kSwCols][kSwRowsHalf];
+  const DevicePlane in = blockIdx.z == 0 ? ref : dis;
+  float* out = blockIdx.z == 0 ? out_ref : out_dis;
+  const int x0 = int(blockIdx.x) * kSwW, y0 = int(blockIdx.y) * kSwH;
+  const int cols = min(kSwW, half.width - x0), rows = min(kSwH, half.height - y0);
+  const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = 2 * cols + kLpfTaps - 2;
+  const unsigned negative = load_sweep_tile_lean<false>(in, x0, y0, load_rows, load_cols, t);
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  const int y = int(threadIdx.x) % kSwH, jr = (int(threadIdx.x) / kSwH) * kSwRun;
+  float res[kSwRun];
+  sweep2_taps<kMode>(t, in.type != SampleType::kF32, any_negative, jr, y, res);
   __syncthreads();  // the tile becomes the output staging area
   float(*staged)[kSwW] = reinterpret_cast<float(*)[kSwW]>(&t[0][0][0][0]);
 #pragma unroll
@@ -581,8 +749,8 @@ __global__ void __launch_bounds__(kDecThreads) decimate_chain_kernel(const __gri
   }
 }
 
-// decimate_chain_sweep_kernel: the same scheme with decimate_sweep_kernel<kShift, kShift, true>'s
-// tiles (one image, 64x32 outputs, sliding runs sharing the symmetric taps' products). Tickets:
+// decimate_chain_sweep_kernel: the same scheme with decimate_sweep2_kernel<1>'s tiles (one image,
+// 64x32 outputs, sliding runs sharing the symmetric taps' products). Tickets:
 // level by level, then tile row, image, tile column; one counter per (level, tile row, image).
 struct ChainSweepTable {
   DevicePlane in[2];          // level first-1: reference, distorted
@@ -595,7 +763,7 @@ struct ChainSweepTable {
   unsigned* sync;
 };
 
-__global__ void __launch_bounds__(kSwThreads) decimate_chain_sweep_kernel(const __grid_constant__ ChainSweepTable t) {
+__global__ void __launch_bounds__(kSwThreads, 4) decimate_chain_sweep_kernel(const __grid_constant__ ChainSweepTable t) {
   __shared__ float tile[2][2][kSwCols][kSwRowsHalf];
   __shared__ int s_ticket;
   if (threadIdx.x == 0) s_ticket = int(atomicAdd(&t.sync[0], 1u));
@@ -610,15 +778,9 @@ __global__ void __launch_bounds__(kSwThreads) decimate_chain_sweep_kernel(const 
   const int cols = min(kSwW, half.width - x0), rows = min(kSwH, half.height - y0);
   const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = 2 * cols + kLpfTaps - 2;
   unsigned negative;
+  const bool raw = k == t.first && t.in[z].type != SampleType::kF32;
   if (k == t.first) {
-    const DevicePlane& in = t.in[z];
-    const float inverse = inverse_divisor(in.bit_depth);
-    if (in.type == SampleType::kU8)
-      negative = load_sweep_rows<uint8_t>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, tile);
-    else if (in.type == SampleType::kU16)
-      negative = load_sweep_rows<uint16_t>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, tile);
-    else
-      negative = load_sweep_rows<float>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, tile);
+    negative = load_sweep_tile_lean<false>(t.in[z], x0, y0, load_rows, load_cols, tile);
   } else {
     if (threadIdx.x == 0) {
       const int lo = max(0, 2 * y0 - kLpfRadius), hi = min(in_size.height - 1, 2 * y0 + load_rows - 1 - kLpfRadius);
@@ -629,13 +791,12 @@ __global__ void __launch_bounds__(kSwThreads) decimate_chain_sweep_kernel(const 
       __threadfence();
     }
     __syncthreads();
-    negative = load_sweep_rows<float, true>(t.out[z][k - 1], in_size, x0, y0, load_rows, load_cols, 1.0f, tile);
+    negative = load_sweep_rows_lean<float, true>(t.out[z][k - 1], in_size, x0, y0, load_rows, load_cols, 1.0f, tile);
   }
   const bool any_negative = __syncthreads_or(int(negative)) != 0;
   const int y = int(threadIdx.x) % kSwH, jr = (int(threadIdx.x) / kSwH) * kSwRun;
   float res[kSwRun];
-  if (any_negative) sweep_taps<false>(tile, jr, y, res);
-  else sweep_taps<true, kShift>(tile, jr, y, res);
+  sweep2_taps<1>(tile, raw, any_negative, jr, y, res);
   __syncthreads();  // the tile becomes the output staging area
   float(*staged)[kSwW] = reinterpret_cast<float(*)[kSwW]>(&tile[0][0][0][0]);
 #pragma unroll
@@ -1133,7 +1294,10 @@ constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 
 // the generic kernel with the row loader and conversion/shift widening), 1024-thread trees.
 constexpr int kDefaultWindow = 16, kDefaultDecimate = 15, kDefaultReduce = 1;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
-int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimate), 0, kDecimateVariants - 1);
+constexpr int kDecimateVariantsS14 = 22;  // session 14: variants 16-21 (decimate_sweep2_kernel)
+static_assert(kDecimateVariantsS14 > kDecimateVariants, "session 14 adds decimation variants");
+constexpr size_t kSweep2MinPixels = size_t(2000000);  // variants 19-21: 1080p's level 1 and up
+int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimate), 0, kDecimateVariantsS14 - 1);
 int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", kDefaultReduce), 0, 1);
 const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<0>), reinterpret_cast<const void*>(window_kernel<1>),
@@ -1155,7 +1319,7 @@ SpeedVariants speed_variants() { return {g_window_variant, g_decimate_variant, g
 
 void set_speed_variants(SpeedVariants v) {
   g_window_variant = std::clamp(v.window, 0, kWindowVariants - 1);
-  g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariants - 1);
+  g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariantsS14 - 1);
   g_reduce_variant = std::clamp(v.reduce, 0, 1);
 }
 
@@ -1188,6 +1352,17 @@ void prepare_device() {
       magnitude[v][u] = std::fabs(kLpf[v][u]);
     }
   check(cudaMemcpyToSymbol(c_lpf_abs, magnitude, sizeof(c_lpf_abs)), "ssim: decimation table magnitudes");
+  // decimate_sweep2_kernel's split accumulators rely on exact level-1 sums: min|kLpf| >= 2^-12
+  // and sum|kLpf| < 2 (comment above sweep_taps_split).
+  float smallest = magnitude[0][0];
+  double total = 0.0;
+  for (int v = 0; v < kLpfTaps; ++v)
+    for (int u = 0; u < kLpfTaps; ++u) {
+      smallest = std::min(smallest, magnitude[v][u]);
+      total += double(magnitude[v][u]);
+    }
+  if (!(smallest >= 0x1p-12f) || !(total < 2.0))
+    throw std::logic_error("ssim: kLpf's magnitudes break the exactness bound of the split decimation");
   for (const void* kernel : kWindowKernels)
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWindowSmem)),
           "ssim: window kernel shared memory");
@@ -1204,6 +1379,19 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
   if (variant == 9) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : 0;
   // Variants 14, 15 (auto): the sweep (7) for large inputs as 9, else 12 / 13.
   if (variant == 14 || variant == 15) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : variant - 2;
+  // Variants 19, 20, 21 (auto, session 14): 17, 7, 16 for inputs of 1080p and up, else 13.
+  if (variant >= 19) variant = ref.size.pixels() < kSweep2MinPixels ? 13 : (variant == 19 ? 17 : variant == 20 ? 7 : 16);
+  if (variant >= 16) {
+    dim3 sweep(unsigned((half.width + kSwW - 1) / kSwW), unsigned((half.height + kSwH - 1) / kSwH), 2);
+    if (variant == 16)
+      decimate_sweep2_kernel<0><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == 17)
+      decimate_sweep2_kernel<1><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else
+      decimate_sweep2_kernel<2><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    vqx::cuda::check_launch("ssim: decimate_sweep2_kernel");
+    return;
+  }
   if (variant == 10)
     decimate_kernel<10><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   else if (variant == 11)
