@@ -428,7 +428,7 @@ TEST(SsimCudaStages, FusedPyramidBitIdentical) {
   }
 }
 
-// Session 14's decimation variants (16-21: decimate_sweep2_kernel, its split accumulators for raw
+// Session 14's decimation variants (16-24: decimate_sweep2_kernel, its split accumulators for raw
 // luma, the size-dependent choices) against the plain twins: the pyramid of raw 8..16-bit planes
 // (1080p-sized ones take the sweep in the auto variants), windows included on small sizes, and the
 // signed, flat and tiny f32 planes.
@@ -489,7 +489,7 @@ TEST(SsimCudaStages, EveryDecimationVariantS14BitIdentical) {
   VQX_REQUIRE_CUDA();
   Device dev;
   const sc::SpeedVariants saved = sc::speed_variants();
-  for (int d = 16; d < 22; ++d) {
+  for (int d = 16; d < 25; ++d) {
     sc::set_speed_variants({saved.window, d, saved.reduce});
     const std::string tag = fmt::format("variant d{}: ", d);
     for (RawCase rc : {RawCase{{97, 203}, 8}, RawCase{{300, 200}, 10}, RawCase{{77, 91}, 16}, RawCase{{11, 11}, 8}})

@@ -474,9 +474,14 @@ __global__ void __launch_bounds__(kSwThreads) decimate_sweep_kernel(DevicePlane 
   }
 }
 
-// Column classes (lpf_class) whose products take the conversion in kMode 1 / 2.
+// kMode % 3: 0 = one accumulator per output, 1 / 2 = split, the products of the column classes
+// (lpf_class) {2, 3, 4} / {3, 4} to the conversion; kMode < 3: the scaled widening by one 64-bit
+// shift (kShift64; ptxas makes it one IMAD.WIDE.U32), kMode >= 3: by two 32-bit shifts (kShift;
+// ptxas: SHF + IMAD.SHL, no IMAD.WIDE).
 template <int kMode>
-constexpr unsigned kSplitMask = kMode == 1 ? 0x1cu : 0x18u;  // {2, 3, 4} / {3, 4}
+constexpr unsigned kSplitMask = kMode % 3 == 1 ? 0x1cu : kMode % 3 == 2 ? 0x18u : 0u;
+template <int kMode>
+constexpr int kSweepShift = kMode >= 3 ? kShift : kShift64;
 
 template <int kMode>
 __device__ __forceinline__ void sweep_taps_split(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
@@ -494,7 +499,7 @@ __device__ __forceinline__ void sweep_taps_split(const float (*t)[2][kSwCols][kS
       for (int m = 0; m <= kLpfRadius; ++m)
         if (sweep_needs(c, m)) {
           const float p = __fmul_rn(a, c_lpf_abs[v][m]);
-          w[m] = (kSplitMask<kMode> >> m) & 1u ? widen(p) : widen_dec<kShift64>(p);
+          w[m] = (kSplitMask<kMode> >> m) & 1u ? widen(p) : widen_dec<kSweepShift<kMode>>(p);
         }
 #pragma unroll
       for (int o = 0; o < kSwRun; ++o) {
@@ -582,9 +587,9 @@ __device__ __forceinline__ unsigned load_sweep_tile_lean(const DevicePlane& in, 
 template <int kMode>
 __device__ __forceinline__ void sweep2_taps(const float (*t)[2][kSwCols][kSwRowsHalf], bool raw, bool any_negative,
                                             int jr, int y, float (&res)[kSwRun]) {
-  if (kMode != 0 && raw) sweep_taps_split<kMode>(t, jr, y, res);
+  if (kSplitMask<kMode> != 0 && raw) sweep_taps_split<kMode>(t, jr, y, res);
   else if (any_negative) sweep_taps<false>(t, jr, y, res);
-  else sweep_taps<true, kShift64>(t, jr, y, res);
+  else sweep_taps<true, kSweepShift<kMode>>(t, jr, y, res);
 }
 
 template <int kMode>
@@ -1294,7 +1299,7 @@ constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 
 // the generic kernel with the row loader and conversion/shift widening), 1024-thread trees.
 constexpr int kDefaultWindow = 16, kDefaultDecimate = 15, kDefaultReduce = 1;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
-constexpr int kDecimateVariantsS14 = 22;  // session 14: variants 16-21 (decimate_sweep2_kernel)
+constexpr int kDecimateVariantsS14 = 25;  // session 14: variants 16-24 (decimate_sweep2_kernel)
 static_assert(kDecimateVariantsS14 > kDecimateVariants, "session 14 adds decimation variants");
 constexpr size_t kSweep2MinPixels = size_t(2000000);  // variants 19-21: 1080p's level 1 and up
 int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimate), 0, kDecimateVariantsS14 - 1);
@@ -1379,8 +1384,23 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
   if (variant == 9) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : 0;
   // Variants 14, 15 (auto): the sweep (7) for large inputs as 9, else 12 / 13.
   if (variant == 14 || variant == 15) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : variant - 2;
-  // Variants 19, 20, 21 (auto, session 14): 17, 7, 16 for inputs of 1080p and up, else 13.
-  if (variant >= 19) variant = ref.size.pixels() < kSweep2MinPixels ? 13 : (variant == 19 ? 17 : variant == 20 ? 7 : 16);
+  // Variants 19-24 (auto, session 14): for inputs of 1080p and up 17, 7, 16 / sweep2 modes 4, 5, 3
+  // (as 1, 2, 0 with the two-shift widening), else 13.
+  if (variant >= 19) {
+    constexpr int kLarge[] = {17, 7, 16, -4, -5, -3};  // negative: decimate_sweep2_kernel<-v>
+    variant = ref.size.pixels() < kSweep2MinPixels ? 13 : kLarge[variant - 19];
+  }
+  if (variant < 0) {
+    dim3 sweep(unsigned((half.width + kSwW - 1) / kSwW), unsigned((half.height + kSwH - 1) / kSwH), 2);
+    if (variant == -4)
+      decimate_sweep2_kernel<4><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == -5)
+      decimate_sweep2_kernel<5><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else
+      decimate_sweep2_kernel<3><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    vqx::cuda::check_launch("ssim: decimate_sweep2_kernel");
+    return;
+  }
   if (variant >= 16) {
     dim3 sweep(unsigned((half.width + kSwW - 1) / kSwW), unsigned((half.height + kSwH - 1) / kSwH), 2);
     if (variant == 16)
