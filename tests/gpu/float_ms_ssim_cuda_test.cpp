@@ -428,7 +428,7 @@ TEST(SsimCudaStages, FusedPyramidBitIdentical) {
   }
 }
 
-// Session 14's decimation variants (16-24: decimate_sweep2_kernel, its split accumulators for raw
+// Session 14's decimation variants (16-26: decimate_sweep2_kernel, its split accumulators for raw
 // luma, the size-dependent choices) against the plain twins: the pyramid of raw 8..16-bit planes
 // (1080p-sized ones take the sweep in the auto variants), windows included on small sizes, and the
 // signed, flat and tiny f32 planes.
@@ -485,11 +485,37 @@ void check_decimation_levels(Device& dev, const RawCase& rc, const std::string& 
   }
 }
 
+// One decimation of large f32 planes (the sweep's interior tiles on f32 input, as 4K's level 2):
+// signed, sign-free with a -0 in one tile, tiny.
+void check_large_f32_decimation(Device& dev, const std::string& tag) {
+  std::mt19937 rng(99);
+  const Size size{2000, 1100};
+  std::vector<std::pair<std::vector<float>, std::vector<float>>> cases;
+  cases.emplace_back(random_plane(size, rng, -40.0f, 300.0f), random_plane(size, rng, 0.0f, 255.0f));
+  auto one_neg = random_plane(size, rng, 0.0f, 255.0f);
+  one_neg[size_t(size.width) * 500 + 700] = -0.0f;
+  cases.emplace_back(one_neg, random_plane(size, rng, 0.0f, 1e-19f));
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const auto& [r, d] = cases[k];
+    cuda::DeviceBuffer gr = dev.upload(r), gd = dev.upload(d);
+    const Size half = ssim::half_size(size);
+    std::vector<float> hr(half.pixels()), hd(half.pixels());
+    ssim::decimate_plain(r.data(), size, hr.data());
+    ssim::decimate_plain(d.data(), size, hd.data());
+    cuda::DeviceBuffer or_ = dev.filled(half.pixels() * 4), od = dev.filled(half.pixels() * 4);
+    sc::enqueue_decimate({gr.get(), sc::SampleType::kF32, 8, size}, {gd.get(), sc::SampleType::kF32, 8, size},
+                         or_.get<float>(), od.get<float>(), dev.stream.get());
+    const auto got_r = dev.download<float>(or_, half.pixels()), got_d = dev.download<float>(od, half.pixels());
+    EXPECT_TRUE(same_bytes(hr, got_r)) << tag << "large f32 case " << k << " ref: " << first_mismatch(hr, got_r, half);
+    EXPECT_TRUE(same_bytes(hd, got_d)) << tag << "large f32 case " << k << " dis: " << first_mismatch(hd, got_d, half);
+  }
+}
+
 TEST(SsimCudaStages, EveryDecimationVariantS14BitIdentical) {
   VQX_REQUIRE_CUDA();
   Device dev;
   const sc::SpeedVariants saved = sc::speed_variants();
-  for (int d = 16; d < 25; ++d) {
+  for (int d = 16; d < 27; ++d) {
     sc::set_speed_variants({saved.window, d, saved.reduce});
     const std::string tag = fmt::format("variant d{}: ", d);
     for (RawCase rc : {RawCase{{97, 203}, 8}, RawCase{{300, 200}, 10}, RawCase{{77, 91}, 16}, RawCase{{11, 11}, 8}})
@@ -497,6 +523,8 @@ TEST(SsimCudaStages, EveryDecimationVariantS14BitIdentical) {
     for (RawCase rc : {RawCase{{1920, 1080}, 8}, RawCase{{1921, 1081}, 16}, RawCase{{2001, 1000}, 12},
                        RawCase{{853, 481}, 9}, RawCase{{130, 67}, 8}})
       check_decimation_levels(dev, rc, tag);
+    if (d >= 24) check_decimation_levels(dev, RawCase{{3840, 2160}, 8}, tag);  // 4K's levels 1 and 2
+    check_large_f32_decimation(dev, tag);
     check_signed_flat_tiny(dev, tag);
   }
   sc::set_speed_variants(saved);

@@ -43,6 +43,8 @@ class FloatMsSsimCuda final : public CudaMetric {
   }
 
   std::vector<std::string> stage_names() const override {
+    if (fork_ && split_reduce_)
+      return {"scale-0 windows+trees || pyramid + scales 1-4 + trees", "join", "after the join (nothing)"};
     if (fork_)
       return {"scale-0 windows || pyramid + scales 1-4", "join", "sum trees"};
     return {"pyramid (4 decimations)", "windows+terms+tile sums", "sum trees"};
@@ -207,11 +209,13 @@ class FloatMsSsimCuda final : public CudaMetric {
   std::array<cuda::DeviceBuffer, kScales> partials_;
   std::array<sc::PartialSum*, kScales> partial_ptrs_{};
   // Scale 0's windows concurrent with the pyramid (enqueue); VQX_SSIM_FORK=0 turns it off
-  // (measured 1-2 % faster on the H200, docs/float_ms_ssim.md).
+  // (docs/float_ms_ssim.md).
   // VQX_SSIM_FORK=N >= 2: the same, scale 0's windows in N launches (enqueue_scale0_windows).
+  // Default 3 (session 14: 1080p 0.131 -> 0.123 ms single-frame with the split trees; no change
+  // with frames in flight).
   int fork_chunks_ = [] {
     const char* v = std::getenv("VQX_SSIM_FORK");
-    return v && *v ? std::max(0, std::atoi(v)) : 1;
+    return v && *v ? std::max(0, std::atoi(v)) : 3;
   }();
   bool fork_ = fork_chunks_ != 0;
   // VQX_SSIM_PYR: 0 = one launch per pyramid level; 1-4 = sc::enqueue_pyramid's variants (all
@@ -221,9 +225,11 @@ class FloatMsSsimCuda final : public CudaMetric {
     return v && *v ? std::clamp(std::atoi(v), 0, 4) : 0;
   }();
   cuda::DeviceBuffer pyramid_sync_;
+  // VQX_SSIM_RSPLIT: 1 (default) = each stream's scales reduced on that stream, 0 = one launch of
+  // all trees after the join.
   bool split_reduce_ = [] {
     const char* v = std::getenv("VQX_SSIM_RSPLIT");
-    return v && *v == '1';
+    return !(v && *v == '0');
   }();
   std::unique_ptr<cuda::Stream> side_;
   std::unique_ptr<cuda::Event> fork_event_, join_event_;

@@ -477,7 +477,8 @@ __global__ void __launch_bounds__(kSwThreads) decimate_sweep_kernel(DevicePlane 
 // kMode % 3: 0 = one accumulator per output, 1 / 2 = split, the products of the column classes
 // (lpf_class) {2, 3, 4} / {3, 4} to the conversion; kMode < 3: the scaled widening by one 64-bit
 // shift (kShift64; ptxas makes it one IMAD.WIDE.U32), kMode >= 3: by two 32-bit shifts (kShift;
-// ptxas: SHF + IMAD.SHL, no IMAD.WIDE).
+// ptxas: SHF + IMAD.SHL, no IMAD.WIDE); kMode >= 6: as kMode - 3 with load_sweep_rows_interior for
+// tiles away from the borders.
 template <int kMode>
 constexpr unsigned kSplitMask = kMode % 3 == 1 ? 0x1cu : kMode % 3 == 2 ? 0x18u : 0u;
 template <int kMode>
@@ -572,10 +573,67 @@ __device__ __forceinline__ unsigned load_sweep_rows_lean(const void* data, Size 
   return negative;
 }
 
-template <bool kCg>
+// A full tile whose input needs no reflection (kMode >= 6): no index arithmetic per sample beyond
+// one multiply per row, loads and stores at constant offsets, bounds tests only in the last
+// column pass and the last row step (compile-time).
+template <typename T>
+__device__ __forceinline__ unsigned load_sweep_rows_interior(const void* data, unsigned width, int x0, int y0,
+                                                             float inverse, float (*t)[2][kSwCols][kSwRowsHalf]) {
+  constexpr int kCols = (2 * kSwW + kLpfTaps - 2 + 31) / 32;                  // 5 column passes
+  constexpr int kRowSteps = (2 * kSwH + kLpfTaps - 2 + kWarps - 1) / kWarps;  // 9 rows per warp
+  constexpr int kLastLanes = 2 * kSwW + kLpfTaps - 2 - 32 * (kCols - 1);     // 7 columns in the last pass
+  constexpr int kLastWarps = 2 * kSwH + kLpfTaps - 2 - kWarps * (kRowSteps - 1);  // 7 rows in the last step
+  constexpr int kBatch = 3;
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  float* dst[kCols];
+#pragma unroll
+  for (int h = 0; h < kCols; ++h) {
+    const int k = lane + 32 * h;
+    dst[h] = &t[k & 1][warp & 1][k >> 1][warp >> 1];
+  }
+  const T* base = static_cast<const T*>(data) + (size_t(2 * y0 - kLpfRadius + warp) * width +
+                                                  size_t(2 * x0 - kLpfRadius + lane));
+  unsigned negative = 0;
+#pragma unroll
+  for (int i0 = 0; i0 < kRowSteps; i0 += kBatch) {
+    T v[kBatch][kCols];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const T* row = base + size_t(kWarps * (i0 + i)) * width;
+#pragma unroll
+      for (int h = 0; h < kCols; ++h) {
+        v[i][h] = T(0);
+        if ((h < kCols - 1 || lane < kLastLanes) && (i0 + i < kRowSteps - 1 || warp < kLastWarps)) v[i][h] = row[32 * h];
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i)
+#pragma unroll
+      for (int h = 0; h < kCols; ++h)
+        if ((h < kCols - 1 || lane < kLastLanes) && (i0 + i < kRowSteps - 1 || warp < kLastWarps)) {
+          const float a = to_sample(v[i][h], inverse);
+          dst[h][(kWarps / 2) * (i0 + i)] = a;
+          if constexpr (std::is_floating_point_v<T>) negative |= __float_as_uint(a) >> 31;
+        }
+  }
+  return negative;
+}
+
+template <bool kCg, bool kFast = false>
 __device__ __forceinline__ unsigned load_sweep_tile_lean(const DevicePlane& in, int x0, int y0, int load_rows,
                                                          int load_cols, float (*t)[2][kSwCols][kSwRowsHalf]) {
   const float inverse = inverse_divisor(in.bit_depth);
+  if constexpr (kFast && !kCg) {
+    const bool interior = load_rows == 2 * kSwH + kLpfTaps - 2 && load_cols == 2 * kSwW + kLpfTaps - 2 &&
+                          2 * x0 - kLpfRadius >= 0 && 2 * x0 - kLpfRadius + load_cols <= in.size.width &&
+                          2 * y0 - kLpfRadius >= 0 && 2 * y0 - kLpfRadius + load_rows <= in.size.height;
+    if (interior) {
+      const unsigned width = unsigned(in.size.width);
+      if (in.type == SampleType::kU8) return load_sweep_rows_interior<uint8_t>(in.data, width, x0, y0, inverse, t);
+      if (in.type == SampleType::kU16) return load_sweep_rows_interior<uint16_t>(in.data, width, x0, y0, inverse, t);
+      return load_sweep_rows_interior<float>(in.data, width, x0, y0, inverse, t);
+    }
+  }
   if (in.type == SampleType::kU8)
     return load_sweep_rows_lean<uint8_t, kCg>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
   if (in.type == SampleType::kU16)
@@ -601,7 +659,7 @@ __global__ void __launch_bounds__(kSwThreads, 4) decimate_sweep2_kernel(DevicePl
   const int x0 = int(blockIdx.x) * kSwW, y0 = int(blockIdx.y) * kSwH;
   const int cols = min(kSwW, half.width - x0), rows = min(kSwH, half.height - y0);
   const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = 2 * cols + kLpfTaps - 2;
-  const unsigned negative = load_sweep_tile_lean<false>(in, x0, y0, load_rows, load_cols, t);
+  const unsigned negative = load_sweep_tile_lean<false, (kMode >= 6)>(in, x0, y0, load_rows, load_cols, t);
   const bool any_negative = __syncthreads_or(int(negative)) != 0;
   const int y = int(threadIdx.x) % kSwH, jr = (int(threadIdx.x) / kSwH) * kSwRun;
   float res[kSwRun];
@@ -1299,10 +1357,14 @@ constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 
 // the generic kernel with the row loader and conversion/shift widening), 1024-thread trees.
 constexpr int kDefaultWindow = 16, kDefaultDecimate = 15, kDefaultReduce = 1;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
-constexpr int kDecimateVariantsS14 = 25;  // session 14: variants 16-24 (decimate_sweep2_kernel)
-static_assert(kDecimateVariantsS14 > kDecimateVariants, "session 14 adds decimation variants");
+constexpr int kDecimateVariantsS14 = 27;  // session 14: variants 16-26 (decimate_sweep2_kernel)
+static_assert(kDecimateVariantsS14 > kDecimateVariants && kDefaultDecimate < kDecimateVariants,
+              "session 14 adds decimation variants and a new default");
+// Session 14's default (docs/float_ms_ssim.md, "pyramid and schedule"): decimate_sweep2_kernel<3>
+// for inputs of 2e6 samples and up (1080p's level 1, 4K's levels 1 and 2), else the 32x8 kernel 13.
+constexpr int kDefaultDecimateS14 = 24;
 constexpr size_t kSweep2MinPixels = size_t(2000000);  // variants 19-21: 1080p's level 1 and up
-int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimate), 0, kDecimateVariantsS14 - 1);
+int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimateS14), 0, kDecimateVariantsS14 - 1);
 int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", kDefaultReduce), 0, 1);
 const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<0>), reinterpret_cast<const void*>(window_kernel<1>),
@@ -1384,10 +1446,10 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
   if (variant == 9) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : 0;
   // Variants 14, 15 (auto): the sweep (7) for large inputs as 9, else 12 / 13.
   if (variant == 14 || variant == 15) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : variant - 2;
-  // Variants 19-24 (auto, session 14): for inputs of 1080p and up 17, 7, 16 / sweep2 modes 4, 5, 3
-  // (as 1, 2, 0 with the two-shift widening), else 13.
+  // Variants 19-26 (auto, session 14): for inputs of 1080p and up 17, 7, 16 / sweep2 modes 4, 5, 3
+  // (as 1, 2, 0 with the two-shift widening) / 6, 7 (3, 4 with the interior loader), else 13.
   if (variant >= 19) {
-    constexpr int kLarge[] = {17, 7, 16, -4, -5, -3};  // negative: decimate_sweep2_kernel<-v>
+    constexpr int kLarge[] = {17, 7, 16, -4, -5, -3, -6, -7};  // negative: decimate_sweep2_kernel<-v>
     variant = ref.size.pixels() < kSweep2MinPixels ? 13 : kLarge[variant - 19];
   }
   if (variant < 0) {
@@ -1396,6 +1458,10 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
       decimate_sweep2_kernel<4><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
     else if (variant == -5)
       decimate_sweep2_kernel<5><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == -6)
+      decimate_sweep2_kernel<6><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == -7)
+      decimate_sweep2_kernel<7><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
     else
       decimate_sweep2_kernel<3><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
     vqx::cuda::check_launch("ssim: decimate_sweep2_kernel");
