@@ -1,8 +1,11 @@
-// float_ms_ssim on CUDA (shared/spec/ms_ssim.md section 10). Per frame, all enqueued on the
-// engine's stream with no host wait: four 9x9 decimations (reading the uploaded luma directly),
-// one launch of windows, terms and tile sums for all five scales, one launch of the sum trees,
-// which write the 20 f64 sums into the result slot (the engine's one readback per frame). Each
-// pyramid level and each scale's partial sums has its own buffer, allocated once in init().
+// float_ms_ssim on CUDA (shared/spec/ms_ssim.md section 10). Per frame, all enqueued with no host
+// wait; by default (docs/float_ms_ssim.md, session 14) forked from the engine's stream: a side
+// stream runs the four 9x9 decimations (level 1 reading the uploaded luma directly), the windows,
+// terms and tile sums of scales 1-4 in one launch and their sum trees, while the engine's stream
+// runs scale 0's windows in 3 launches of whole tile bands and its sum trees; the trees write the
+// 20 f64 sums into the result slot (the engine's one readback per frame) and the side stream joins
+// back. Each pyramid level and each scale's partial sums has its own buffer, allocated once in
+// init(). VQX_SSIM_FORK / VQX_SSIM_RSPLIT / VQX_SSIM_PYR select the other schedules (same sums).
 #include <fmt/format.h>
 
 #include <algorithm>

@@ -1360,9 +1360,10 @@ int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWind
 constexpr int kDecimateVariantsS14 = 27;  // session 14: variants 16-26 (decimate_sweep2_kernel)
 static_assert(kDecimateVariantsS14 > kDecimateVariants && kDefaultDecimate < kDecimateVariants,
               "session 14 adds decimation variants and a new default");
-// Session 14's default (docs/float_ms_ssim.md, "pyramid and schedule"): decimate_sweep2_kernel<3>
-// for inputs of 2e6 samples and up (1080p's level 1, 4K's levels 1 and 2), else the 32x8 kernel 13.
-constexpr int kDefaultDecimateS14 = 24;
+// Session 14's default (docs/float_ms_ssim.md, "pyramid and schedule"): decimate_sweep2_kernel<7>
+// (split accumulators at level 1, two-shift widening, interior loader) for inputs of 2e6 samples
+// and up (1080p's level 1, 4K's levels 1 and 2), else the 32x8 kernel 13.
+constexpr int kDefaultDecimateS14 = 26;
 constexpr size_t kSweep2MinPixels = size_t(2000000);  // variants 19-21: 1080p's level 1 and up
 int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimateS14), 0, kDecimateVariantsS14 - 1);
 int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", kDefaultReduce), 0, 1);

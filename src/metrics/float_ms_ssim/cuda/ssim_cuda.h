@@ -40,7 +40,7 @@ struct DevicePlane {
 // enqueueing).
 struct SpeedVariants {
   int window = 0;    // 0..16 (default 16)
-  int decimate = 0;  // 0..26 (default 24; 15: 7 for inputs above 3000x2000 samples, else 13; 9/14: 7, else 0/12;
+  int decimate = 0;  // 0..26 (default 26; 15: 7 for inputs above 3000x2000 samples, else 13; 9/14: 7, else 0/12;
                      // 16-18: decimate_sweep2_kernel; 19-24: a sweep for inputs of 2e6 samples and up, else 13)
   int reduce = 0;    // 0..1 (default 1: 1024 threads per tree; the sums differ only in rounding)
 };
