@@ -675,6 +675,20 @@ __global__ void __launch_bounds__(kSwThreads, 4) decimate_sweep2_kernel(DevicePl
   }
 }
 
+// decimate_sweep2_kernel's split accumulators rely on exact level-1 sums: min|kLpf| >= 2^-12 and
+// sum|kLpf| < 2 (comment above sweep_taps_split). Called by prepare_device.
+void check_split_decimation_bound() {
+  float smallest = std::fabs(kLpf[0][0]);
+  double total = 0.0;
+  for (int v = 0; v < kLpfTaps; ++v)
+    for (int u = 0; u < kLpfTaps; ++u) {
+      smallest = std::min(smallest, std::fabs(kLpf[v][u]));
+      total += double(std::fabs(kLpf[v][u]));
+    }
+  if (!(smallest >= 0x1p-12f) || !(total < 2.0))
+    throw std::logic_error("ssim: kLpf's magnitudes break the exactness bound of the split decimation");
+}
+
 // ---- The whole pyramid in one launch (session 14, "pyramid and schedule") -----------------------
 // decimate_chain_kernel: the 32x8 tiles of levels first..last of the pyramid in one launch. A
 // block takes a ticket (atomicAdd) and works on tile `ticket` of the list "level first's tiles
@@ -1402,6 +1416,7 @@ DevicePlane luma_plane(const void* picture, const PictureFormat& format) {
 
 void prepare_device() {
   using vqx::cuda::check;
+  check_split_decimation_bound();
   check(cudaMemcpyToSymbol(c_gaussian, kGaussian, sizeof(c_gaussian)), "ssim: window table");
   check(cudaMemcpyToSymbol(c_lpf, kLpf, sizeof(c_lpf)), "ssim: decimation table");
   for (int k = 0; k < kWindowTaps; ++k)  // slide_v shares the products of taps k and 10-k
@@ -1420,17 +1435,6 @@ void prepare_device() {
       magnitude[v][u] = std::fabs(kLpf[v][u]);
     }
   check(cudaMemcpyToSymbol(c_lpf_abs, magnitude, sizeof(c_lpf_abs)), "ssim: decimation table magnitudes");
-  // decimate_sweep2_kernel's split accumulators rely on exact level-1 sums: min|kLpf| >= 2^-12
-  // and sum|kLpf| < 2 (comment above sweep_taps_split).
-  float smallest = magnitude[0][0];
-  double total = 0.0;
-  for (int v = 0; v < kLpfTaps; ++v)
-    for (int u = 0; u < kLpfTaps; ++u) {
-      smallest = std::min(smallest, magnitude[v][u]);
-      total += double(magnitude[v][u]);
-    }
-  if (!(smallest >= 0x1p-12f) || !(total < 2.0))
-    throw std::logic_error("ssim: kLpf's magnitudes break the exactness bound of the split decimation");
   for (const void* kernel : kWindowKernels)
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWindowSmem)),
           "ssim: window kernel shared memory");

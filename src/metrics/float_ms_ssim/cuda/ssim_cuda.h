@@ -40,8 +40,7 @@ struct DevicePlane {
 // enqueueing).
 struct SpeedVariants {
   int window = 0;    // 0..16 (default 16)
-  int decimate = 0;  // 0..26 (default 26; 15: 7 for inputs above 3000x2000 samples, else 13; 9/14: 7, else 0/12;
-                     // 16-18: decimate_sweep2_kernel; 19-24: a sweep for inputs of 2e6 samples and up, else 13)
+  int decimate = 0;  // 0..15 (default 15: 7 for inputs above 3000x2000 samples, else 13; 9/14: 7, else 0/12)
   int reduce = 0;    // 0..1 (default 1: 1024 threads per tree; the sums differ only in rounding)
 };
 SpeedVariants speed_variants();
@@ -58,6 +57,10 @@ void prepare_device();
 // out_* = decimate_plain(in_*), half_size(in.size).
 void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis,
                       cudaStream_t stream);
+
+// Session 14 (docs/float_ms_ssim.md, "pyramid and schedule"): SpeedVariants::decimate also takes
+// 16..26 (decimate_sweep2_kernel; 19-26: a sweep for inputs of 2e6 samples and up, else 13), and
+// the default is 26, whatever the comment in SpeedVariants says.
 
 // Levels 1..kScales-1 of the pyramid (out_ref[k], out_dis[k]: level k, half_size of level k-1;
 // [0] unused), the same planes as kScales-1 enqueue_decimate calls, in one launch whose tiles are
