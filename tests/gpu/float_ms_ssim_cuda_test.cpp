@@ -316,40 +316,6 @@ TEST(SsimCudaStages, EverySpeedVariantBitIdentical) {
   sc::set_speed_variants(saved);
 }
 
-// float_ssim's box decimation from raw samples (every conversion) and from f32, odd sizes.
-TEST(SsimCudaStages, BoxDecimationBitIdentical) {
-  VQX_REQUIRE_CUDA();
-  Device dev;
-  std::mt19937 rng(777);
-  for (uint8_t depth : {uint8_t(8), uint8_t(10), uint8_t(16)})
-    for (Size size : {Size{853, 481}, Size{64, 37}, Size{1920, 1080}})
-      for (int factor : {2, 3, 4, 8}) {
-        PictureFormat f;
-        f.width = uint32_t(size.width);
-        f.height = uint32_t(size.height);
-        f.bit_depth = depth;
-        f.subsampling = ChromaSubsampling::k400;
-        Picture pic(f);
-        const uint32_t max = (1u << depth) - 1;
-        for (size_t i = 0; i < size.pixels(); ++i) {
-          if (depth > 8) pic.plane<uint16_t>(0)[i] = uint16_t(rng() % (max + 1));
-          else pic.plane<uint8_t>(0)[i] = uint8_t(rng() % (max + 1));
-        }
-        std::vector<float> in(size.pixels());
-        ssim::convert_luma(pic, in.data());
-        const Size small = ssim::box_decimated_size(size, factor);
-        std::vector<float> expected(small.pixels());
-        ssim::box_decimate(in.data(), size, factor, expected.data(), nullptr);
-        std::vector<uint8_t> bytes(pic.bytes(), pic.bytes() + pic.size_bytes());
-        cuda::DeviceBuffer raw = dev.upload(bytes), out = dev.filled(small.pixels() * 4);
-        sc::enqueue_box_decimate(sc::luma_plane(raw.get(), f), factor, out.get<float>(), dev.stream.get());
-        const auto got = dev.download<float>(out, small.pixels());
-        EXPECT_TRUE(same_bytes(expected, got))
-            << fmt::format("{}x{} {}-bit factor {}: ", size.width, size.height, int(depth), factor)
-            << first_mismatch(expected, got, small);
-      }
-}
-
 // The pyramid in one or two launches (sc::enqueue_pyramid, decimate_chain_kernel) against the
 // plain twins: levels 1-4 of raw 8/10/12/16-bit planes and of signed, tiny and flat f32 planes,
 // each enqueued twice (the kernel's counters must come back to zero) and with either first level
@@ -562,6 +528,40 @@ TEST(SsimCudaStages, EveryDecimationVariantS14BitIdentical) {
     check_signed_flat_tiny(dev, tag);
   }
   sc::set_speed_variants(saved);
+}
+
+// float_ssim's box decimation from raw samples (every conversion) and from f32, odd sizes.
+TEST(SsimCudaStages, BoxDecimationBitIdentical) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  std::mt19937 rng(777);
+  for (uint8_t depth : {uint8_t(8), uint8_t(10), uint8_t(16)})
+    for (Size size : {Size{853, 481}, Size{64, 37}, Size{1920, 1080}})
+      for (int factor : {2, 3, 4, 8}) {
+        PictureFormat f;
+        f.width = uint32_t(size.width);
+        f.height = uint32_t(size.height);
+        f.bit_depth = depth;
+        f.subsampling = ChromaSubsampling::k400;
+        Picture pic(f);
+        const uint32_t max = (1u << depth) - 1;
+        for (size_t i = 0; i < size.pixels(); ++i) {
+          if (depth > 8) pic.plane<uint16_t>(0)[i] = uint16_t(rng() % (max + 1));
+          else pic.plane<uint8_t>(0)[i] = uint8_t(rng() % (max + 1));
+        }
+        std::vector<float> in(size.pixels());
+        ssim::convert_luma(pic, in.data());
+        const Size small = ssim::box_decimated_size(size, factor);
+        std::vector<float> expected(small.pixels());
+        ssim::box_decimate(in.data(), size, factor, expected.data(), nullptr);
+        std::vector<uint8_t> bytes(pic.bytes(), pic.bytes() + pic.size_bytes());
+        cuda::DeviceBuffer raw = dev.upload(bytes), out = dev.filled(small.pixels() * 4);
+        sc::enqueue_box_decimate(sc::luma_plane(raw.get(), f), factor, out.get<float>(), dev.stream.get());
+        const auto got = dev.download<float>(out, small.pixels());
+        EXPECT_TRUE(same_bytes(expected, got))
+            << fmt::format("{}x{} {}-bit factor {}: ", size.width, size.height, int(depth), factor)
+            << first_mismatch(expected, got, small);
+      }
 }
 
 // ---- Whole metrics -----------------------------------------------------------------------------
