@@ -118,6 +118,77 @@ VQX_SS2_DEVICE(4k_before_sequential, "uhd4k", format_4k(), kGroups3 | kPlainTerm
 VQX_SS2_DEVICE(4k_default_sequential, "uhd4k", format_4k(), kDefault, false);
 VQX_SS2_DEVICE(4k_poles4_sequential, "uhd4k", format_4k(), kPoles4 | kFastTerms, false);
 
+// The strip schedule (session 14): rows per strip (0 = whole planes), ring depth, the scale
+// schedule (0 = the metric's choice, 1 = chain, 2 = scales in sequence, 3 = concurrent) and
+// frames in flight; strips apply to planes of at least 1024 rows (min_height) unless given.
+void BM_Ss2Strips(benchmark::State& state, const char* pair, PictureFormat fallback, int rows,
+                  int depth, int schedule, int in_flight, int min_height, bool xyb = false) {
+  if (!cuda_device_available(0)) {
+    state.SkipWithError("no CUDA device");
+    return;
+  }
+  auto frames = load_frames(pair, 1, fallback);
+  const ssimulacra2::YuvMatrix matrix = ssimulacra2::make_yuv_matrix(0);
+  ssimulacra2::cuda::PipelineOptions options;
+  options.strip_rows = rows;
+  options.strip_depth = depth;
+  options.strip_min_height = min_height;
+  options.force_chain = schedule == 1;
+  options.concurrent = schedule != 2;
+  options.force_concurrent = schedule == 3;
+  options.strip_xyb = xyb;
+  ssimulacra2::cuda::DeviceTiming t;
+  for (auto _ : state) {
+    t = ssimulacra2::cuda::time_device_frames(frames.ref.at(0), frames.dis.at(0), &matrix, options,
+                                              200, in_flight);
+    if (t.replicas_differ) state.SkipWithError("replicas differ");
+    state.SetIterationTime(t.ms_per_frame / 1e3);
+  }
+  state.counters["peak_MiB"] = double(t.peak_bytes) / (1 << 20);
+  state.counters["concurrent"] = t.concurrent ? 1 : 0;
+  state.counters["score"] = t.score;
+}
+
+#define VQX_SS2_STRIPS(name, pair, format, rows, depth, schedule, in_flight, min_height, ...)   \
+  BENCHMARK_CAPTURE(BM_Ss2Strips, name, pair, format, rows, depth, schedule, in_flight,       \
+                    min_height, ##__VA_ARGS__)                                               \
+      ->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond)
+
+VQX_SS2_STRIPS(strips_1080p_full, "band1080", format_1080p(), 0, 1, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_1080p_full_x2, "band1080", format_1080p(), 0, 1, 0, 2, 1024);
+VQX_SS2_STRIPS(strips_1080p_r256_d2, "band1080", format_1080p(), 256, 2, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_1080p_r256_d2_x2, "band1080", format_1080p(), 256, 2, 0, 2, 1024);
+VQX_SS2_STRIPS(strips_1080p_r128_d2, "band1080", format_1080p(), 128, 2, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_1080p_r256_d1, "band1080", format_1080p(), 256, 1, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_1080p_r256_d4, "band1080", format_1080p(), 256, 4, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_1080p_r544_d1, "band1080", format_1080p(), 544, 1, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_1080p_r128_d8, "band1080", format_1080p(), 128, 8, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_full, "uhd4k", format_4k(), 0, 1, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_full_x2, "uhd4k", format_4k(), 0, 1, 0, 2, 1024);
+VQX_SS2_STRIPS(strips_4k_full_seq, "uhd4k", format_4k(), 0, 1, 2, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_r256_d2, "uhd4k", format_4k(), 256, 2, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_r256_d2_x2, "uhd4k", format_4k(), 256, 2, 0, 2, 1024);
+VQX_SS2_STRIPS(strips_4k_r256_d2_chain, "uhd4k", format_4k(), 256, 2, 1, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_r256_d2_conc, "uhd4k", format_4k(), 256, 2, 3, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_r256_d1, "uhd4k", format_4k(), 256, 1, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_r256_d4, "uhd4k", format_4k(), 256, 4, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_r128_d3, "uhd4k", format_4k(), 128, 3, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_r128_d6, "uhd4k", format_4k(), 128, 6, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_r512_d1, "uhd4k", format_4k(), 512, 1, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_r512_d2, "uhd4k", format_4k(), 512, 2, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_r1088_d1, "uhd4k", format_4k(), 1088, 1, 0, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_r256_d8_conc, "uhd4k", format_4k(), 256, 8, 3, 1, 1024);
+VQX_SS2_STRIPS(strips_4k_r128_d3_x2, "uhd4k", format_4k(), 128, 3, 0, 2, 1024);
+VQX_SS2_STRIPS(strips_4k_r512_d1_x2, "uhd4k", format_4k(), 512, 1, 0, 2, 1024);
+VQX_SS2_STRIPS(strips_4k_r1088_d1_x2, "uhd4k", format_4k(), 1088, 1, 0, 2, 1024);
+VQX_SS2_STRIPS(strips_1080p_r256_d2_xyb, "band1080", format_1080p(), 256, 2, 0, 1, 1024, true);
+VQX_SS2_STRIPS(strips_1080p_r128_d4_xyb, "band1080", format_1080p(), 128, 4, 0, 1, 1024, true);
+VQX_SS2_STRIPS(strips_4k_r256_d2_xyb, "uhd4k", format_4k(), 256, 2, 0, 1, 1024, true);
+VQX_SS2_STRIPS(strips_4k_r256_d2_xyb_x2, "uhd4k", format_4k(), 256, 2, 0, 2, 1024, true);
+VQX_SS2_STRIPS(strips_4k_r512_d1_xyb, "uhd4k", format_4k(), 512, 1, 0, 1, 1024, true);
+VQX_SS2_STRIPS(strips_4k_r256_d8_conc_xyb, "uhd4k", format_4k(), 256, 8, 3, 1, 1024, true);
+VQX_SS2_STRIPS(strips_4k_r128_d3_xyb_chain, "uhd4k", format_4k(), 128, 3, 1, 1, 1024, true);
+
 }  // namespace
 }  // namespace vqx::bench
 #endif

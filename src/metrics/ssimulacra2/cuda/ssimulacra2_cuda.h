@@ -63,6 +63,23 @@ struct PipelineOptions {
   // Concurrent/chain schedules: the downsample into the next level in its own kernel before the
   // XYB, so that the next scales start while this scale's XYB runs.
   bool split_xyb = false;
+  // The strip schedule (session 14): each scale at least strip_min_height rows high runs its
+  // horizontal pass in strips of strip_rows rows (a multiple of 32; 0 = the whole plane at once)
+  // into a ring of strip_depth * strip_rows + 32 rows of planes, and its vertical pass + terms
+  // strip by strip behind it (each column's recurrence state, pending inputs and f64
+  // accumulators carried between launches: the same bits as the full-frame kernels). The
+  // horizontal pass of strips i + 1 .. i + strip_depth runs beside the vertical pass of strip i.
+  // Applies with the default kernels only (poles2/poles4 and the fast terms).
+  int strip_rows = 256;
+  int strip_depth = 2;
+  int strip_min_height = 1024;
+  // Debug path: keep the ring (the horizontal-pass planes are then not read back) instead of
+  // full planes.
+  bool strip_debug_ring = false;
+  bool force_concurrent = false;  // scales 1.. on their own side streams at any size
+  // Strips: the XYB + downsample of a scale in strips too, on its own stream ahead of the
+  // horizontal pass (XYB -> H -> V pipeline); not with split_xyb.
+  bool strip_xyb = false;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
