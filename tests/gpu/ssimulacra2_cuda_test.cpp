@@ -447,19 +447,20 @@ TEST(Ssimulacra2CudaStrips, EngineStripKnobsSameBits) {
     VQX_REQUIRE_FIXTURE(pair, dir);
     RunSettings s = cuda_settings();
     s.frame_cnt = 4;
-    setenv("VQX_SS2_STRIPS", "0", 1);
+    setenv("VQX_SS2_STRIPS", "0", 1);  // the default; said explicitly
     const std::vector<double> base = column(*run_on_pair(pair, {"ssimulacra2"}, s), "ssimulacra2");
     unsetenv("VQX_SS2_STRIPS");
     const std::vector<std::vector<std::pair<const char*, const char*>>> knobs = {
-        {{"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_ROWS", "32"}, {"VQX_SS2_STRIP_DEPTH", "1"}},
-        {{"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_ROWS", "64"}, {"VQX_SS2_STRIP_DEPTH", "3"}},
-        {{"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_ROWS", "128"}, {"VQX_SS2_STRIP_DEPTH", "2"}},
-        {{"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_SCHEDULE", "chain"}},
-        {{"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_SEQUENTIAL", "1"}, {"VQX_SS2_STRIP_ROWS", "96"}},
-        {{"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_HBLUR", "poles4"}, {"VQX_SS2_STRIP_ROWS", "64"}},
-        {{"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_STRIP_ROWS", "64"}},
-        {{"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SCHEDULE", "chain"}},
-        {{"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SEQUENTIAL", "1"}}};
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_ROWS", "32"}, {"VQX_SS2_STRIP_DEPTH", "1"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_ROWS", "64"}, {"VQX_SS2_STRIP_DEPTH", "3"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_ROWS", "128"}, {"VQX_SS2_STRIP_DEPTH", "2"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_SCHEDULE", "chain"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_SEQUENTIAL", "1"}, {"VQX_SS2_STRIP_ROWS", "96"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_HBLUR", "poles4"}, {"VQX_SS2_STRIP_ROWS", "64"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_STRIP_ROWS", "64"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SCHEDULE", "chain"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SEQUENTIAL", "1"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_PRIORITY", "1"}, {"VQX_SS2_STRIP_ROWS", "32"}}};
     for (const auto& set : knobs) {
       std::string what;
       for (const auto& [k, v] : set) {
@@ -655,7 +656,8 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_SCHEDULE", "chain"},
                               {"VQX_SS2_SCHEDULE", "concurrent"},
                               {"VQX_SS2_STRIPS", "0"},
-                              {"VQX_SS2_STRIP_MIN", "0"}};
+                              {"VQX_SS2_STRIPS", "1"},
+                              {"VQX_SS2_PRIORITY", "1"}};
     for (const auto& knob : knobs) {
       setenv(knob[0], knob[1], 1);
       const std::vector<double> other =

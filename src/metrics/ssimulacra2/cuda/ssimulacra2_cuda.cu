@@ -36,6 +36,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "engine/cuda/cuda_check.h"
@@ -1733,6 +1734,12 @@ class Pipeline {
     terms_batch_ = options.terms_batch;
     split_xyb_ = options.split_xyb;
     xyb_strips_ = options.strip_xyb && !options.split_xyb;
+    priority_ = options.priority;
+    if (priority_) {
+      int least = 0;
+      check(cudaDeviceGetStreamPriorityRange(&least, &high_priority_),
+            "ssimulacra2: stream priorities");
+    }
     format_ = format;
     edge_difference_ = edge_difference;
     rgb_ = matrix == nullptr;
@@ -2035,19 +2042,13 @@ class Pipeline {
     float* products = debug ? debug_products_.get<float>() : nullptr;
     const dim3 grid(ceil_div(rows, kLines), 3);
     const dim3 pblock(kLines, kPoleWarps);
-    if (vec_rows_[s] && poles_sets_)
-      blur_rows_poles2_kernel<true, true><<<grid, pblock, kPoles2Smem, stream>>>(
-          xyb_at_[s], w, h, coef_, hblur_at_[s], products, row0, rows, ring_rows);
-    else if (poles_sets_)
-      blur_rows_poles2_kernel<false, true><<<grid, pblock, kPoles2Smem, stream>>>(
-          xyb_at_[s], w, h, coef_, hblur_at_[s], products, row0, rows, ring_rows);
-    else if (vec_rows_[s])
-      blur_rows_poles2_kernel<true><<<grid, pblock, kPoles2Smem, stream>>>(
-          xyb_at_[s], w, h, coef_, hblur_at_[s], products, row0, rows, ring_rows);
-    else
-      blur_rows_poles2_kernel<false><<<grid, pblock, kPoles2Smem, stream>>>(
-          xyb_at_[s], w, h, coef_, hblur_at_[s], products, row0, rows, ring_rows);
-    check_launch("ssimulacra2: blur_rows_poles2_kernel (strip)");
+    auto kernel = vec_rows_[s] && poles_sets_ ? blur_rows_poles2_kernel<true, true>
+                  : poles_sets_                 ? blur_rows_poles2_kernel<false, true>
+                  : vec_rows_[s]                ? blur_rows_poles2_kernel<true>
+                                                : blur_rows_poles2_kernel<false>;
+    launch(s, kernel, grid, pblock, kPoles2Smem, stream, xyb_at_[s], w, h, coef_, hblur_at_[s],
+           products, row0, rows, ring_rows);
+    check_launch("ssimulacra2: blur_rows_poles2_kernel");
   }
 
   // The vertical pass + terms of strip i of scale s (the fast terms kernel, kStrip).
@@ -2069,10 +2070,11 @@ class Pipeline {
     v.last = i + 1 == p.count;
     // A scale's state: [16][its threads] floats and [6][its threads] doubles, after the scales
     // before it.
-    blur_columns_terms_kernel<3, true, kTermRows, true><<<grid, block, 0, stream>>>(
-        hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
-        partials_.get<Dd>() + table_.partial_offset[s],
-        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr, v);
+    launch(s, blur_columns_terms_kernel<3, true, kTermRows, true>, grid, block, 0, stream,
+           hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
+           partials_.get<Dd>() + table_.partial_offset[s],
+           debug ? debug_vblur_.get<float>() : nullptr,
+           debug ? debug_terms_.get<double>() : nullptr, v);
     check_launch("ssimulacra2: blur_columns_terms_kernel (strip)");
   }
 
@@ -2105,20 +2107,20 @@ class Pipeline {
     const uint32_t w = width_[s], h = height_[s];
     float* xyb = xyb_at_[s];
     if (s > 0)
-      xyb_down_kernel<Source::kLinear, kXyb><<<grid, block, 0, stream>>>(
-          fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr, oy0, oy_end);
+      launch(s, xyb_down_kernel<Source::kLinear, kXyb>, grid, block, 0, stream, fs, level_[s], w, h,
+             cbrt_bias_, xyb, down, write_down, nullptr, oy0, oy_end);
     else if (rgb_ && format_.bit_depth > 8)
-      xyb_down_kernel<Source::kRgb16, kXyb><<<grid, block, 0, stream>>>(
-          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+      launch(s, xyb_down_kernel<Source::kRgb16, kXyb>, grid, block, 0, stream, fs, nullptr, w, h,
+             cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
     else if (rgb_)
-      xyb_down_kernel<Source::kRgb8, kXyb><<<grid, block, 0, stream>>>(
-          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+      launch(s, xyb_down_kernel<Source::kRgb8, kXyb>, grid, block, 0, stream, fs, nullptr, w, h,
+             cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
     else if (format_.bit_depth > 8)
-      xyb_down_kernel<Source::kYuv16, kXyb><<<grid, block, 0, stream>>>(
-          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+      launch(s, xyb_down_kernel<Source::kYuv16, kXyb>, grid, block, 0, stream, fs, nullptr, w, h,
+             cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
     else
-      xyb_down_kernel<Source::kYuv8, kXyb><<<grid, block, 0, stream>>>(
-          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+      launch(s, xyb_down_kernel<Source::kYuv8, kXyb>, grid, block, 0, stream, fs, nullptr, w, h,
+             cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
   }
 
   // Stage 2 of scale s: the horizontal pass of its 15 blurs.
@@ -2150,19 +2152,8 @@ class Pipeline {
         blur_rows_poles3_kernel<false><<<sgrid, sblock, kPoles3Smem, stream>>>(
             xyb_at_[s], w, h, coef_, hblur_at_[s], products);
     } else if (row_groups_ == kRowPoles && poles_sums_) {
-      const dim3 pblock(kLines, kPoleWarps);
-      if (vec_rows_[s] && poles_sets_)
-        blur_rows_poles2_kernel<true, true><<<grid, pblock, kPoles2Smem, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products, 0u, h, h);
-      else if (poles_sets_)
-        blur_rows_poles2_kernel<false, true><<<grid, pblock, kPoles2Smem, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products, 0u, h, h);
-      else if (vec_rows_[s])
-        blur_rows_poles2_kernel<true><<<grid, pblock, kPoles2Smem, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products, 0u, h, h);
-      else
-        blur_rows_poles2_kernel<false><<<grid, pblock, kPoles2Smem, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products, 0u, h, h);
+      enqueue_rows_range(s, stream, 0, h, h);  // poles2 / poles4, all rows, whole planes
+      return;
     } else if (row_groups_ == kRowPoles && poles_uniform_) {
       const dim3 pblock(kLines, kPoleWarps);
       if (vec_rows_[s])
@@ -2203,17 +2194,42 @@ class Pipeline {
       kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
                : terms_batch_ == 2 ? blur_columns_terms_kernel<4, true, 2>
                                    : blur_columns_terms_kernel<3, true>;
-    kernel<<<grid, block, 0, stream>>>(
-        hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
-        partials_.get<Dd>() + table_.partial_offset[s],
-        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr,
-        VStrip{});
+    launch(s, kernel, grid, block, 0, stream, hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
+           partials_.get<Dd>() + table_.partial_offset[s],
+           debug ? debug_vblur_.get<float>() : nullptr,
+           debug ? debug_terms_.get<double>() : nullptr, VStrip{});
     check_launch("ssimulacra2: blur_columns_terms_kernel");
+  }
+
+  // A kernel launch of scale s; with priority_ (VQX_SS2_PRIORITY=1), scale 0's kernels and the
+  // reduce are launched at the device's greatest priority (a launch attribute, kept by graph
+  // capture), so that the block scheduler serves the critical path before the other scales'
+  // side streams and fills the gaps with those.
+  template <typename... Params, typename... Args>
+  void launch(int s, void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+              cudaStream_t stream, Args&&... args) {
+    if (priority_ && s == 0) {
+      cudaLaunchConfig_t config = {};
+      config.gridDim = grid;
+      config.blockDim = block;
+      config.dynamicSmemBytes = smem;
+      config.stream = stream;
+      cudaLaunchAttribute attribute[1];
+      attribute[0].id = cudaLaunchAttributePriority;
+      attribute[0].val.priority = high_priority_;
+      config.attrs = attribute;
+      config.numAttrs = 1;
+      check(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...),
+            "ssimulacra2: launch");
+      return;
+    }
+    kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
   }
 
   // Stage 4: writes all 108 sums (zeros for absent scales) to `result`.
   void enqueue_reduce(cudaStream_t stream, double* result) {
-    reduce_kernel<<<dim3(kNumScales, 3), 32, 0, stream>>>(partials_.get<Dd>(), table_, result);
+    launch(0, reduce_kernel, dim3(kNumScales, 3), dim3(32), 0, stream, partials_.get<Dd>(),
+           table_, result);
     check_launch("ssimulacra2: reduce_kernel");
   }
 
@@ -2372,6 +2388,8 @@ class Pipeline {
     std::unique_ptr<vqx::cuda::Stream> xyb_stream;  // xyb_strips_: the strips' XYB
   };
   bool xyb_strips_ = false;
+  bool priority_ = false;
+  int high_priority_ = 0;
   StripPlan strip_[kNumScales];
   bool strips_any_ = false;
   size_t strip_state_threads_ = 0;
@@ -2478,9 +2496,11 @@ class Ssimulacra2Cuda final : public CudaMetric {
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
     options.force_concurrent = schedule && std::string(schedule) == "concurrent";
-    // The strip schedule (session 14): VQX_SS2_STRIPS=0 runs every scale's blurs on whole
-    // planes; VQX_SS2_STRIP_ROWS (rows per strip), VQX_SS2_STRIP_DEPTH (strips in the ring) and
-    // VQX_SS2_STRIP_MIN (the smallest plane height that runs in strips) tune it.
+    // The strip schedule (session 14): VQX_SS2_STRIPS=1 (or VQX_SS2_STRIP_ROWS=N, rows per strip)
+    // turns it on, VQX_SS2_STRIPS=0 off (every scale's blurs on whole planes, the default);
+    // VQX_SS2_STRIP_DEPTH (strips in the ring), VQX_SS2_STRIP_MIN (the smallest plane height
+    // that runs in strips) and VQX_SS2_STRIP_XYB=1 (the XYB by strips too) tune it.
+    // VQX_SS2_PRIORITY=1 launches scale 0's kernels at the greatest priority.
     auto env_int = [](const char* name, int fallback) {
       const char* v = std::getenv(name);
       if (!v || !*v) return fallback;
@@ -2488,11 +2508,14 @@ class Ssimulacra2Cuda final : public CudaMetric {
       const long x = std::strtol(v, &end, 10);
       return end && *end == '\0' && x >= 0 && x <= (1 << 20) ? int(x) : fallback;
     };
-    if (env_int("VQX_SS2_STRIPS", 1) == 0) options.strip_rows = 0;
-    else options.strip_rows = env_int("VQX_SS2_STRIP_ROWS", options.strip_rows);
+    constexpr int kStripRowsOn = 256;  // rows per strip when only VQX_SS2_STRIPS=1 is given
+    const int strips = env_int("VQX_SS2_STRIPS", -1);
+    options.strip_rows = env_int("VQX_SS2_STRIP_ROWS", strips == 1 ? kStripRowsOn : options.strip_rows);
+    if (strips == 0) options.strip_rows = 0;
     options.strip_depth = env_int("VQX_SS2_STRIP_DEPTH", options.strip_depth);
     options.strip_min_height = env_int("VQX_SS2_STRIP_MIN", options.strip_min_height);
     options.strip_xyb = env_int("VQX_SS2_STRIP_XYB", options.strip_xyb ? 1 : 0) != 0;
+    options.priority = env_int("VQX_SS2_PRIORITY", options.priority ? 1 : 0) != 0;
     const char* xyb = std::getenv("VQX_SS2_XYB");
     if (xyb && std::string(xyb) == "split") options.split_xyb = true;
     if (xyb && std::string(xyb) == "fused") options.split_xyb = false;

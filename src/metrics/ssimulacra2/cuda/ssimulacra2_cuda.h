@@ -69,8 +69,9 @@ struct PipelineOptions {
   // strip by strip behind it (each column's recurrence state, pending inputs and f64
   // accumulators carried between launches: the same bits as the full-frame kernels). The
   // horizontal pass of strips i + 1 .. i + strip_depth runs beside the vertical pass of strip i.
-  // Applies with the default kernels only (poles2/poles4 and the fast terms).
-  int strip_rows = 256;
+  // Applies with the default kernels only (poles2/poles4 and the fast terms). Off by default:
+  // slower on the H200 (docs/ssimulacra2.md, session 14), kept for its memory (VQX_SS2_STRIPS=1).
+  int strip_rows = 0;
   int strip_depth = 2;
   int strip_min_height = 1024;
   // Debug path: keep the ring (the horizontal-pass planes are then not read back) instead of
@@ -80,6 +81,9 @@ struct PipelineOptions {
   // Strips: the XYB + downsample of a scale in strips too, on its own stream ahead of the
   // horizontal pass (XYB -> H -> V pipeline); not with split_xyb.
   bool strip_xyb = false;
+  // Scale 0's kernels and the reduce launched at the greatest priority (the other scales' side
+  // streams fill the gaps).
+  bool priority = false;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
