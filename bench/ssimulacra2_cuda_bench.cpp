@@ -4,6 +4,10 @@
 // Targets (issue 7): <= 0.25 ms at 1080p and <= 1.0 ms at 4K on one H200.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
 #include "bench_support.h"
 
 #ifdef VQX_HAVE_CUDA
@@ -150,6 +154,46 @@ void BM_Ss2Strips(benchmark::State& state, const char* pair, PictureFormat fallb
   state.counters["concurrent"] = t.concurrent ? 1 : 0;
   state.counters["score"] = t.score;
 }
+
+// The timeline of one frame (the metric's graph with timing events around each kernel), printed
+// once per configuration: "trace <name> <kernel> s<scale> [strip] <start> <end>" in ms.
+void BM_Ss2Trace(benchmark::State& state, const char* label, const char* pair,
+                 PictureFormat fallback, int rows, int depth, int schedule, bool priority, bool xyb) {
+  if (!cuda_device_available(0)) {
+    state.SkipWithError("no CUDA device");
+    return;
+  }
+  auto frames = load_frames(pair, 1, fallback);
+  const ssimulacra2::YuvMatrix matrix = ssimulacra2::make_yuv_matrix(0);
+  ssimulacra2::cuda::PipelineOptions options;
+  options.strip_rows = rows;
+  options.strip_depth = depth;
+  options.force_chain = schedule == 1;
+  options.concurrent = schedule != 2;
+  options.force_concurrent = schedule == 3;
+  options.priority = priority;
+  options.strip_xyb = xyb;
+  std::vector<ssimulacra2::cuda::TraceEvent> trace;
+  for (auto _ : state) {
+    trace = ssimulacra2::cuda::trace_device_frame(frames.ref.at(0), frames.dis.at(0), &matrix, options);
+    float end = 0.0f;
+    for (const auto& e : trace) end = std::max(end, e.end_ms);
+    state.SetIterationTime(end / 1e3);
+  }
+  for (const auto& e : trace)
+    std::printf("trace %s %s s%d %s %.3f %.3f\n", label, e.what.c_str(), e.scale,
+                e.strip >= 0 ? std::to_string(e.strip).c_str() : "-", e.start_ms, e.end_ms);
+}
+
+#define VQX_SS2_TRACE(name, pair, format, rows, depth, schedule, priority, xyb)                  \
+  BENCHMARK_CAPTURE(BM_Ss2Trace, name, #name, pair, format, rows, depth, schedule, priority, xyb) \
+      ->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond)
+
+VQX_SS2_TRACE(trace_4k_default, "uhd4k", format_4k(), 0, 1, 0, false, false);
+VQX_SS2_TRACE(trace_4k_prio, "uhd4k", format_4k(), 0, 1, 0, true, false);
+VQX_SS2_TRACE(trace_4k_conc_prio, "uhd4k", format_4k(), 0, 1, 3, true, false);
+VQX_SS2_TRACE(trace_1080p_default, "band1080", format_1080p(), 0, 1, 0, false, false);
+VQX_SS2_TRACE(trace_4k_r256_d9_xyb_chain_prio, "uhd4k", format_4k(), 256, 9, 1, true, true);
 
 #define VQX_SS2_STRIPS(name, pair, format, rows, depth, schedule, in_flight, min_height, ...)   \
   BENCHMARK_CAPTURE(BM_Ss2Strips, name, pair, format, rows, depth, schedule, in_flight,       \

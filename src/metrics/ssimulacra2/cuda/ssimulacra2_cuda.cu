@@ -2046,6 +2046,8 @@ class Pipeline {
                   : poles_sets_                 ? blur_rows_poles2_kernel<false, true>
                   : vec_rows_[s]                ? blur_rows_poles2_kernel<true>
                                                 : blur_rows_poles2_kernel<false>;
+    trace_label_ = "H";
+    trace_strip_ = rows == h ? -1 : int(row0 / std::max(rows, 1u));
     launch(s, kernel, grid, pblock, kPoles2Smem, stream, xyb_at_[s], w, h, coef_, hblur_at_[s],
            products, row0, rows, ring_rows);
     check_launch("ssimulacra2: blur_rows_poles2_kernel");
@@ -2070,6 +2072,8 @@ class Pipeline {
     v.last = i + 1 == p.count;
     // A scale's state: [16][its threads] floats and [6][its threads] doubles, after the scales
     // before it.
+    trace_label_ = "V";
+    trace_strip_ = i;
     launch(s, blur_columns_terms_kernel<3, true, kTermRows, true>, grid, block, 0, stream,
            hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
            partials_.get<Dd>() + table_.partial_offset[s],
@@ -2096,6 +2100,8 @@ class Pipeline {
     oy_end = std::min(oy_end, half_size(h));
     const dim3 grid(ceil_div(half_size(w), 32), ceil_div(oy_end - oy0, 8));
     float* dl = debug && s == 0 ? debug_linear_.get<float>() : nullptr;
+    trace_label_ = part == 1 ? "down" : "XYB";
+    trace_strip_ = oy0 == 0 && oy_end == half_size(h) ? -1 : int(oy0);
     if (part == 1) launch_xyb<false>(s, fs, grid, block, down, write_down, nullptr, stream, oy0, oy_end);
     else launch_xyb<true>(s, fs, grid, block, down, write_down, dl, stream, oy0, oy_end);
     check_launch("ssimulacra2: xyb_down_kernel");
@@ -2194,6 +2200,8 @@ class Pipeline {
       kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
                : terms_batch_ == 2 ? blur_columns_terms_kernel<4, true, 2>
                                    : blur_columns_terms_kernel<3, true>;
+    trace_label_ = "V";
+    trace_strip_ = -1;
     launch(s, kernel, grid, block, 0, stream, hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
            partials_.get<Dd>() + table_.partial_offset[s],
            debug ? debug_vblur_.get<float>() : nullptr,
@@ -2208,6 +2216,35 @@ class Pipeline {
   template <typename... Params, typename... Args>
   void launch(int s, void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
               cudaStream_t stream, Args&&... args) {
+    TraceMark* mark = nullptr;
+    if (trace_) {  // timing events around the launch, as real graph nodes when captured
+      trace_->push_back(TraceMark{trace_label_, s, trace_strip_, std::make_unique<vqx::cuda::Event>(),
+                                  std::make_unique<vqx::cuda::Event>()});
+      mark = &trace_->back();
+      check(cudaEventRecordWithFlags(mark->begin->get(), stream, cudaEventRecordExternal), "trace");
+    }
+    launch_now(s, kernel, grid, block, smem, stream, std::forward<Args>(args)...);
+    if (mark) check(cudaEventRecordWithFlags(mark->end->get(), stream, cudaEventRecordExternal), "trace");
+  }
+
+ public:
+  // Timeline of one frame (bench only): every kernel launched through launch() gets timing
+  // events before and after it on its stream.
+  struct TraceMark {
+    const char* what;
+    int scale, strip;
+    std::unique_ptr<vqx::cuda::Event> begin, end;
+  };
+  void set_trace(std::vector<TraceMark>* trace) { trace_ = trace; }
+
+ private:
+  std::vector<TraceMark>* trace_ = nullptr;
+  const char* trace_label_ = "";
+  int trace_strip_ = -1;
+
+  template <typename... Params, typename... Args>
+  void launch_now(int s, void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
+                  cudaStream_t stream, Args&&... args) {
     if (priority_ && s == 0) {
       cudaLaunchConfig_t config = {};
       config.gridDim = grid;
@@ -2226,8 +2263,11 @@ class Pipeline {
     kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
   }
 
+ public:
   // Stage 4: writes all 108 sums (zeros for absent scales) to `result`.
   void enqueue_reduce(cudaStream_t stream, double* result) {
+    trace_label_ = "reduce";
+    trace_strip_ = -1;
     launch(0, reduce_kernel, dim3(kNumScales, 3), dim3(32), 0, stream, partials_.get<Dd>(),
            table_, result);
     check_launch("ssimulacra2: reduce_kernel");
@@ -2642,6 +2682,38 @@ DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const Yu
     if (std::memcmp(other.data(), host.data(), sizeof(host)) != 0) t.replicas_differ = true;
   }
   return t;
+}
+
+std::vector<TraceEvent> trace_device_frame(const Picture& ref, const Picture& dis,
+                                           const YuvMatrix* matrix, const PipelineOptions& options) {
+  vqx::cuda::DeviceContext device(0);
+  Pipeline pipeline;
+  pipeline.init(ref.format(), matrix, EdgeDifference::kFloatGroupsOf8, device, options);
+  vqx::cuda::DeviceBuffer sums(device, sizeof(double) * kResultDoubles, "trace sums");
+  const size_t bytes = ref.format().frame_bytes();
+  vqx::cuda::DeviceBuffer input(device, 2 * bytes, "trace frames");
+  check(cudaMemcpy(input.get(), ref.bytes(), bytes, cudaMemcpyHostToDevice), "trace upload");
+  check(cudaMemcpy(input.get<uint8_t>() + bytes, dis.bytes(), bytes, cudaMemcpyHostToDevice),
+        "trace upload");
+  check(cudaDeviceSynchronize(), "trace upload");
+  vqx::cuda::Stream stream;
+  std::vector<Pipeline::TraceMark> marks;
+  marks.reserve(4096);
+  vqx::cuda::Event base;
+  pipeline.set_trace(&marks);
+  vqx::cuda::GraphExec exec = vqx::cuda::GraphExec::capture(stream.get(), [&] {
+    check(cudaEventRecordWithFlags(base.get(), stream.get(), cudaEventRecordExternal), "trace");
+    pipeline.enqueue_frame(input.get<uint8_t>(), input.get<uint8_t>() + bytes, stream.get(),
+                           sums.get<double>(), nullptr);
+  });
+  pipeline.set_trace(nullptr);
+  for (int i = 0; i < 30; ++i) exec.launch(stream.get());  // clocks up; the last one is read
+  check(cudaStreamSynchronize(stream.get()), "trace");
+  std::vector<TraceEvent> out;
+  for (const auto& m : marks)
+    out.push_back(TraceEvent{m.what, m.scale, m.strip, vqx::cuda::elapsed_ms(base, *m.begin),
+                             vqx::cuda::elapsed_ms(base, *m.end)});
+  return out;
 }
 
 namespace {

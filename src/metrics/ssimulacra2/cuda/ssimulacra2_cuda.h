@@ -3,6 +3,7 @@
 // per-pixel bit-identical to the CPU stages of ssimulacra2_core.h, the 108 sums from a fixed
 // double-double reduction tree, one readback per frame, pooling on the host with pool_score().
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/cuda/cuda_metric.h"
@@ -114,6 +115,17 @@ struct DeviceTiming {
 // i % in_flight's stream: device time per frame with several frames in flight.
 DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
                                 const PipelineOptions& options, int frames, int in_flight = 1);
+
+// Timeline of one frame (bench only): the metric's graph with timing events around every kernel
+// (as graph nodes), replayed; start and end of each kernel in ms from the frame's start. A
+// start is when its stream reached the launch (the kernel may begin later if the GPU is full).
+struct TraceEvent {
+  std::string what;  // XYB, down, H, V, reduce
+  int scale = 0, strip = -1;
+  float start_ms = 0.0f, end_ms = 0.0f;
+};
+std::vector<TraceEvent> trace_device_frame(const Picture& ref, const Picture& dis,
+                                           const YuvMatrix* matrix, const PipelineOptions& options);
 
 }  // namespace ssimulacra2::cuda
 }  // namespace vqx
