@@ -124,7 +124,7 @@ VQX_SS2_DEVICE(4k_poles4_sequential, "uhd4k", format_4k(), kPoles4 | kFastTerms,
 
 // The strip schedule (session 14): rows per strip (0 = whole planes), ring depth, the scale
 // schedule (0 = the metric's choice, 1 = chain, 2 = scales in sequence, 3 = concurrent) and
-// frames in flight; strips apply to planes of at least 1024 rows (min_height) unless given.
+// frames in flight; strips apply to planes of at least min_height rows.
 void BM_Ss2Strips(benchmark::State& state, const char* pair, PictureFormat fallback, int rows,
                   int depth, int schedule, int in_flight, int min_height, bool xyb = false,
                   bool priority = false) {
@@ -171,6 +171,7 @@ void BM_Ss2Trace(benchmark::State& state, const char* label, const char* pair,
   options.force_chain = schedule == 1;
   options.concurrent = schedule != 2;
   options.force_concurrent = schedule == 3;
+  options.strip_min_height = 1024;
   options.priority = priority;
   options.strip_xyb = xyb;
   std::vector<ssimulacra2::cuda::TraceEvent> trace;
@@ -203,62 +204,35 @@ VQX_SS2_TRACE(trace_4k_r256_d9_xyb_chain_prio, "uhd4k", format_4k(), 256, 9, 1, 
 VQX_SS2_STRIPS(strips_1080p_full, "band1080", format_1080p(), 0, 1, 0, 1, 1024);
 VQX_SS2_STRIPS(strips_1080p_full_x2, "band1080", format_1080p(), 0, 1, 0, 2, 1024);
 VQX_SS2_STRIPS(strips_1080p_r256_d2, "band1080", format_1080p(), 256, 2, 0, 1, 1024);
-VQX_SS2_STRIPS(strips_1080p_r256_d2_x2, "band1080", format_1080p(), 256, 2, 0, 2, 1024);
-VQX_SS2_STRIPS(strips_1080p_r128_d2, "band1080", format_1080p(), 128, 2, 0, 1, 1024);
-VQX_SS2_STRIPS(strips_1080p_r256_d1, "band1080", format_1080p(), 256, 1, 0, 1, 1024);
-VQX_SS2_STRIPS(strips_1080p_r256_d4, "band1080", format_1080p(), 256, 4, 0, 1, 1024);
 VQX_SS2_STRIPS(strips_1080p_r544_d1, "band1080", format_1080p(), 544, 1, 0, 1, 1024);
 VQX_SS2_STRIPS(strips_1080p_r128_d8, "band1080", format_1080p(), 128, 8, 0, 1, 1024);
 VQX_SS2_STRIPS(strips_4k_full, "uhd4k", format_4k(), 0, 1, 0, 1, 1024);
 VQX_SS2_STRIPS(strips_4k_full_x2, "uhd4k", format_4k(), 0, 1, 0, 2, 1024);
-VQX_SS2_STRIPS(strips_4k_full_seq, "uhd4k", format_4k(), 0, 1, 2, 1, 1024);
 VQX_SS2_STRIPS(strips_4k_r256_d2, "uhd4k", format_4k(), 256, 2, 0, 1, 1024);
 VQX_SS2_STRIPS(strips_4k_r256_d2_x2, "uhd4k", format_4k(), 256, 2, 0, 2, 1024);
 VQX_SS2_STRIPS(strips_4k_r256_d2_chain, "uhd4k", format_4k(), 256, 2, 1, 1, 1024);
 VQX_SS2_STRIPS(strips_4k_r256_d2_conc, "uhd4k", format_4k(), 256, 2, 3, 1, 1024);
-VQX_SS2_STRIPS(strips_4k_r256_d1, "uhd4k", format_4k(), 256, 1, 0, 1, 1024);
-VQX_SS2_STRIPS(strips_4k_r256_d4, "uhd4k", format_4k(), 256, 4, 0, 1, 1024);
 VQX_SS2_STRIPS(strips_4k_r128_d3, "uhd4k", format_4k(), 128, 3, 0, 1, 1024);
-VQX_SS2_STRIPS(strips_4k_r128_d6, "uhd4k", format_4k(), 128, 6, 0, 1, 1024);
 VQX_SS2_STRIPS(strips_4k_r512_d1, "uhd4k", format_4k(), 512, 1, 0, 1, 1024);
-VQX_SS2_STRIPS(strips_4k_r512_d2, "uhd4k", format_4k(), 512, 2, 0, 1, 1024);
 VQX_SS2_STRIPS(strips_4k_r1088_d1, "uhd4k", format_4k(), 1088, 1, 0, 1, 1024);
 VQX_SS2_STRIPS(strips_4k_r256_d8_conc, "uhd4k", format_4k(), 256, 8, 3, 1, 1024);
-VQX_SS2_STRIPS(strips_4k_r128_d3_x2, "uhd4k", format_4k(), 128, 3, 0, 2, 1024);
-VQX_SS2_STRIPS(strips_4k_r512_d1_x2, "uhd4k", format_4k(), 512, 1, 0, 2, 1024);
-VQX_SS2_STRIPS(strips_4k_r1088_d1_x2, "uhd4k", format_4k(), 1088, 1, 0, 2, 1024);
 VQX_SS2_STRIPS(strips_1080p_r256_d2_xyb, "band1080", format_1080p(), 256, 2, 0, 1, 1024, true);
-VQX_SS2_STRIPS(strips_1080p_r128_d4_xyb, "band1080", format_1080p(), 128, 4, 0, 1, 1024, true);
 VQX_SS2_STRIPS(strips_4k_r256_d2_xyb, "uhd4k", format_4k(), 256, 2, 0, 1, 1024, true);
-VQX_SS2_STRIPS(strips_4k_r256_d2_xyb_x2, "uhd4k", format_4k(), 256, 2, 0, 2, 1024, true);
-VQX_SS2_STRIPS(strips_4k_r512_d1_xyb, "uhd4k", format_4k(), 512, 1, 0, 1, 1024, true);
 VQX_SS2_STRIPS(strips_4k_r256_d8_conc_xyb, "uhd4k", format_4k(), 256, 8, 3, 1, 1024, true);
-VQX_SS2_STRIPS(strips_4k_r128_d3_xyb_chain, "uhd4k", format_4k(), 128, 3, 1, 1, 1024, true);
-// Round 2: scale 0 at the greatest priority; strip configurations whose ring (800 rows) keeps the
+// Scale 0 at the greatest priority; strip configurations whose ring (800 rows) keeps the
 // metric within the engine's two-frames budget at 4K, single frame and two frames in flight.
-VQX_SS2_STRIPS(r2_1080p_full_prio, "band1080", format_1080p(), 0, 1, 0, 1, 1024, false, true);
-VQX_SS2_STRIPS(r2_1080p_full_prio_x2, "band1080", format_1080p(), 0, 1, 0, 2, 1024, false, true);
-VQX_SS2_STRIPS(r2_1080p_full_prio_x3, "band1080", format_1080p(), 0, 1, 0, 3, 1024, false, true);
-VQX_SS2_STRIPS(r2_1080p_full_x3, "band1080", format_1080p(), 0, 1, 0, 3, 1024);
-VQX_SS2_STRIPS(r2_4k_full_prio, "uhd4k", format_4k(), 0, 1, 0, 1, 1024, false, true);
-VQX_SS2_STRIPS(r2_4k_full_prio_x2, "uhd4k", format_4k(), 0, 1, 0, 2, 1024, false, true);
-VQX_SS2_STRIPS(r2_4k_full_conc_prio, "uhd4k", format_4k(), 0, 1, 3, 1, 1024, false, true);
-VQX_SS2_STRIPS(r2_4k_r768_d1_x2, "uhd4k", format_4k(), 768, 1, 0, 2, 1440);
-VQX_SS2_STRIPS(r2_4k_r384_d2_x2, "uhd4k", format_4k(), 384, 2, 0, 2, 1440);
-VQX_SS2_STRIPS(r2_4k_r256_d3_x2, "uhd4k", format_4k(), 256, 3, 0, 2, 1440);
-VQX_SS2_STRIPS(r2_4k_r384_d2_x2_prio, "uhd4k", format_4k(), 384, 2, 0, 2, 1440, false, true);
-VQX_SS2_STRIPS(r2_4k_r768_d1_x2_prio, "uhd4k", format_4k(), 768, 1, 0, 2, 1440, false, true);
-VQX_SS2_STRIPS(r2_4k_r384_d2, "uhd4k", format_4k(), 384, 2, 0, 1, 1440);
-VQX_SS2_STRIPS(r2_4k_r768_d1, "uhd4k", format_4k(), 768, 1, 0, 1, 1440);
+VQX_SS2_STRIPS(strips_1080p_full_prio, "band1080", format_1080p(), 0, 1, 0, 1, 1024, false, true);
+VQX_SS2_STRIPS(strips_4k_full_prio, "uhd4k", format_4k(), 0, 1, 0, 1, 1024, false, true);
+VQX_SS2_STRIPS(strips_4k_full_prio_x2, "uhd4k", format_4k(), 0, 1, 0, 2, 1024, false, true);
+VQX_SS2_STRIPS(strips_4k_full_conc_prio, "uhd4k", format_4k(), 0, 1, 3, 1, 1024, false, true);
+VQX_SS2_STRIPS(strips_4k_r768_d1_x2, "uhd4k", format_4k(), 768, 1, 0, 2, 1440);
+VQX_SS2_STRIPS(strips_4k_r384_d2_x2, "uhd4k", format_4k(), 384, 2, 0, 2, 1440);
+VQX_SS2_STRIPS(strips_4k_r768_d1, "uhd4k", format_4k(), 768, 1, 0, 1, 1440);
 // Every strip's H in flight at once (ring = whole planes), the XYB by strips ahead: V of the
 // first strips overlaps H of the last (critical path XYB -> one H walk -> the last strip's V).
-VQX_SS2_STRIPS(r2_4k_r256_d9_xyb_chain_prio, "uhd4k", format_4k(), 256, 9, 1, 1, 1024, true, true);
-VQX_SS2_STRIPS(r2_4k_r256_d9_chain_prio, "uhd4k", format_4k(), 256, 9, 1, 1, 1024, false, true);
-VQX_SS2_STRIPS(r2_4k_r256_d9_xyb_chain, "uhd4k", format_4k(), 256, 9, 1, 1, 1024, true, false);
-VQX_SS2_STRIPS(r2_4k_r512_d5_xyb_chain_prio, "uhd4k", format_4k(), 512, 5, 1, 1, 1024, true, true);
-VQX_SS2_STRIPS(r2_4k_r128_d17_xyb_chain_prio, "uhd4k", format_4k(), 128, 17, 1, 1, 1024, true, true);
-VQX_SS2_STRIPS(r2_1080p_r128_d9_xyb_prio, "band1080", format_1080p(), 128, 9, 0, 1, 1024, true, true);
-VQX_SS2_STRIPS(r2_1080p_r256_d5_xyb_prio, "band1080", format_1080p(), 256, 5, 0, 1, 1024, true, true);
+VQX_SS2_STRIPS(strips_4k_r256_d9_xyb_chain_prio, "uhd4k", format_4k(), 256, 9, 1, 1, 1024, true, true);
+VQX_SS2_STRIPS(strips_4k_r256_d9_chain_prio, "uhd4k", format_4k(), 256, 9, 1, 1, 1024, false, true);
+VQX_SS2_STRIPS(strips_1080p_r128_d9_xyb_prio, "band1080", format_1080p(), 128, 9, 0, 1, 1024, true, true);
 
 }  // namespace
 }  // namespace vqx::bench

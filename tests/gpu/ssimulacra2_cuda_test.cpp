@@ -454,12 +454,13 @@ TEST(Ssimulacra2CudaStrips, EngineStripKnobsSameBits) {
         {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_ROWS", "32"}, {"VQX_SS2_STRIP_DEPTH", "1"}},
         {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_ROWS", "64"}, {"VQX_SS2_STRIP_DEPTH", "3"}},
         {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_ROWS", "128"}, {"VQX_SS2_STRIP_DEPTH", "2"}},
-        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_SCHEDULE", "chain"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_SCHEDULE", "chain"}, {"VQX_SS2_STRIP_ROWS", "64"}, {"VQX_SS2_STRIP_DEPTH", "2"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}},
         {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_SEQUENTIAL", "1"}, {"VQX_SS2_STRIP_ROWS", "96"}},
         {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_HBLUR", "poles4"}, {"VQX_SS2_STRIP_ROWS", "64"}},
         {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_STRIP_ROWS", "64"}},
-        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SCHEDULE", "chain"}},
-        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SEQUENTIAL", "1"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SCHEDULE", "chain"}, {"VQX_SS2_STRIP_ROWS", "32"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SEQUENTIAL", "1"}, {"VQX_SS2_STRIP_ROWS", "96"}, {"VQX_SS2_STRIP_DEPTH", "3"}},
         {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_PRIORITY", "1"}, {"VQX_SS2_STRIP_ROWS", "32"}}};
     for (const auto& set : knobs) {
       std::string what;

@@ -2548,7 +2548,10 @@ class Ssimulacra2Cuda final : public CudaMetric {
       const long x = std::strtol(v, &end, 10);
       return end && *end == '\0' && x >= 0 && x <= (1 << 20) ? int(x) : fallback;
     };
-    constexpr int kStripRowsOn = 256;  // rows per strip when only VQX_SS2_STRIPS=1 is given
+    // Rows per strip when only VQX_SS2_STRIPS=1 is given: with depth 1 and planes of at least
+    // 1440 rows (the defaults), a 4K frame's metric takes 435 MiB, so the engine keeps two frames
+    // in flight within 1 GiB (docs/ssimulacra2.md, session 14).
+    constexpr int kStripRowsOn = 768;
     const int strips = env_int("VQX_SS2_STRIPS", -1);
     options.strip_rows = env_int("VQX_SS2_STRIP_ROWS", strips == 1 ? kStripRowsOn : options.strip_rows);
     if (strips == 0) options.strip_rows = 0;

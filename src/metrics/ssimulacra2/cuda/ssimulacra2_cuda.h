@@ -73,8 +73,8 @@ struct PipelineOptions {
   // Applies with the default kernels only (poles2/poles4 and the fast terms). Off by default:
   // slower on the H200 (docs/ssimulacra2.md, session 14), kept for its memory (VQX_SS2_STRIPS=1).
   int strip_rows = 0;
-  int strip_depth = 2;
-  int strip_min_height = 1024;
+  int strip_depth = 1;
+  int strip_min_height = 1440;
   // Debug path: keep the ring (the horizontal-pass planes are then not read back) instead of
   // full planes.
   bool strip_debug_ring = false;
