@@ -2020,7 +2020,7 @@ class Pipeline {
             "ssimulacra2: strips");
       if (with_xyb) check(cudaStreamWaitEvent(hs, p.x_done[size_t(i)]->get(), 0), "ssimulacra2: strips");
       const uint32_t row0 = uint32_t(i) * p.rows;
-      enqueue_rows_range(s, hs, row0, std::min(p.rows, h - row0), p.ring_rows);
+      enqueue_rows_range(s, hs, row0, std::min(p.rows, h - row0), p.ring_rows, i);
       check(cudaEventRecord(p.h_done[size_t(i)]->get(), hs), "ssimulacra2: strips");
       check(cudaStreamWaitEvent(stream, p.h_done[size_t(i)]->get(), 0), "ssimulacra2: strips");
       enqueue_columns_strip(s, stream, i);
@@ -2036,7 +2036,7 @@ class Pipeline {
   // The horizontal pass of image rows [row0, row0 + rows) of scale s into planes of ring_rows
   // rows (the default kernel, poles2 or poles4).
   void enqueue_rows_range(int s, cudaStream_t stream, uint32_t row0, uint32_t rows,
-                          uint32_t ring_rows) {
+                          uint32_t ring_rows, int strip = -1) {
     const uint32_t w = width_[s], h = height_[s];
     const bool debug = debug_linear_.get() != nullptr;
     float* products = debug ? debug_products_.get<float>() : nullptr;
@@ -2047,7 +2047,7 @@ class Pipeline {
                   : vec_rows_[s]                ? blur_rows_poles2_kernel<true>
                                                 : blur_rows_poles2_kernel<false>;
     trace_label_ = "H";
-    trace_strip_ = rows == h ? -1 : int(row0 / std::max(rows, 1u));
+    trace_strip_ = strip;
     launch(s, kernel, grid, pblock, kPoles2Smem, stream, xyb_at_[s], w, h, coef_, hblur_at_[s],
            products, row0, rows, ring_rows);
     check_launch("ssimulacra2: blur_rows_poles2_kernel");
@@ -2101,7 +2101,7 @@ class Pipeline {
     const dim3 grid(ceil_div(half_size(w), 32), ceil_div(oy_end - oy0, 8));
     float* dl = debug && s == 0 ? debug_linear_.get<float>() : nullptr;
     trace_label_ = part == 1 ? "down" : "XYB";
-    trace_strip_ = oy0 == 0 && oy_end == half_size(h) ? -1 : int(oy0);
+    trace_strip_ = oy0 == 0 && oy_end == half_size(h) ? -1 : int(oy0 / std::max(1u, strip_[s].rows / 2));
     if (part == 1) launch_xyb<false>(s, fs, grid, block, down, write_down, nullptr, stream, oy0, oy_end);
     else launch_xyb<true>(s, fs, grid, block, down, write_down, dl, stream, oy0, oy_end);
     check_launch("ssimulacra2: xyb_down_kernel");
