@@ -126,8 +126,7 @@ VQX_SS2_DEVICE(4k_poles4_sequential, "uhd4k", format_4k(), kPoles4 | kFastTerms,
 // schedule (0 = the metric's choice, 1 = chain, 2 = scales in sequence, 3 = concurrent) and
 // frames in flight; strips apply to planes of at least min_height rows.
 void BM_Ss2Strips(benchmark::State& state, const char* pair, PictureFormat fallback, int rows,
-                  int depth, int schedule, int in_flight, int min_height, bool xyb = false,
-                  bool priority = false) {
+                  int depth, int schedule, int in_flight, int min_height, bool xyb = false) {
   if (!cuda_device_available(0)) {
     state.SkipWithError("no CUDA device");
     return;
@@ -142,7 +141,6 @@ void BM_Ss2Strips(benchmark::State& state, const char* pair, PictureFormat fallb
   options.concurrent = schedule != 2;
   options.force_concurrent = schedule == 3;
   options.strip_xyb = xyb;
-  options.priority = priority;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
     t = ssimulacra2::cuda::time_device_frames(frames.ref.at(0), frames.dis.at(0), &matrix, options,
@@ -158,7 +156,7 @@ void BM_Ss2Strips(benchmark::State& state, const char* pair, PictureFormat fallb
 // The timeline of one frame (the metric's graph with timing events around each kernel), printed
 // once per configuration: "trace <name> <kernel> s<scale> [strip] <start> <end>" in ms.
 void BM_Ss2Trace(benchmark::State& state, const char* label, const char* pair,
-                 PictureFormat fallback, int rows, int depth, int schedule, bool priority, bool xyb) {
+                 PictureFormat fallback, int rows, int depth, int schedule, bool xyb) {
   if (!cuda_device_available(0)) {
     state.SkipWithError("no CUDA device");
     return;
@@ -172,7 +170,6 @@ void BM_Ss2Trace(benchmark::State& state, const char* label, const char* pair,
   options.concurrent = schedule != 2;
   options.force_concurrent = schedule == 3;
   options.strip_min_height = 1024;
-  options.priority = priority;
   options.strip_xyb = xyb;
   std::vector<ssimulacra2::cuda::TraceEvent> trace;
   for (auto _ : state) {
@@ -186,15 +183,14 @@ void BM_Ss2Trace(benchmark::State& state, const char* label, const char* pair,
                 e.strip >= 0 ? std::to_string(e.strip).c_str() : "-", e.start_ms, e.end_ms);
 }
 
-#define VQX_SS2_TRACE(name, pair, format, rows, depth, schedule, priority, xyb)                  \
-  BENCHMARK_CAPTURE(BM_Ss2Trace, name, #name, pair, format, rows, depth, schedule, priority, xyb) \
+#define VQX_SS2_TRACE(name, pair, format, rows, depth, schedule, xyb)                           \
+  BENCHMARK_CAPTURE(BM_Ss2Trace, name, #name, pair, format, rows, depth, schedule, xyb)       \
       ->Iterations(1)->UseManualTime()->Unit(benchmark::kMillisecond)
 
-VQX_SS2_TRACE(trace_4k_default, "uhd4k", format_4k(), 0, 1, 0, false, false);
-VQX_SS2_TRACE(trace_4k_prio, "uhd4k", format_4k(), 0, 1, 0, true, false);
-VQX_SS2_TRACE(trace_4k_conc_prio, "uhd4k", format_4k(), 0, 1, 3, true, false);
-VQX_SS2_TRACE(trace_1080p_default, "band1080", format_1080p(), 0, 1, 0, false, false);
-VQX_SS2_TRACE(trace_4k_r256_d9_xyb_chain_prio, "uhd4k", format_4k(), 256, 9, 1, true, true);
+VQX_SS2_TRACE(trace_4k_default, "uhd4k", format_4k(), 0, 1, 0, false);
+VQX_SS2_TRACE(trace_4k_conc, "uhd4k", format_4k(), 0, 1, 3, false);
+VQX_SS2_TRACE(trace_1080p_default, "band1080", format_1080p(), 0, 1, 0, false);
+VQX_SS2_TRACE(trace_4k_r256_d9_xyb_chain, "uhd4k", format_4k(), 256, 9, 1, true);
 
 #define VQX_SS2_STRIPS(name, pair, format, rows, depth, schedule, in_flight, min_height, ...)   \
   BENCHMARK_CAPTURE(BM_Ss2Strips, name, pair, format, rows, depth, schedule, in_flight,       \
@@ -219,20 +215,17 @@ VQX_SS2_STRIPS(strips_4k_r256_d8_conc, "uhd4k", format_4k(), 256, 8, 3, 1, 1024)
 VQX_SS2_STRIPS(strips_1080p_r256_d2_xyb, "band1080", format_1080p(), 256, 2, 0, 1, 1024, true);
 VQX_SS2_STRIPS(strips_4k_r256_d2_xyb, "uhd4k", format_4k(), 256, 2, 0, 1, 1024, true);
 VQX_SS2_STRIPS(strips_4k_r256_d8_conc_xyb, "uhd4k", format_4k(), 256, 8, 3, 1, 1024, true);
-// Scale 0 at the greatest priority; strip configurations whose ring (800 rows) keeps the
+// Strip configurations whose ring (800 rows) keeps the
 // metric within the engine's two-frames budget at 4K, single frame and two frames in flight.
-VQX_SS2_STRIPS(strips_1080p_full_prio, "band1080", format_1080p(), 0, 1, 0, 1, 1024, false, true);
-VQX_SS2_STRIPS(strips_4k_full_prio, "uhd4k", format_4k(), 0, 1, 0, 1, 1024, false, true);
-VQX_SS2_STRIPS(strips_4k_full_prio_x2, "uhd4k", format_4k(), 0, 1, 0, 2, 1024, false, true);
-VQX_SS2_STRIPS(strips_4k_full_conc_prio, "uhd4k", format_4k(), 0, 1, 3, 1, 1024, false, true);
+VQX_SS2_STRIPS(strips_4k_full_conc, "uhd4k", format_4k(), 0, 1, 3, 1, 1024, false);
 VQX_SS2_STRIPS(strips_4k_r768_d1_x2, "uhd4k", format_4k(), 768, 1, 0, 2, 1440);
 VQX_SS2_STRIPS(strips_4k_r384_d2_x2, "uhd4k", format_4k(), 384, 2, 0, 2, 1440);
 VQX_SS2_STRIPS(strips_4k_r768_d1, "uhd4k", format_4k(), 768, 1, 0, 1, 1440);
 // Every strip's H in flight at once (ring = whole planes), the XYB by strips ahead: V of the
 // first strips overlaps H of the last (critical path XYB -> one H walk -> the last strip's V).
-VQX_SS2_STRIPS(strips_4k_r256_d9_xyb_chain_prio, "uhd4k", format_4k(), 256, 9, 1, 1, 1024, true, true);
-VQX_SS2_STRIPS(strips_4k_r256_d9_chain_prio, "uhd4k", format_4k(), 256, 9, 1, 1, 1024, false, true);
-VQX_SS2_STRIPS(strips_1080p_r128_d9_xyb_prio, "band1080", format_1080p(), 128, 9, 0, 1, 1024, true, true);
+VQX_SS2_STRIPS(strips_4k_r256_d9_xyb_chain, "uhd4k", format_4k(), 256, 9, 1, 1, 1024, true);
+VQX_SS2_STRIPS(strips_4k_r256_d9_chain, "uhd4k", format_4k(), 256, 9, 1, 1, 1024, false);
+VQX_SS2_STRIPS(strips_1080p_r128_d9_xyb, "band1080", format_1080p(), 128, 9, 0, 1, 1024, true);
 
 }  // namespace
 }  // namespace vqx::bench

@@ -439,8 +439,9 @@ TEST(Ssimulacra2CudaStrips, StripScheduleSameBits) {
 
 // The same through the engine (graph capture, frames in flight, the H streams beside the V
 // stream, the ring at every strip size): the metric's scores with the strip knobs equal those of
-// VQX_SS2_STRIPS=0, frame by frame, bit for bit, on n576 and odd853 with every scale in strips,
-// and with the default strip settings under each forced scale schedule.
+// VQX_SS2_STRIPS=0, frame by frame, bit for bit, on n576 and odd853 with every scale in strips
+// of 32 to 128 rows, depths 1 to 3, under each scale schedule, with poles4 and with the XYB by
+// strips.
 TEST(Ssimulacra2CudaStrips, EngineStripKnobsSameBits) {
   VQX_REQUIRE_CUDA();
   for (const char* pair : {"n576", "odd853"}) {
@@ -460,8 +461,7 @@ TEST(Ssimulacra2CudaStrips, EngineStripKnobsSameBits) {
         {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_HBLUR", "poles4"}, {"VQX_SS2_STRIP_ROWS", "64"}},
         {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_STRIP_ROWS", "64"}},
         {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SCHEDULE", "chain"}, {"VQX_SS2_STRIP_ROWS", "32"}},
-        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SEQUENTIAL", "1"}, {"VQX_SS2_STRIP_ROWS", "96"}, {"VQX_SS2_STRIP_DEPTH", "3"}},
-        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_PRIORITY", "1"}, {"VQX_SS2_STRIP_ROWS", "32"}}};
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SEQUENTIAL", "1"}, {"VQX_SS2_STRIP_ROWS", "96"}, {"VQX_SS2_STRIP_DEPTH", "3"}}};
     for (const auto& set : knobs) {
       std::string what;
       for (const auto& [k, v] : set) {
@@ -657,8 +657,7 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_SCHEDULE", "chain"},
                               {"VQX_SS2_SCHEDULE", "concurrent"},
                               {"VQX_SS2_STRIPS", "0"},
-                              {"VQX_SS2_STRIPS", "1"},
-                              {"VQX_SS2_PRIORITY", "1"}};
+                              {"VQX_SS2_STRIPS", "1"}};
     for (const auto& knob : knobs) {
       setenv(knob[0], knob[1], 1);
       const std::vector<double> other =

@@ -940,12 +940,16 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
 // Row range and ring (the strip schedule, session 14; the interface of every horizontal kernel
 // that takes part in it): the kernel processes image rows [row0, row0 + rows) (one block per 32
 // of them), reads the XYB rows from the full planes as before, and writes output row y to ring
-// row y % ring_rows of planes whose stride is ring_rows * w (ring_rows = h: the full planes).
+// row y % ring_rows of planes whose stride is ring_rows * w (ring_rows = h: the full planes; the
+// defaults: every row, whole planes).
 template <bool kVec, bool kSets = false>
 __global__ void __launch_bounds__(kPoleThreads, 2)
 blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
                         float* __restrict__ hblur, float* __restrict__ debug_products,
-                        uint32_t row0, uint32_t row_count, uint32_t ring_rows) {
+                        uint32_t row0 = 0, uint32_t row_count = UINT32_MAX,
+                        uint32_t ring_rows = 0) {
+  if (ring_rows == 0) ring_rows = h;  // the defaults: all rows, whole planes
+  if (row_count > h - row0) row_count = h - row0;
   extern __shared__ float smem[];
   float* ring = smem;                        // [3 tiles][2 images][kLines][kTileRow]
   float* sums = smem + 6 * kTileSlot;        // [5 planes][kLines][kTileRow]
@@ -1734,12 +1738,6 @@ class Pipeline {
     terms_batch_ = options.terms_batch;
     split_xyb_ = options.split_xyb;
     xyb_strips_ = options.strip_xyb && !options.split_xyb;
-    priority_ = options.priority;
-    if (priority_) {
-      int least = 0;
-      check(cudaDeviceGetStreamPriorityRange(&least, &high_priority_),
-            "ssimulacra2: stream priorities");
-    }
     format_ = format;
     edge_difference_ = edge_difference;
     rgb_ = matrix == nullptr;
@@ -1962,7 +1960,7 @@ class Pipeline {
   void enqueue_scale(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream,
                      StageMarks* marks) {
     if (marks) marks->stage(stream, size_t(3 * s));
-    if (!xyb_in_strips(s)) enqueue_xyb(s, ref, dis, stream);
+    if (!xyb_in_strips(s)) traced("XYB", s, -1, stream, [&] { enqueue_xyb(s, ref, dis, stream); });
     if (marks) marks->stage(stream, size_t(3 * s + 1));
     if (strip_[s].on) {
       if (xyb_in_strips(s)) enqueue_strips(s, stream, ref, dis);
@@ -1970,9 +1968,9 @@ class Pipeline {
       if (marks) marks->stage(stream, size_t(3 * s + 2));
       return;
     }
-    enqueue_rows(s, stream);
+    traced("H", s, -1, stream, [&] { enqueue_rows(s, stream); });
     if (marks) marks->stage(stream, size_t(3 * s + 2));
-    enqueue_columns(s, stream);
+    traced("V", s, -1, stream, [&] { enqueue_columns(s, stream); });
   }
 
   // Stages 2-3 of scale s, by strips where its plan says so.
@@ -1981,8 +1979,8 @@ class Pipeline {
       enqueue_strips(s, stream);
       return;
     }
-    enqueue_rows(s, stream);
-    enqueue_columns(s, stream);
+    traced("H", s, -1, stream, [&] { enqueue_rows(s, stream); });
+    traced("V", s, -1, stream, [&] { enqueue_columns(s, stream); });
   }
 
   // The strip schedule of scale s (session 14): for strip i (image rows [i R, i R + R)), the
@@ -2009,7 +2007,7 @@ class Pipeline {
       for (int i = 0; i < p.count; ++i) {
         const uint32_t row0 = uint32_t(i) * p.rows;
         const uint32_t row_end = std::min(row0 + p.rows, h);
-        enqueue_xyb(s, ref, dis, xs, 0, row0 / 2, (row_end + 1) / 2);
+        traced("XYB", s, i, xs, [&] { enqueue_xyb_rows(s, ref, dis, xs, row0 / 2, (row_end + 1) / 2); });
         check(cudaEventRecord(p.x_done[size_t(i)]->get(), xs), "ssimulacra2: strips");
       }
       if (xyb_done) check(cudaEventRecord(xyb_done, xs), "ssimulacra2: strips");
@@ -2020,10 +2018,12 @@ class Pipeline {
             "ssimulacra2: strips");
       if (with_xyb) check(cudaStreamWaitEvent(hs, p.x_done[size_t(i)]->get(), 0), "ssimulacra2: strips");
       const uint32_t row0 = uint32_t(i) * p.rows;
-      enqueue_rows_range(s, hs, row0, std::min(p.rows, h - row0), p.ring_rows, i);
+      traced("H", s, i, hs, [&] {
+        enqueue_rows_range(s, hs, row0, std::min(p.rows, h - row0), p.ring_rows);
+      });
       check(cudaEventRecord(p.h_done[size_t(i)]->get(), hs), "ssimulacra2: strips");
       check(cudaStreamWaitEvent(stream, p.h_done[size_t(i)]->get(), 0), "ssimulacra2: strips");
-      enqueue_columns_strip(s, stream, i);
+      traced("V", s, i, stream, [&] { enqueue_columns_strip(s, stream, i); });
       if (i + p.depth < p.count)
         check(cudaEventRecord(p.v_done[size_t(i)]->get(), stream), "ssimulacra2: strips");
     }
@@ -2033,10 +2033,42 @@ class Pipeline {
     }
   }
 
+  // The XYB + downsample of rows [oy0, oy_end) of the half-size grid of scale s (image rows
+  // [2 oy0, 2 oy_end)): xyb_down_kernel with its row range, for the XYB by strips.
+  void enqueue_xyb_rows(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream,
+                        uint32_t oy0, uint32_t oy_end) {
+    const uint32_t w = width_[s], h = height_[s];
+    FrameSource fs = source_;
+    fs.frame[0] = ref;
+    fs.frame[1] = dis;
+    const bool write_down = s + 1 < scales_;
+    float* down = write_down ? level_[s + 1] : nullptr;
+    float* dl = debug_linear_.get() != nullptr && s == 0 ? debug_linear_.get<float>() : nullptr;
+    float* xyb = xyb_at_[s];
+    const dim3 block(32, 8);
+    const dim3 grid(ceil_div(half_size(w), 32), ceil_div(oy_end - oy0, 8));
+    if (s > 0)
+      xyb_down_kernel<Source::kLinear><<<grid, block, 0, stream>>>(
+          fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr, oy0, oy_end);
+    else if (rgb_ && format_.bit_depth > 8)
+      xyb_down_kernel<Source::kRgb16><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+    else if (rgb_)
+      xyb_down_kernel<Source::kRgb8><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+    else if (format_.bit_depth > 8)
+      xyb_down_kernel<Source::kYuv16><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+    else
+      xyb_down_kernel<Source::kYuv8><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+    check_launch("ssimulacra2: xyb_down_kernel (strip)");
+  }
+
   // The horizontal pass of image rows [row0, row0 + rows) of scale s into planes of ring_rows
   // rows (the default kernel, poles2 or poles4).
   void enqueue_rows_range(int s, cudaStream_t stream, uint32_t row0, uint32_t rows,
-                          uint32_t ring_rows, int strip = -1) {
+                          uint32_t ring_rows) {
     const uint32_t w = width_[s], h = height_[s];
     const bool debug = debug_linear_.get() != nullptr;
     float* products = debug ? debug_products_.get<float>() : nullptr;
@@ -2046,11 +2078,9 @@ class Pipeline {
                   : poles_sets_                 ? blur_rows_poles2_kernel<false, true>
                   : vec_rows_[s]                ? blur_rows_poles2_kernel<true>
                                                 : blur_rows_poles2_kernel<false>;
-    trace_label_ = "H";
-    trace_strip_ = strip;
-    launch(s, kernel, grid, pblock, kPoles2Smem, stream, xyb_at_[s], w, h, coef_, hblur_at_[s],
-           products, row0, rows, ring_rows);
-    check_launch("ssimulacra2: blur_rows_poles2_kernel");
+    kernel<<<grid, pblock, kPoles2Smem, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s], products,
+                                                  row0, rows, ring_rows);
+    check_launch("ssimulacra2: blur_rows_poles2_kernel (strip)");
   }
 
   // The vertical pass + terms of strip i of scale s (the fast terms kernel, kStrip).
@@ -2072,22 +2102,18 @@ class Pipeline {
     v.last = i + 1 == p.count;
     // A scale's state: [16][its threads] floats and [6][its threads] doubles, after the scales
     // before it.
-    trace_label_ = "V";
-    trace_strip_ = i;
-    launch(s, blur_columns_terms_kernel<3, true, kTermRows, true>, grid, block, 0, stream,
-           hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
-           partials_.get<Dd>() + table_.partial_offset[s],
-           debug ? debug_vblur_.get<float>() : nullptr,
-           debug ? debug_terms_.get<double>() : nullptr, v);
+    blur_columns_terms_kernel<3, true, kTermRows, true><<<grid, block, 0, stream>>>(
+        hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
+        partials_.get<Dd>() + table_.partial_offset[s],
+        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr, v);
     check_launch("ssimulacra2: blur_columns_terms_kernel (strip)");
   }
 
   // Stage 1 of scale s: XYB of scale s and the linear planes of scale s + 1.
   // part 0: XYB and downsample in one kernel; 1: only the downsample (the next level's linear
   // planes, what the next scale waits for); 2: only the XYB (VQX_SS2_XYB=split).
-  // oy0 / oy_end: rows of the half-size grid (image rows [2 oy0, 2 oy_end)); the strips' XYB.
   void enqueue_xyb(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream,
-                   int part = 0, uint32_t oy0 = 0, uint32_t oy_end = UINT32_MAX) {
+                   int part = 0) {
     const uint32_t w = width_[s], h = height_[s];
     const bool debug = debug_linear_.get() != nullptr;
     FrameSource fs = source_;
@@ -2097,36 +2123,33 @@ class Pipeline {
     if (part == 1 && !write_down) return;
     float* down = write_down ? level_[s + 1] : nullptr;
     const dim3 block(32, 8);
-    oy_end = std::min(oy_end, half_size(h));
-    const dim3 grid(ceil_div(half_size(w), 32), ceil_div(oy_end - oy0, 8));
+    const dim3 grid(ceil_div(half_size(w), 32), ceil_div(half_size(h), 8));
     float* dl = debug && s == 0 ? debug_linear_.get<float>() : nullptr;
-    trace_label_ = part == 1 ? "down" : "XYB";
-    trace_strip_ = oy0 == 0 && oy_end == half_size(h) ? -1 : int(oy0 / std::max(1u, strip_[s].rows / 2));
-    if (part == 1) launch_xyb<false>(s, fs, grid, block, down, write_down, nullptr, stream, oy0, oy_end);
-    else launch_xyb<true>(s, fs, grid, block, down, write_down, dl, stream, oy0, oy_end);
+    if (part == 1) launch_xyb<false>(s, fs, grid, block, down, write_down, nullptr, stream);
+    else launch_xyb<true>(s, fs, grid, block, down, write_down, dl, stream);
     check_launch("ssimulacra2: xyb_down_kernel");
   }
 
   template <bool kXyb>
   void launch_xyb(int s, const FrameSource& fs, dim3 grid, dim3 block, float* down,
-                  bool write_down, float* dl, cudaStream_t stream, uint32_t oy0, uint32_t oy_end) {
+                  bool write_down, float* dl, cudaStream_t stream) {
     const uint32_t w = width_[s], h = height_[s];
     float* xyb = xyb_at_[s];
     if (s > 0)
-      launch(s, xyb_down_kernel<Source::kLinear, kXyb>, grid, block, 0, stream, fs, level_[s], w, h,
-             cbrt_bias_, xyb, down, write_down, nullptr, oy0, oy_end);
+      xyb_down_kernel<Source::kLinear, kXyb><<<grid, block, 0, stream>>>(
+          fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr);
     else if (rgb_ && format_.bit_depth > 8)
-      launch(s, xyb_down_kernel<Source::kRgb16, kXyb>, grid, block, 0, stream, fs, nullptr, w, h,
-             cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+      xyb_down_kernel<Source::kRgb16, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
     else if (rgb_)
-      launch(s, xyb_down_kernel<Source::kRgb8, kXyb>, grid, block, 0, stream, fs, nullptr, w, h,
-             cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+      xyb_down_kernel<Source::kRgb8, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
     else if (format_.bit_depth > 8)
-      launch(s, xyb_down_kernel<Source::kYuv16, kXyb>, grid, block, 0, stream, fs, nullptr, w, h,
-             cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+      xyb_down_kernel<Source::kYuv16, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
     else
-      launch(s, xyb_down_kernel<Source::kYuv8, kXyb>, grid, block, 0, stream, fs, nullptr, w, h,
-             cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+      xyb_down_kernel<Source::kYuv8, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
   }
 
   // Stage 2 of scale s: the horizontal pass of its 15 blurs.
@@ -2158,8 +2181,19 @@ class Pipeline {
         blur_rows_poles3_kernel<false><<<sgrid, sblock, kPoles3Smem, stream>>>(
             xyb_at_[s], w, h, coef_, hblur_at_[s], products);
     } else if (row_groups_ == kRowPoles && poles_sums_) {
-      enqueue_rows_range(s, stream, 0, h, h);  // poles2 / poles4, all rows, whole planes
-      return;
+      const dim3 pblock(kLines, kPoleWarps);
+      if (vec_rows_[s] && poles_sets_)
+        blur_rows_poles2_kernel<true, true><<<grid, pblock, kPoles2Smem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+      else if (poles_sets_)
+        blur_rows_poles2_kernel<false, true><<<grid, pblock, kPoles2Smem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+      else if (vec_rows_[s])
+        blur_rows_poles2_kernel<true><<<grid, pblock, kPoles2Smem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+      else
+        blur_rows_poles2_kernel<false><<<grid, pblock, kPoles2Smem, stream>>>(
+            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
     } else if (row_groups_ == kRowPoles && poles_uniform_) {
       const dim3 pblock(kLines, kPoleWarps);
       if (vec_rows_[s])
@@ -2200,36 +2234,16 @@ class Pipeline {
       kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
                : terms_batch_ == 2 ? blur_columns_terms_kernel<4, true, 2>
                                    : blur_columns_terms_kernel<3, true>;
-    trace_label_ = "V";
-    trace_strip_ = -1;
-    launch(s, kernel, grid, block, 0, stream, hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
-           partials_.get<Dd>() + table_.partial_offset[s],
-           debug ? debug_vblur_.get<float>() : nullptr,
-           debug ? debug_terms_.get<double>() : nullptr, VStrip{});
+    kernel<<<grid, block, 0, stream>>>(
+        hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
+        partials_.get<Dd>() + table_.partial_offset[s],
+        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr,
+        VStrip{});
     check_launch("ssimulacra2: blur_columns_terms_kernel");
   }
 
-  // A kernel launch of scale s; with priority_ (VQX_SS2_PRIORITY=1), scale 0's kernels and the
-  // reduce are launched at the device's greatest priority (a launch attribute, kept by graph
-  // capture), so that the block scheduler serves the critical path before the other scales'
-  // side streams and fills the gaps with those.
-  template <typename... Params, typename... Args>
-  void launch(int s, void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
-              cudaStream_t stream, Args&&... args) {
-    TraceMark* mark = nullptr;
-    if (trace_) {  // timing events around the launch, as real graph nodes when captured
-      trace_->push_back(TraceMark{trace_label_, s, trace_strip_, std::make_unique<vqx::cuda::Event>(),
-                                  std::make_unique<vqx::cuda::Event>()});
-      mark = &trace_->back();
-      check(cudaEventRecordWithFlags(mark->begin->get(), stream, cudaEventRecordExternal), "trace");
-    }
-    launch_now(s, kernel, grid, block, smem, stream, std::forward<Args>(args)...);
-    if (mark) check(cudaEventRecordWithFlags(mark->end->get(), stream, cudaEventRecordExternal), "trace");
-  }
-
- public:
-  // Timeline of one frame (bench only): every kernel launched through launch() gets timing
-  // events before and after it on its stream.
+  // Timeline of one frame (bench only): each stage enqueued through traced() gets timing events
+  // before and after it on its stream (graph nodes when captured).
   struct TraceMark {
     const char* what;
     int scale, strip;
@@ -2237,39 +2251,23 @@ class Pipeline {
   };
   void set_trace(std::vector<TraceMark>* trace) { trace_ = trace; }
 
- private:
-  std::vector<TraceMark>* trace_ = nullptr;
-  const char* trace_label_ = "";
-  int trace_strip_ = -1;
-
-  template <typename... Params, typename... Args>
-  void launch_now(int s, void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem,
-                  cudaStream_t stream, Args&&... args) {
-    if (priority_ && s == 0) {
-      cudaLaunchConfig_t config = {};
-      config.gridDim = grid;
-      config.blockDim = block;
-      config.dynamicSmemBytes = smem;
-      config.stream = stream;
-      cudaLaunchAttribute attribute[1];
-      attribute[0].id = cudaLaunchAttributePriority;
-      attribute[0].val.priority = high_priority_;
-      config.attrs = attribute;
-      config.numAttrs = 1;
-      check(cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...),
-            "ssimulacra2: launch");
+  template <typename F>
+  void traced(const char* what, int s, int strip, cudaStream_t stream, F&& enqueue) {
+    if (!trace_) {
+      enqueue();
       return;
     }
-    kernel<<<grid, block, smem, stream>>>(std::forward<Args>(args)...);
+    trace_->push_back(TraceMark{what, s, strip, std::make_unique<vqx::cuda::Event>(),
+                                std::make_unique<vqx::cuda::Event>()});
+    TraceMark& m = trace_->back();  // reserved by the caller: no reallocation
+    check(cudaEventRecordWithFlags(m.begin->get(), stream, cudaEventRecordExternal), "trace");
+    enqueue();
+    check(cudaEventRecordWithFlags(m.end->get(), stream, cudaEventRecordExternal), "trace");
   }
 
- public:
   // Stage 4: writes all 108 sums (zeros for absent scales) to `result`.
   void enqueue_reduce(cudaStream_t stream, double* result) {
-    trace_label_ = "reduce";
-    trace_strip_ = -1;
-    launch(0, reduce_kernel, dim3(kNumScales, 3), dim3(32), 0, stream, partials_.get<Dd>(),
-           table_, result);
+    reduce_kernel<<<dim3(kNumScales, 3), 32, 0, stream>>>(partials_.get<Dd>(), table_, result);
     check_launch("ssimulacra2: reduce_kernel");
   }
 
@@ -2319,7 +2317,7 @@ class Pipeline {
       enqueue_strips(0, stream, ref, dis, xyb_done_[0]->get());
       if (marks) marks->stage(stream, 2);
     } else {
-      enqueue_xyb(0, ref, dis, stream, split_xyb_ ? 1 : 0);
+      traced("XYB", 0, -1, stream, [&] { enqueue_xyb(0, ref, dis, stream, split_xyb_ ? 1 : 0); });
       check(cudaEventRecord(xyb_done_[0]->get(), stream), "ssimulacra2: fork");
       if (split_xyb_) enqueue_xyb(0, ref, dis, stream, 2);
     }
@@ -2333,7 +2331,7 @@ class Pipeline {
           enqueue_strips(s, side, ref, dis);
           continue;
         }
-        enqueue_xyb(s, ref, dis, side);
+        traced("XYB", s, -1, side, [&] { enqueue_xyb(s, ref, dis, side); });
         enqueue_blurs(s, side);
       }
       check(cudaEventRecord(side_done_[1]->get(), side), "ssimulacra2: join");
@@ -2344,7 +2342,7 @@ class Pipeline {
       if (xyb_in_strips(s)) {
         enqueue_strips(s, side, ref, dis, xyb_done_[s]->get());
       } else {
-        enqueue_xyb(s, ref, dis, side, split_xyb_ ? 1 : 0);
+        traced("XYB", s, -1, side, [&] { enqueue_xyb(s, ref, dis, side, split_xyb_ ? 1 : 0); });
         check(cudaEventRecord(xyb_done_[s]->get(), side), "ssimulacra2: fork");
         if (split_xyb_) enqueue_xyb(s, ref, dis, side, 2);
         enqueue_blurs(s, side);
@@ -2357,16 +2355,16 @@ class Pipeline {
         enqueue_strips(0, stream);
         if (marks) marks->stage(stream, 2);
       } else {
-        enqueue_rows(0, stream);
+        traced("H", 0, -1, stream, [&] { enqueue_rows(0, stream); });
         if (marks) marks->stage(stream, 2);
-        enqueue_columns(0, stream);
+        traced("V", 0, -1, stream, [&] { enqueue_columns(0, stream); });
       }
     }
     if (marks) marks->stage(stream, 3);
     for (int s = 1; s < scales_; ++s)
       if (side_done_[s]) check(cudaStreamWaitEvent(stream, side_done_[s]->get(), 0), "ssimulacra2: join");
     if (marks) marks->stage(stream, 4);
-    enqueue_reduce(stream, result);
+    traced("reduce", 0, -1, stream, [&] { enqueue_reduce(stream, result); });
   }
 
   FrameSums frame_sums(const double* result) const {
@@ -2428,9 +2426,8 @@ class Pipeline {
     std::unique_ptr<vqx::cuda::Stream> xyb_stream;  // xyb_strips_: the strips' XYB
   };
   bool xyb_strips_ = false;
-  bool priority_ = false;
-  int high_priority_ = 0;
   StripPlan strip_[kNumScales];
+  std::vector<TraceMark>* trace_ = nullptr;
   bool strips_any_ = false;
   size_t strip_state_threads_ = 0;
   vqx::cuda::DeviceBuffer strip_fstate_, strip_dstate_;
@@ -2540,7 +2537,6 @@ class Ssimulacra2Cuda final : public CudaMetric {
     // turns it on, VQX_SS2_STRIPS=0 off (every scale's blurs on whole planes, the default);
     // VQX_SS2_STRIP_DEPTH (strips in the ring), VQX_SS2_STRIP_MIN (the smallest plane height
     // that runs in strips) and VQX_SS2_STRIP_XYB=1 (the XYB by strips too) tune it.
-    // VQX_SS2_PRIORITY=1 launches scale 0's kernels at the greatest priority.
     auto env_int = [](const char* name, int fallback) {
       const char* v = std::getenv(name);
       if (!v || !*v) return fallback;
@@ -2558,7 +2554,6 @@ class Ssimulacra2Cuda final : public CudaMetric {
     options.strip_depth = env_int("VQX_SS2_STRIP_DEPTH", options.strip_depth);
     options.strip_min_height = env_int("VQX_SS2_STRIP_MIN", options.strip_min_height);
     options.strip_xyb = env_int("VQX_SS2_STRIP_XYB", options.strip_xyb ? 1 : 0) != 0;
-    options.priority = env_int("VQX_SS2_PRIORITY", options.priority ? 1 : 0) != 0;
     const char* xyb = std::getenv("VQX_SS2_XYB");
     if (xyb && std::string(xyb) == "split") options.split_xyb = true;
     if (xyb && std::string(xyb) == "fused") options.split_xyb = false;

@@ -82,9 +82,6 @@ struct PipelineOptions {
   // Strips: the XYB + downsample of a scale in strips too, on its own stream ahead of the
   // horizontal pass (XYB -> H -> V pipeline); not with split_xyb.
   bool strip_xyb = false;
-  // Scale 0's kernels and the reduce launched at the greatest priority (the other scales' side
-  // streams fill the gaps).
-  bool priority = false;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
