@@ -330,6 +330,36 @@ __host__ __device__ constexpr bool sweep_needs(int c, int m) {
   return false;
 }
 
+// ---- Session 14: leaner sweep (decimation variants 16-21) -----------------------------------------
+// decimate_sweep2_kernel<kMode>: decimate_sweep_kernel's tile and runs, with
+// - widen_dec<kShift64>: the bits of widen_scaled_nonneg by one 64-bit shift, (u64(u) << 29) is
+//   (u >> 3) : (u << 29), written straight into the register pair of the double;
+// - a leaner row loader (load_sweep_rows_lean): reflected column indices and shared-memory offsets
+//   once per thread, the row once per row, all of a thread's loads of three rows in flight;
+// - kMode 1, 2, for raw luma (level 1) only: two accumulators per output, one fed by the f32->f64
+//   conversion (XU pipe) and one by the scaled shift widening (ALU), products of the column classes
+//   in kSplitMask going to the first. Exact because at level 1 every partial sum is exact (so their
+//   order and grouping cannot change the sum): the samples are k / 2^(bpc-8) with bpc <= 16, so a
+//   nonzero product is >= 2^-8 * min|kLpf| >= 2^-20 and a multiple of 2^-43 (its f32 rounding
+//   keeps that), and every partial sum is below 256 * sum|kLpf| < 2^9 in magnitude: at most 52
+//   significant bits (prepare_device checks min|kLpf| >= 2^-12 and sum|kLpf| < 2). The output
+//   f32(acc_c + acc_s * 2^896) is then f32 of the exact sum, which the CPU's sequential f64 sum also
+//   is. Other levels (f32 samples of any magnitude) take kShift64 with the CPU's order.
+constexpr int kShift64 = 4;  // a widening mode of the decimation only
+
+template <int M>
+__device__ __forceinline__ double widen_dec(float p) {
+  if constexpr (M == kShift64)
+    return __longlong_as_double(static_cast<long long>(static_cast<unsigned long long>(__float_as_uint(p)) << 29));
+  else return widen_as<M>(p);
+}
+
+template <int M>
+__device__ __forceinline__ float finish_dec(double acc) {
+  if constexpr (M == kShift64) return unscale_to_f32(acc);
+  else return finish_as<M>(acc);
+}
+
 // kNonneg as in decimate_taps (products a * |g|, subtracted where g < 0); else signed samples.
 template <bool kNonneg, int M = kWide>
 __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
@@ -346,7 +376,7 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
 #pragma unroll
       for (int m = 0; m <= kLpfRadius; ++m)
         if (sweep_needs(c, m))
-          w[m] = kNonneg ? widen_as<M>(__fmul_rn(a, c_lpf_abs[v][m])) : widen_scaled(__fmul_rn(a, c_lpf[v][m]));
+          w[m] = kNonneg ? widen_dec<M>(__fmul_rn(a, c_lpf_abs[v][m])) : widen_scaled(__fmul_rn(a, c_lpf[v][m]));
 #pragma unroll
       for (int o = 0; o < kSwRun; ++o) {
         const int u = c - 2 * o;
@@ -358,12 +388,13 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
     }
   }
 #pragma unroll
-  for (int o = 0; o < kSwRun; ++o) out[o] = kNonneg ? finish_as<M>(acc[o]) : unscale_to_f32(acc[o]);
+  for (int o = 0; o < kSwRun; ++o) out[o] = kNonneg ? finish_dec<M>(acc[o]) : unscale_to_f32(acc[o]);
 }
 
 // The sweep tile by rows (decimation variants 7, 8): a warp per input row (reflected once),
 // lanes over columns, a batch of loads in flight before the stores.
-template <typename T>
+// kCg: the plane was written earlier in the same launch (decimate_chain_sweep_kernel): ld.global.cg.
+template <typename T, bool kCg = false>
 __device__ __forceinline__ unsigned load_sweep_rows(const void* data, Size size, int x0, int y0, int load_rows,
                                                     int load_cols, float inverse,
                                                     float (*t)[2][kSwCols][kSwRowsHalf]) {
@@ -378,7 +409,11 @@ __device__ __forceinline__ unsigned load_sweep_rows(const void* data, Size size,
     for (int h = 0; h < kCols; ++h) {
       const int k = lane + 32 * h;
       v[h] = T(0);
-      if (k < load_cols) v[h] = p[row + size_t(reflect_index(2 * x0 + k - kLpfRadius, size.width))];
+      if (k < load_cols) {
+        const T* q = p + row + size_t(reflect_index(2 * x0 + k - kLpfRadius, size.width));
+        if constexpr (kCg) v[h] = __ldcg(q);
+        else v[h] = *q;
+      }
     }
 #pragma unroll
     for (int h = 0; h < kCols; ++h) {
@@ -436,6 +471,430 @@ __global__ void __launch_bounds__(kSwThreads) decimate_sweep_kernel(DevicePlane 
   for (int i = int(threadIdx.x); i < rows * kSwW; i += kSwThreads) {
     const int r = i / kSwW, c = i % kSwW;
     if (c < cols) out[size_t(y0 + r) * size_t(half.width) + size_t(x0 + c)] = staged[r][c];
+  }
+}
+
+// kMode % 3: 0 = one accumulator per output, 1 / 2 = split, the products of the column classes
+// (lpf_class) {2, 3, 4} / {3, 4} to the conversion; kMode < 3: the scaled widening by one 64-bit
+// shift (kShift64; ptxas makes it one IMAD.WIDE.U32), kMode >= 3: by two 32-bit shifts (kShift;
+// ptxas: SHF + IMAD.SHL, no IMAD.WIDE); kMode >= 6: as kMode - 3 with load_sweep_rows_interior for
+// tiles away from the borders.
+template <int kMode>
+constexpr unsigned kSplitMask = kMode % 3 == 1 ? 0x1cu : kMode % 3 == 2 ? 0x18u : 0u;
+template <int kMode>
+constexpr int kSweepShift = kMode >= 3 ? kShift : kShift64;
+
+template <int kMode>
+__device__ __forceinline__ void sweep_taps_split(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
+                                                 float (&out)[kSwRun]) {
+  double acc_s[kSwRun], acc_c[kSwRun];
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) acc_s[o] = acc_c[o] = 0.0;
+#pragma unroll
+  for (int v = 0; v < kLpfTaps; ++v) {
+#pragma unroll
+    for (int c = 0; c < kSwSamples; ++c) {
+      const float a = t[c & 1][v & 1][jr + (c >> 1)][y + (v >> 1)];
+      double w[kLpfRadius + 1];
+#pragma unroll
+      for (int m = 0; m <= kLpfRadius; ++m)
+        if (sweep_needs(c, m)) {
+          const float p = __fmul_rn(a, c_lpf_abs[v][m]);
+          w[m] = (kSplitMask<kMode> >> m) & 1u ? widen(p) : widen_dec<kSweepShift<kMode>>(p);
+        }
+#pragma unroll
+      for (int o = 0; o < kSwRun; ++o) {
+        const int u = c - 2 * o;
+        if (u >= 0 && u < kLpfTaps) {
+          const int m = lpf_class(u);
+          double& acc = (kSplitMask<kMode> >> m) & 1u ? acc_c[o] : acc_s[o];
+          if (lpf_negative(v) != lpf_negative(u)) acc = __dsub_rn(acc, w[m]);
+          else acc = __dadd_rn(acc, w[m]);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) out[o] = __double2float_rn(__dadd_rn(acc_c[o], __dmul_rn(acc_s[o], kScaleUp)));
+}
+
+// The sweep tile by rows, leaner: a warp per input row (rows warp, warp + 8, ...: the same row
+// parity, so a thread's shared-memory offsets differ only by a constant per row), lanes over
+// columns, column indices reflected once per thread; three rows' loads in flight at a time.
+template <typename T, bool kCg>
+__device__ __forceinline__ unsigned load_sweep_rows_lean(const void* data, Size size, int x0, int y0, int load_rows,
+                                                         int load_cols, float inverse,
+                                                         float (*t)[2][kSwCols][kSwRowsHalf]) {
+  const T* p = static_cast<const T*>(data);
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  constexpr int kCols = (2 * kSwW + kLpfTaps - 2 + 31) / 32;  // 5 column passes of 32
+  constexpr int kRowSteps = (2 * kSwH + kLpfTaps - 2 + kWarps - 1) / kWarps;  // 9 rows per warp
+  constexpr int kBatch = 3;
+  static_assert(kRowSteps % kBatch == 0 && kWarps % 2 == 0, "rows of one parity per warp");
+  unsigned col[kCols];
+  float* dst[kCols];
+#pragma unroll
+  for (int h = 0; h < kCols; ++h) {
+    const int k = lane + 32 * h;
+    col[h] = k < load_cols ? unsigned(reflect_index(2 * x0 + k - kLpfRadius, size.width)) : 0u;
+    dst[h] = &t[k & 1][warp & 1][k >> 1][warp >> 1];  // row warp; row warp + 8 i is i * 4 further
+  }
+  unsigned negative = 0;
+#pragma unroll
+  for (int i0 = 0; i0 < kRowSteps; i0 += kBatch) {
+    T v[kBatch][kCols];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int r = warp + kWarps * (i0 + i);
+      const unsigned row =
+          r < load_rows ? unsigned(reflect_index(2 * y0 + r - kLpfRadius, size.height)) * unsigned(size.width) : 0u;
+#pragma unroll
+      for (int h = 0; h < kCols; ++h) {
+        v[i][h] = T(0);
+        if (r < load_rows && lane + 32 * h < load_cols) {
+          const T* q = p + (row + col[h]);
+          if constexpr (kCg) v[i][h] = __ldcg(q);
+          else v[i][h] = *q;
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int r = warp + kWarps * (i0 + i);
+#pragma unroll
+      for (int h = 0; h < kCols; ++h)
+        if (r < load_rows && lane + 32 * h < load_cols) {
+          const float a = to_sample(v[i][h], inverse);
+          dst[h][(kWarps / 2) * (i0 + i)] = a;
+          if constexpr (std::is_floating_point_v<T>) negative |= __float_as_uint(a) >> 31;
+        }
+    }
+  }
+  return negative;
+}
+
+// A full tile whose input needs no reflection (kMode >= 6): no index arithmetic per sample beyond
+// one multiply per row, loads and stores at constant offsets, bounds tests only in the last
+// column pass and the last row step (compile-time).
+template <typename T>
+__device__ __forceinline__ unsigned load_sweep_rows_interior(const void* data, unsigned width, int x0, int y0,
+                                                             float inverse, float (*t)[2][kSwCols][kSwRowsHalf]) {
+  constexpr int kCols = (2 * kSwW + kLpfTaps - 2 + 31) / 32;                  // 5 column passes
+  constexpr int kRowSteps = (2 * kSwH + kLpfTaps - 2 + kWarps - 1) / kWarps;  // 9 rows per warp
+  constexpr int kLastLanes = 2 * kSwW + kLpfTaps - 2 - 32 * (kCols - 1);     // 7 columns in the last pass
+  constexpr int kLastWarps = 2 * kSwH + kLpfTaps - 2 - kWarps * (kRowSteps - 1);  // 7 rows in the last step
+  constexpr int kBatch = 3;
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  float* dst[kCols];
+#pragma unroll
+  for (int h = 0; h < kCols; ++h) {
+    const int k = lane + 32 * h;
+    dst[h] = &t[k & 1][warp & 1][k >> 1][warp >> 1];
+  }
+  const T* base = static_cast<const T*>(data) + (size_t(2 * y0 - kLpfRadius + warp) * width +
+                                                  size_t(2 * x0 - kLpfRadius + lane));
+  unsigned negative = 0;
+#pragma unroll
+  for (int i0 = 0; i0 < kRowSteps; i0 += kBatch) {
+    T v[kBatch][kCols];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const T* row = base + size_t(kWarps * (i0 + i)) * width;
+#pragma unroll
+      for (int h = 0; h < kCols; ++h) {
+        v[i][h] = T(0);
+        if ((h < kCols - 1 || lane < kLastLanes) && (i0 + i < kRowSteps - 1 || warp < kLastWarps)) v[i][h] = row[32 * h];
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i)
+#pragma unroll
+      for (int h = 0; h < kCols; ++h)
+        if ((h < kCols - 1 || lane < kLastLanes) && (i0 + i < kRowSteps - 1 || warp < kLastWarps)) {
+          const float a = to_sample(v[i][h], inverse);
+          dst[h][(kWarps / 2) * (i0 + i)] = a;
+          if constexpr (std::is_floating_point_v<T>) negative |= __float_as_uint(a) >> 31;
+        }
+  }
+  return negative;
+}
+
+template <bool kCg, bool kFast = false>
+__device__ __forceinline__ unsigned load_sweep_tile_lean(const DevicePlane& in, int x0, int y0, int load_rows,
+                                                         int load_cols, float (*t)[2][kSwCols][kSwRowsHalf]) {
+  const float inverse = inverse_divisor(in.bit_depth);
+  if constexpr (kFast && !kCg) {
+    const bool interior = load_rows == 2 * kSwH + kLpfTaps - 2 && load_cols == 2 * kSwW + kLpfTaps - 2 &&
+                          2 * x0 - kLpfRadius >= 0 && 2 * x0 - kLpfRadius + load_cols <= in.size.width &&
+                          2 * y0 - kLpfRadius >= 0 && 2 * y0 - kLpfRadius + load_rows <= in.size.height;
+    if (interior) {
+      const unsigned width = unsigned(in.size.width);
+      if (in.type == SampleType::kU8) return load_sweep_rows_interior<uint8_t>(in.data, width, x0, y0, inverse, t);
+      if (in.type == SampleType::kU16) return load_sweep_rows_interior<uint16_t>(in.data, width, x0, y0, inverse, t);
+      return load_sweep_rows_interior<float>(in.data, width, x0, y0, inverse, t);
+    }
+  }
+  if (in.type == SampleType::kU8)
+    return load_sweep_rows_lean<uint8_t, kCg>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+  if (in.type == SampleType::kU16)
+    return load_sweep_rows_lean<uint16_t, kCg>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+  return load_sweep_rows_lean<float, kCg>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+}
+
+// The runs of one tile after its load: kMode 1, 2 split the accumulators for raw luma (above).
+template <int kMode>
+__device__ __forceinline__ void sweep2_taps(const float (*t)[2][kSwCols][kSwRowsHalf], bool raw, bool any_negative,
+                                            int jr, int y, float (&res)[kSwRun]) {
+  if (kSplitMask<kMode> != 0 && raw) sweep_taps_split<kMode>(t, jr, y, res);
+  else if (any_negative) sweep_taps<false>(t, jr, y, res);
+  else sweep_taps<true, kSweepShift<kMode>>(t, jr, y, res);
+}
+
+template <int kMode>
+__global__ void __launch_bounds__(kSwThreads, 4) decimate_sweep2_kernel(DevicePlane ref, DevicePlane dis,
+                                                                        float* out_ref, float* out_dis, Size half) {
+  __shared__ float t[2][2][kSwCols][kSwRowsHalf];
+  const DevicePlane in = blockIdx.z == 0 ? ref : dis;
+  float* out = blockIdx.z == 0 ? out_ref : out_dis;
+  const int x0 = int(blockIdx.x) * kSwW, y0 = int(blockIdx.y) * kSwH;
+  const int cols = min(kSwW, half.width - x0), rows = min(kSwH, half.height - y0);
+  const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = 2 * cols + kLpfTaps - 2;
+  const unsigned negative = load_sweep_tile_lean<false, (kMode >= 6)>(in, x0, y0, load_rows, load_cols, t);
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  const int y = int(threadIdx.x) % kSwH, jr = (int(threadIdx.x) / kSwH) * kSwRun;
+  float res[kSwRun];
+  sweep2_taps<kMode>(t, in.type != SampleType::kF32, any_negative, jr, y, res);
+  __syncthreads();  // the tile becomes the output staging area
+  float(*staged)[kSwW] = reinterpret_cast<float(*)[kSwW]>(&t[0][0][0][0]);
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) staged[y][jr + o] = res[o];
+  __syncthreads();
+  for (int i = int(threadIdx.x); i < rows * kSwW; i += kSwThreads) {
+    const int r = i / kSwW, c = i % kSwW;
+    if (c < cols) out[size_t(y0 + r) * size_t(half.width) + size_t(x0 + c)] = staged[r][c];
+  }
+}
+
+// decimate_sweep2_kernel's split accumulators rely on exact level-1 sums: min|kLpf| >= 2^-12 and
+// sum|kLpf| < 2 (comment above sweep_taps_split). Called by prepare_device.
+void check_split_decimation_bound() {
+  float smallest = std::fabs(kLpf[0][0]);
+  double total = 0.0;
+  for (int v = 0; v < kLpfTaps; ++v)
+    for (int u = 0; u < kLpfTaps; ++u) {
+      smallest = std::min(smallest, std::fabs(kLpf[v][u]));
+      total += double(std::fabs(kLpf[v][u]));
+    }
+  if (!(smallest >= 0x1p-12f) || !(total < 2.0))
+    throw std::logic_error("ssim: kLpf's magnitudes break the exactness bound of the split decimation");
+}
+
+// ---- The whole pyramid in one launch (session 14, "pyramid and schedule") -----------------------
+// decimate_chain_kernel: the 32x8 tiles of levels first..last of the pyramid in one launch. A
+// block takes a ticket (atomicAdd) and works on tile `ticket` of the list "level first's tiles
+// row by row, then level first+1's, ...". A tile of level k > first first waits until every
+// tile row of level k-1 that its input rows fall in is complete (one counter per tile row,
+// incremented after the tile's outputs are stored and fenced). Tickets are handed out in order,
+// so a block only ever waits on tiles with smaller tickets, whose blocks are resident or done:
+// no deadlock whatever the grid size or residency. The last block to finish resets the counters
+// (the next frame's launch, e.g. a graph replay, starts from zero). Level k-1's samples written
+// in this launch are read with ld.global.cg (L2; an SM's L1 may hold a stale line). Per tile the
+// arithmetic is decimate_kernel<13>'s (the same device functions): the same planes.
+struct ChainTable {
+  DevicePlane in_ref, in_dis;  // level first-1 (raw luma or f32)
+  float* out_ref[kScales];     // level k's planes, k = first..last
+  float* out_dis[kScales];
+  Size size[kScales];          // size[k]: level k (size[0]: the input picture)
+  int tiles_x[kScales];
+  int block_begin[kScales + 1];  // level k's tiles: tickets [block_begin[k], block_begin[k + 1])
+  int row_base[kScales];         // level k's tile-row counters: sync[2 + row_base[k] + tile_row]
+  int first, last, total;
+  unsigned* sync;  // [0] ticket, [1] finished blocks, [2..] tile-row counters; zero between launches
+};
+
+template <bool kCg>
+__device__ __forceinline__ float load_sample_chain(const DevicePlane& p, size_t i, float inverse) {
+  if constexpr (kCg) return __ldcg(static_cast<const float*>(p.data) + i);  // f32 level of this launch
+  else return load_sample(p, i, inverse);
+}
+
+// decimate_kernel's row loader (variants 11-13) for a tile at (x0, y0) of the output.
+template <bool kCg>
+__device__ __forceinline__ unsigned load_chain_tile(const DevicePlane& ref, const DevicePlane& dis, int x0, int y0,
+                                                    int load_rows, int load_cols,
+                                                    float (*split)[2][kDecRows][kDecSplit]) {
+  const Size in = ref.size;
+  const float inverse_r = inverse_divisor(ref.bit_depth), inverse_d = inverse_divisor(dis.bit_depth);
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  constexpr int kRowSteps = (kDecRows + kDecThreads / 32 - 1) / (kDecThreads / 32);
+  size_t col_even[2], col_odd[2];
+  bool col_ok[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int j = lane + 32 * h;
+    col_ok[h] = j < load_cols;
+    col_even[h] = col_ok[h] ? size_t(reflect_index(2 * (x0 + j) - kLpfRadius, in.width)) : 0;
+    col_odd[h] = col_ok[h] ? size_t(reflect_index(2 * (x0 + j) - kLpfRadius + 1, in.width)) : 0;
+  }
+  float v[kRowSteps][2][4];
+#pragma unroll
+  for (int k = 0; k < kRowSteps; ++k) {
+    const int r = warp + (kDecThreads / 32) * k;
+    const size_t row =
+        r < load_rows ? size_t(reflect_index(2 * y0 + r - kLpfRadius, in.height)) * size_t(in.width) : 0;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      if (r < load_rows && col_ok[h]) {
+        v[k][h][0] = load_sample_chain<kCg>(ref, row + col_even[h], inverse_r);
+        v[k][h][1] = load_sample_chain<kCg>(ref, row + col_odd[h], inverse_r);
+        v[k][h][2] = load_sample_chain<kCg>(dis, row + col_even[h], inverse_d);
+        v[k][h][3] = load_sample_chain<kCg>(dis, row + col_odd[h], inverse_d);
+      }
+  }
+  unsigned negative = 0;
+#pragma unroll
+  for (int k = 0; k < kRowSteps; ++k) {
+    const int r = warp + (kDecThreads / 32) * k;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      if (r < load_rows && col_ok[h]) {
+        const int j = lane + 32 * h;
+        split[0][0][r][j] = v[k][h][0];
+        split[0][1][r][j] = v[k][h][1];
+        split[1][0][r][j] = v[k][h][2];
+        split[1][1][r][j] = v[k][h][3];
+        negative |= (__float_as_uint(v[k][h][0]) | __float_as_uint(v[k][h][1]) | __float_as_uint(v[k][h][2]) |
+                     __float_as_uint(v[k][h][3])) >> 31;
+      }
+  }
+  return negative;
+}
+
+__global__ void __launch_bounds__(kDecThreads) decimate_chain_kernel(const __grid_constant__ ChainTable t) {
+  __shared__ float split[2][2][kDecRows][kDecSplit];
+  __shared__ int s_ticket;
+  if (threadIdx.x == 0) s_ticket = int(atomicAdd(&t.sync[0], 1u));
+  __syncthreads();
+  const int ticket = s_ticket;
+  int k = t.first;
+  while (k < t.last && ticket >= t.block_begin[k + 1]) ++k;
+  const int tile = ticket - t.block_begin[k];
+  const Size half = t.size[k], in = t.size[k - 1];
+  const int x0 = (tile % t.tiles_x[k]) * kDecTileW, y0 = (tile / t.tiles_x[k]) * kDecTileH;
+  const int cols = min(kDecTileW, half.width - x0), rows = min(kDecTileH, half.height - y0);
+  const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = cols + kLpfRadius;
+  unsigned negative;
+  if (k == t.first) {
+    negative = load_chain_tile<false>(t.in_ref, t.in_dis, x0, y0, load_rows, load_cols, split);
+  } else {
+    if (threadIdx.x == 0) {
+      // Input rows 2 y0 - 4 .. 2 y0 + load_rows - 5, reflected into [lo, hi] (docs: reflection
+      // below 0 gives rows 0..3, above the last row rows >= n - 4 >= lo).
+      const int lo = max(0, 2 * y0 - kLpfRadius), hi = min(in.height - 1, 2 * y0 + load_rows - 1 - kLpfRadius);
+      const unsigned need = unsigned(t.tiles_x[k - 1]);
+      const volatile unsigned* rows_done = t.sync + 2 + t.row_base[k - 1];
+      for (int tr = lo / kDecTileH; tr <= hi / kDecTileH; ++tr)
+        while (rows_done[tr] < need) __nanosleep(32);
+      __threadfence();
+    }
+    __syncthreads();
+    const DevicePlane pr{t.out_ref[k - 1], SampleType::kF32, 8, in}, pd{t.out_dis[k - 1], SampleType::kF32, 8, in};
+    negative = load_chain_tile<true>(pr, pd, x0, y0, load_rows, load_cols, split);
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  const int tx = int(threadIdx.x) % kDecTileW, ty = int(threadIdx.x) / kDecTileW;
+  if (tx < cols && ty < rows) {
+    float r, d;
+    if (any_negative) decimate_taps<kCvt, kSigned, false>(split, tx, ty, r, d);
+    else decimate_taps<kCvt, kShift, true>(split, tx, ty, r, d);
+    const size_t o = size_t(y0 + ty) * size_t(half.width) + size_t(x0 + tx);
+    t.out_ref[k][o] = r;
+    t.out_dis[k][o] = d;
+  }
+  __threadfence();  // this tile's outputs, before the counter that publishes them
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicAdd(&t.sync[2 + t.row_base[k] + y0 / kDecTileH], 1u);
+    if (atomicAdd(&t.sync[1], 1u) == unsigned(t.total - 1)) {
+      // Every other block has finished (waits included): reset for the next launch.
+      __threadfence();
+      const int counters = t.row_base[t.last] + (t.size[t.last].height + kDecTileH - 1) / kDecTileH;
+      for (int i = 0; i < counters; ++i) t.sync[2 + i] = 0;
+      t.sync[0] = 0;
+      t.sync[1] = 0;
+    }
+  }
+}
+
+// decimate_chain_sweep_kernel: the same scheme with decimate_sweep2_kernel<1>'s tiles (one image,
+// 64x32 outputs, sliding runs sharing the symmetric taps' products). Tickets:
+// level by level, then tile row, image, tile column; one counter per (level, tile row, image).
+struct ChainSweepTable {
+  DevicePlane in[2];          // level first-1: reference, distorted
+  float* out[2][kScales];     // level k's planes, k = first..last
+  Size size[kScales];
+  int tiles_x[kScales];       // 64-wide tiles per tile row
+  int block_begin[kScales + 1];
+  int row_base[kScales];      // counter of (level k, tile row r, image z): sync[2 + 2 * (row_base[k] + r) + z]
+  int first, last, total;
+  unsigned* sync;
+};
+
+__global__ void __launch_bounds__(kSwThreads, 4) decimate_chain_sweep_kernel(const __grid_constant__ ChainSweepTable t) {
+  __shared__ float tile[2][2][kSwCols][kSwRowsHalf];
+  __shared__ int s_ticket;
+  if (threadIdx.x == 0) s_ticket = int(atomicAdd(&t.sync[0], 1u));
+  __syncthreads();
+  const int ticket = s_ticket;
+  int k = t.first;
+  while (k < t.last && ticket >= t.block_begin[k + 1]) ++k;
+  const int index = ticket - t.block_begin[k], per_row = 2 * t.tiles_x[k];
+  const int tile_row = index / per_row, z = (index % per_row) / t.tiles_x[k], tile_col = index % t.tiles_x[k];
+  const Size half = t.size[k], in_size = t.size[k - 1];
+  const int x0 = tile_col * kSwW, y0 = tile_row * kSwH;
+  const int cols = min(kSwW, half.width - x0), rows = min(kSwH, half.height - y0);
+  const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = 2 * cols + kLpfTaps - 2;
+  unsigned negative;
+  const bool raw = k == t.first && t.in[z].type != SampleType::kF32;
+  if (k == t.first) {
+    negative = load_sweep_tile_lean<false>(t.in[z], x0, y0, load_rows, load_cols, tile);
+  } else {
+    if (threadIdx.x == 0) {
+      const int lo = max(0, 2 * y0 - kLpfRadius), hi = min(in_size.height - 1, 2 * y0 + load_rows - 1 - kLpfRadius);
+      const unsigned need = unsigned(t.tiles_x[k - 1]);
+      const volatile unsigned* done = t.sync + 2;
+      for (int r = lo / kSwH; r <= hi / kSwH; ++r)
+        while (done[2 * (t.row_base[k - 1] + r) + z] < need) __nanosleep(32);
+      __threadfence();
+    }
+    __syncthreads();
+    negative = load_sweep_rows_lean<float, true>(t.out[z][k - 1], in_size, x0, y0, load_rows, load_cols, 1.0f, tile);
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  const int y = int(threadIdx.x) % kSwH, jr = (int(threadIdx.x) / kSwH) * kSwRun;
+  float res[kSwRun];
+  sweep2_taps<1>(tile, raw, any_negative, jr, y, res);
+  __syncthreads();  // the tile becomes the output staging area
+  float(*staged)[kSwW] = reinterpret_cast<float(*)[kSwW]>(&tile[0][0][0][0]);
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) staged[y][jr + o] = res[o];
+  __syncthreads();
+  float* out = t.out[z][k];
+  for (int i = int(threadIdx.x); i < rows * kSwW; i += kSwThreads) {
+    const int r = i / kSwW, c = i % kSwW;
+    if (c < cols) out[size_t(y0 + r) * size_t(half.width) + size_t(x0 + c)] = staged[r][c];
+  }
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicAdd(&t.sync[2 + 2 * (t.row_base[k] + tile_row) + z], 1u);
+    if (atomicAdd(&t.sync[1], 1u) == unsigned(t.total - 1)) {
+      __threadfence();
+      const int counters = 2 * (t.row_base[t.last] + (t.size[t.last].height + kSwH - 1) / kSwH);
+      for (int i = 0; i < counters; ++i) t.sync[2 + i] = 0;
+      t.sync[0] = 0;
+      t.sync[1] = 0;
+    }
   }
 }
 
@@ -1735,7 +2194,15 @@ constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 
 constexpr int kDefaultWindow = 33;
 constexpr int kDefaultDecimate = 15, kDefaultReduce = 1;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
-int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimate), 0, kDecimateVariants - 1);
+constexpr int kDecimateVariantsS14 = 27;  // session 14: variants 16-26 (decimate_sweep2_kernel)
+static_assert(kDecimateVariantsS14 > kDecimateVariants && kDefaultDecimate < kDecimateVariants,
+              "session 14 adds decimation variants and a new default");
+// Session 14's default (docs/float_ms_ssim.md, "pyramid and schedule"): decimate_sweep2_kernel<7>
+// (split accumulators at level 1, two-shift widening, interior loader) for inputs of 2e6 samples
+// and up (1080p's level 1, 4K's levels 1 and 2), else the 32x8 kernel 13.
+constexpr int kDefaultDecimateS14 = 26;
+constexpr size_t kSweep2MinPixels = size_t(2000000);  // variants 19-21: 1080p's level 1 and up
+int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimateS14), 0, kDecimateVariantsS14 - 1);
 int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", kDefaultReduce), 0, 1);
 const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<0>), reinterpret_cast<const void*>(window_kernel<1>),
@@ -1772,7 +2239,7 @@ SpeedVariants speed_variants() { return {g_window_variant, g_decimate_variant, g
 
 void set_speed_variants(SpeedVariants v) {
   g_window_variant = std::clamp(v.window, 0, kWindowVariants - 1);
-  g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariants - 1);
+  g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariantsS14 - 1);
   g_reduce_variant = std::clamp(v.reduce, 0, 1);
 }
 
@@ -1787,6 +2254,7 @@ DevicePlane luma_plane(const void* picture, const PictureFormat& format) {
 
 void prepare_device() {
   using vqx::cuda::check;
+  check_split_decimation_bound();
   check(cudaMemcpyToSymbol(c_gaussian, kGaussian, sizeof(c_gaussian)), "ssim: window table");
   check(cudaMemcpyToSymbol(c_lpf, kLpf, sizeof(c_lpf)), "ssim: decimation table");
   for (int k = 0; k < kWindowTaps; ++k)  // slide_v shares the products of taps k and 10-k
@@ -1830,6 +2298,38 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
   if (variant == 9) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : 0;
   // Variants 14, 15 (auto): the sweep (7) for large inputs as 9, else 12 / 13.
   if (variant == 14 || variant == 15) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : variant - 2;
+  // Variants 19-26 (auto, session 14): for inputs of 1080p and up 17, 7, 16 / sweep2 modes 4, 5, 3
+  // (as 1, 2, 0 with the two-shift widening) / 6, 7 (3, 4 with the interior loader), else 13.
+  if (variant >= 19) {
+    constexpr int kLarge[] = {17, 7, 16, -4, -5, -3, -6, -7};  // negative: decimate_sweep2_kernel<-v>
+    variant = ref.size.pixels() < kSweep2MinPixels ? 13 : kLarge[variant - 19];
+  }
+  if (variant < 0) {
+    dim3 sweep(unsigned((half.width + kSwW - 1) / kSwW), unsigned((half.height + kSwH - 1) / kSwH), 2);
+    if (variant == -4)
+      decimate_sweep2_kernel<4><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == -5)
+      decimate_sweep2_kernel<5><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == -6)
+      decimate_sweep2_kernel<6><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == -7)
+      decimate_sweep2_kernel<7><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else
+      decimate_sweep2_kernel<3><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    vqx::cuda::check_launch("ssim: decimate_sweep2_kernel");
+    return;
+  }
+  if (variant >= 16) {
+    dim3 sweep(unsigned((half.width + kSwW - 1) / kSwW), unsigned((half.height + kSwH - 1) / kSwH), 2);
+    if (variant == 16)
+      decimate_sweep2_kernel<0><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == 17)
+      decimate_sweep2_kernel<1><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else
+      decimate_sweep2_kernel<2><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    vqx::cuda::check_launch("ssim: decimate_sweep2_kernel");
+    return;
+  }
   if (variant == 10)
     decimate_kernel<10><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   else if (variant == 11)
@@ -1859,6 +2359,97 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
   else
     decimate_kernel<0><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   vqx::cuda::check_launch("ssim: decimate_kernel");
+}
+
+namespace {
+// Level k's tile rows of decimate_chain_kernel, and the counter words for levels 1..kScales-1.
+int chain_tile_rows(Size level) { return (level.height + kDecTileH - 1) / kDecTileH; }
+}  // namespace
+
+static_assert(kTileH == kWindowTileRows, "float_ms_ssim_cuda.cpp cuts scale 0 into bands of whole tile rows");
+
+size_t pyramid_sync_words(Size plane) {
+  size_t generic = 2, sweep = 2;  // decimate_chain_kernel's counters, decimate_chain_sweep_kernel's
+  for (int k = 1; k < kScales; ++k) {
+    plane = half_size(plane);
+    generic += size_t(chain_tile_rows(plane));
+    sweep += 2 * size_t((plane.height + kSwH - 1) / kSwH);
+  }
+  return std::max(generic, sweep);
+}
+
+namespace {
+// Variants 3 (levels 1-4) and 4 (level 1 by enqueue_decimate, levels 2-4) of enqueue_pyramid.
+void enqueue_chain_sweep(const DevicePlane& ref, const DevicePlane& dis, float* const* out_ref, float* const* out_dis,
+                         int first, unsigned* sync, cudaStream_t stream) {
+  ChainSweepTable t{};
+  t.size[0] = ref.size;
+  for (int k = 1; k < kScales; ++k) t.size[k] = half_size(t.size[k - 1]);
+  if (first == 1) {
+    t.in[0] = ref;
+    t.in[1] = dis;
+  } else {
+    t.in[0] = {out_ref[first - 1], SampleType::kF32, 8, t.size[first - 1]};
+    t.in[1] = {out_dis[first - 1], SampleType::kF32, 8, t.size[first - 1]};
+  }
+  t.first = first;
+  t.last = kScales - 1;
+  t.sync = sync;
+  int blocks = 0, rows = 0;
+  for (int k = 1; k < kScales; ++k) {
+    t.out[0][k] = out_ref[k];
+    t.out[1][k] = out_dis[k];
+    t.tiles_x[k] = (t.size[k].width + kSwW - 1) / kSwW;
+    const int tile_rows = (t.size[k].height + kSwH - 1) / kSwH;
+    t.row_base[k] = rows;
+    rows += tile_rows;
+    t.block_begin[k] = blocks;
+    if (k >= first) blocks += 2 * t.tiles_x[k] * tile_rows;
+  }
+  t.block_begin[kScales] = blocks;
+  t.total = blocks;
+  decimate_chain_sweep_kernel<<<unsigned(blocks), kSwThreads, 0, stream>>>(t);
+  vqx::cuda::check_launch("ssim: decimate_chain_sweep_kernel");
+}
+}  // namespace
+
+void enqueue_pyramid(const DevicePlane& ref, const DevicePlane& dis, float* const* out_ref, float* const* out_dis,
+                     int variant, unsigned* sync, cudaStream_t stream) {
+  int first = variant;
+  if (first == 3 || first == 4) {  // the sweep tiles
+    if (first == 4) enqueue_decimate(ref, dis, out_ref[1], out_dis[1], stream);
+    enqueue_chain_sweep(ref, dis, out_ref, out_dis, first - 2, sync, stream);
+    return;
+  }
+  first = std::clamp(first, 1, 2);
+  if (first == 2) enqueue_decimate(ref, dis, out_ref[1], out_dis[1], stream);  // level 1 as configured
+  ChainTable t{};
+  t.size[0] = ref.size;
+  for (int k = 1; k < kScales; ++k) t.size[k] = half_size(t.size[k - 1]);
+  if (first == 1) {
+    t.in_ref = ref;
+    t.in_dis = dis;
+  } else {
+    t.in_ref = {out_ref[first - 1], SampleType::kF32, 8, t.size[first - 1]};
+    t.in_dis = {out_dis[first - 1], SampleType::kF32, 8, t.size[first - 1]};
+  }
+  t.first = first;
+  t.last = kScales - 1;
+  t.sync = sync;
+  int blocks = 0, rows = 0;
+  for (int k = 1; k < kScales; ++k) {
+    t.out_ref[k] = out_ref[k];
+    t.out_dis[k] = out_dis[k];
+    t.tiles_x[k] = (t.size[k].width + kDecTileW - 1) / kDecTileW;
+    t.row_base[k] = rows;  // counters of every level from 1, whatever `first` (fixed layout)
+    rows += chain_tile_rows(t.size[k]);
+    t.block_begin[k] = blocks;
+    if (k >= first) blocks += t.tiles_x[k] * chain_tile_rows(t.size[k]);
+  }
+  t.block_begin[kScales] = blocks;
+  t.total = blocks;
+  decimate_chain_kernel<<<unsigned(blocks), kDecThreads, 0, stream>>>(t);
+  vqx::cuda::check_launch("ssim: decimate_chain_kernel");
 }
 
 void enqueue_box_decimate(const DevicePlane& in, int factor, float* out, cudaStream_t stream) {

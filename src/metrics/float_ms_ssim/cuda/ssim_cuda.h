@@ -59,6 +59,21 @@ void prepare_device();
 void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis,
                       cudaStream_t stream);
 
+// Session 14 (docs/float_ms_ssim.md, "pyramid and schedule"): SpeedVariants::decimate also takes
+// 16..26 (decimate_sweep2_kernel; 19-26: a sweep for inputs of 2e6 samples and up, else 13), and
+// the default is 26, whatever the comment in SpeedVariants says.
+
+// Levels 1..kScales-1 of the pyramid (out_ref[k], out_dis[k]: level k, half_size of level k-1;
+// [0] unused), the same planes as kScales-1 enqueue_decimate calls, in one launch whose tiles are
+// handed out in order, each level's tiles waiting for the rows of the previous level they read.
+// variant 1: levels 1-4 in decimate_kernel<13>'s 32x8 tiles; 2: level 1 by enqueue_decimate (the
+// decimation variant), levels 2-4 as 1; 3, 4: as 1, 2 with decimate_sweep_kernel's 64x32 tiles.
+// `sync`: pyramid_sync_words(ref.size) words, zero before the first call (each launch leaves them
+// zero); one buffer per stream that may run it concurrently.
+size_t pyramid_sync_words(Size plane);
+void enqueue_pyramid(const DevicePlane& ref, const DevicePlane& dis, float* const* out_ref, float* const* out_dis,
+                     int variant, unsigned* sync, cudaStream_t stream);
+
 // float_ssim's box decimation by `factor` >= 2 (box_decimate): box_decimated_size(in.size, factor).
 void enqueue_box_decimate(const DevicePlane& in, int factor, float* out, cudaStream_t stream);
 
@@ -90,6 +105,10 @@ struct ScaleJob {
 };
 
 inline constexpr int kMaxJobs = kScales;
+
+// Map rows of one window tile: partial_count(plane) / (tiles per tile row) is the number of tile
+// rows; a plane cut into bands of whole tile rows gives the same tiles (the same partials).
+inline constexpr int kWindowTileRows = 64;
 
 // Partial sums one scale produces (a fixed function of its plane size): one per window tile.
 size_t partial_count(Size plane);
