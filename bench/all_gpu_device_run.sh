@@ -7,7 +7,8 @@
 # Carried: $BIN/bins.tar.xz (stripped binaries + libfmt, libpng), $BIN/shared.tar.xz (spec +
 # goldens), .carry/fixtures.tar.xz. Logs in $OUT.
 #   usage (repo root of the device copy): BIN=.carry/final bash bench/all_gpu_device_run.sh
-#   SECTIONS="1 2" or "3 4 5" runs a part (each part stays within one 10-minute device call).
+#   SECTIONS="1 2" or "3 4 5" runs a part (each part stays within one 10-minute device call);
+#   section 6 = --profile of each seed metric alone; QUICK=1 shortens section 2.
 set -uo pipefail
 root=$PWD
 bin=/dev/shm/vqx-bin
@@ -39,9 +40,12 @@ stamp "tests done"
 cli() { "$bin/vqx" -r "$fx/$1/ref.y4m" -d "$fx/$1/dis.y4m" -q --json --precision max --threads 16 "${@:2}"; }
 want 2 && {
   for pair in n576 band1080 odd853 hbd720 uhd4k; do
-    for args in "-m version=vmaf_v0.6.1" "-m version=vmaf_4k_v0.6.1" "-m version=vmaf_v1.0.16_3d0h" \
-                "-m version=vmaf_v1.0.16_hfr_5d0h" "-m version=vmaf_v1.0.16_3d0h_2160" \
-                "-n --feature psnr --feature float_ms_ssim --feature float_ssim --feature cambi=full_ref=true"; do
+    arg_sets=("-m version=vmaf_v0.6.1" "-m version=vmaf_4k_v0.6.1" "-m version=vmaf_v1.0.16_3d0h"
+              "-m version=vmaf_v1.0.16_hfr_5d0h" "-m version=vmaf_v1.0.16_3d0h_2160"
+              "-n --feature psnr --feature float_ms_ssim --feature float_ssim --feature cambi=full_ref=true")
+    # QUICK=1: VMAF v0.6.1 and the seed metrics only (for runs that changed no VMAF code)
+    [ "${QUICK:-0}" = 1 ] && arg_sets=("${arg_sets[0]}" "${arg_sets[5]}")
+    for args in "${arg_sets[@]}"; do
       cli $pair $args --backend cpu -o /dev/shm/cpu.json
       cli $pair $args --backend cuda -o /dev/shm/cuda.json
       if cmp -s <(tail -n +4 /dev/shm/cpu.json) <(tail -n +4 /dev/shm/cuda.json); then r=identical; else r=DIFFERENT; fi
@@ -94,9 +98,20 @@ want 5 && {
     rm -f /dev/shm/${p}_*.y4m
   done
 } >"$out/profile.log" 2>&1
+# 6. --profile per metric alone (one frame at a time, per-stage device time, peak memory)
+want 6 && {
+  for p in band1080 uhd4k; do
+    for f in ssimulacra2 float_ms_ssim float_ssim cambi; do
+      stamp "profile $p $f"
+      "$bin/vqx" -r "$fx/$p/ref.y4m" -d "$fx/$p/dis.y4m" -q -n --backend cuda --profile --feature $f -o /dev/null 2>&1 \
+        | grep -vE "^vqx profile|^  stage"
+    done
+  done
+} >"$out/profile_metrics.log" 2>&1
 stamp done
 want 1 && grep -E "^--- |^exit|PASSED|FAILED" "$out/tests.log" | head -60
 want 2 && { grep -c identical "$out/cli_parity.log"; grep DIFFERENT "$out/cli_parity.log"; }
 want 3 && grep -E "exit|ERROR SUMMARY|HAZARD" "$out/sanitizer.log" | head -20
 want 4 && grep BM_ "$out/throughput.log" | cut -c1-150
+want 6 && grep -E "^---|ssimulacra2|ms_ssim|float_ssim|cambi|peak" "$out/profile_metrics.log" | head -60
 want 5 && grep -E "CLI ms|^  [a-z]|wall|peak" "$out/profile.log" | head -70
