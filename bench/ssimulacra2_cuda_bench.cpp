@@ -33,6 +33,12 @@ enum Variant {
   kPoles2 = 32768,     // pole split with the input sums formed once per tile
   kPoles3 = 65536,     // kPoles2 in blocks of one plane set (6 warps)
   kPoles4 = 131072,    // kPoles2 with per-plane-set named barriers after the walk
+  kHWarp = 1 << 18,    // the warp-autonomous horizontal kernel, warps per block by size
+  kHWarp4 = 1 << 19,   // the same, 4 warps per block
+  kHWarp8 = 1 << 20,   // the same, 8 warps per block
+  kHWarp2 = 1 << 21,   // the same, 2 warps per block
+  kHWarp16 = 1 << 22,  // the same, 16 warps per block
+  kFastXyb = 1 << 23,  // the XYB kernel with fewer instructions, same bits
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -76,6 +82,12 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kUniform) options.poles_uniform = true;
   if (variant & kBatch2) options.terms_batch = 2;
   if (variant & kSplitXyb) options.split_xyb = true;
+  if (variant & kHWarp) options.hblur_warps = 0;
+  if (variant & kHWarp4) options.hblur_warps = 4;
+  if (variant & kHWarp8) options.hblur_warps = 8;
+  if (variant & kHWarp2) options.hblur_warps = 2;
+  if (variant & kHWarp16) options.hblur_warps = 16;
+  if (variant & kFastXyb) options.fast_xyb = true;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -107,7 +119,20 @@ VQX_SS2_DEVICE(1080p_default_x2, "band1080", format_1080p(), kInFlight2, true);
 VQX_SS2_DEVICE(1080p_default_x3, "band1080", format_1080p(), kInFlight3, true);
 VQX_SS2_DEVICE(1080p_default_split, "band1080", format_1080p(), kSplitXyb, true);
 VQX_SS2_DEVICE(1080p_default_sequential, "band1080", format_1080p(), kDefault, false);
+VQX_SS2_DEVICE(1080p_hwarp, "band1080", format_1080p(), kHWarp, true);
+VQX_SS2_DEVICE(1080p_hwarp2, "band1080", format_1080p(), kHWarp2, true);
+VQX_SS2_DEVICE(1080p_hwarp8, "band1080", format_1080p(), kHWarp8, true);
+VQX_SS2_DEVICE(1080p_hwarp_x2, "band1080", format_1080p(), kHWarp | kInFlight2, true);
+VQX_SS2_DEVICE(1080p_hwarp_sequential, "band1080", format_1080p(), kHWarp, false);
+VQX_SS2_DEVICE(1080p_fastxyb, "band1080", format_1080p(), kFastXyb, true);
+VQX_SS2_DEVICE(1080p_hwarp_fastxyb, "band1080", format_1080p(), kHWarp | kFastXyb, true);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
+VQX_SS2_DEVICE(4k_hwarp, "uhd4k", format_4k(), kHWarp, true);
+VQX_SS2_DEVICE(4k_hwarp4, "uhd4k", format_4k(), kHWarp4, true);
+VQX_SS2_DEVICE(4k_hwarp16, "uhd4k", format_4k(), kHWarp16, true);
+VQX_SS2_DEVICE(4k_hwarp_sequential, "uhd4k", format_4k(), kHWarp, false);
+VQX_SS2_DEVICE(4k_fastxyb, "uhd4k", format_4k(), kFastXyb, true);
+VQX_SS2_DEVICE(4k_hwarp_fastxyb, "uhd4k", format_4k(), kHWarp | kFastXyb, true);
 VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms, true);
 VQX_SS2_DEVICE(4k_poles_fast, "uhd4k", format_4k(), kPoles | kFastTerms, true);
 VQX_SS2_DEVICE(4k_poles2_fast, "uhd4k", format_4k(), kPoles2 | kFastTerms, true);

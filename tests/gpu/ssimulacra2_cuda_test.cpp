@@ -14,6 +14,7 @@
 #include "gpu/gpu_support.h"
 #include "io/frame_reader.h"
 #include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
+#include "metrics/ssimulacra2/cuda/ssimulacra2_hblur.h"
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
 #include "metrics/ssimulacra2/ssimulacra2_pipeline.h"
 #include "support/fixtures.h"
@@ -144,7 +145,13 @@ void expect_same_planes(const std::vector<T>& cpu, const std::vector<T>& gpu, ui
 void expect_stages_match(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
                          EdgeDifference mode, int max_scales, const std::string& label) {
   const CpuStages cpu = cpu_stages(ref, dis, matrix, mode, max_scales);
-  const DebugFrame gpu = run_debug_frame(ref, dis, matrix, mode, max_scales);
+  // VQX_SS2_TEST_HWARPS=N (device rounds): the stages of a candidate warp horizontal kernel
+  // (PipelineOptions::hblur_warps = N) against the CPU instead of the default kernels.
+  ssimulacra2::cuda::PipelineOptions variant;
+  if (const char* hw = std::getenv("VQX_SS2_TEST_HWARPS")) variant.hblur_warps = std::atoi(hw);
+  // VQX_SS2_TEST_XYB=fast: the same with the fast XYB kernel.
+  if (const char* x = std::getenv("VQX_SS2_TEST_XYB")) variant.fast_xyb = std::string(x) == "fast";
+  const DebugFrame gpu = run_debug_frame(ref, dis, matrix, mode, max_scales, variant);
   ASSERT_EQ(cpu.scales.size(), gpu.scales.size()) << label;
   ASSERT_EQ(cpu.sums.scales, gpu.sums.scales) << label;
   for (size_t s = 0; s < cpu.scales.size(); ++s) {
@@ -290,6 +297,8 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     bool poles_sums = false;
     bool poles_split = false;  // poles_sums: false = poles2 (the default), true = poles3
     bool poles_sets = false;   // poles_sums, !poles_split: per-set named barriers (poles4)
+    int hblur_warps = -1;      // >= 0: the warp-autonomous horizontal kernel (0: block by size)
+    bool fast_xyb = false;     // the XYB kernel with fewer instructions (session 14)
     ssimulacra2::cuda::PipelineOptions options() const {
       ssimulacra2::cuda::PipelineOptions o;
       o.row_groups = row_groups;
@@ -300,6 +309,8 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       o.poles_sums = poles_sums;
       o.poles_split = poles_split;
       o.poles_sets = poles_sets;
+      o.hblur_warps = hblur_warps;
+      o.fast_xyb = fast_xyb;
       return o;
     }
   };
@@ -316,7 +327,12 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
                               {ssimulacra2::cuda::kRowPoles, false, false, false, 4, true, true},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, true},
                               {ssimulacra2::cuda::kRowPoles, false, false, false, 4, true, false, true},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, true}};
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 1},
+                              {ssimulacra2::cuda::kRowPoles, false, false, false, 4, true, false, false, 7},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true}};
   for (const auto& [label, frames] : inputs) {
    for (const EdgeDifference mode : {EdgeDifference::kFloatGroupsOf8, EdgeDifference::kDouble}) {
     if (mode == EdgeDifference::kDouble && label.find("frame") != std::string::npos) continue;
@@ -326,14 +342,17 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       const DebugFrame other =
           run_debug_frame(frames.first, frames.second, &m, mode, kNumScales, v.options());
       const std::string at = fmt::format(
-          "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {} split {} sets {}", label,
+          "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {} split {} sets {} hwarps {}", label,
           mode == EdgeDifference::kDouble ? "f64 edges" : "", v.row_groups, v.low_regs,
-          v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums, v.poles_split, v.poles_sets);
+          v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums, v.poles_split, v.poles_sets,
+          v.hblur_warps) + (v.fast_xyb ? " fast xyb" : "");
       ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
       for (size_t s = 0; s < base.scales.size(); ++s) {
         const DebugScale& a = base.scales[s];
         const DebugScale& b = other.scales[s];
         const std::string sc = fmt::format("{} scale {}", at, s);
+        expect_same_planes(a.linear, b.linear, a.width, a.height, sc + " linear RGB");
+        expect_same_planes(a.xyb, b.xyb, a.width, a.height, sc + " XYB");
         expect_same_planes(a.products, b.products, a.width, a.height, sc + " products");
         expect_same_planes(a.hblur, b.hblur, a.width, a.height, sc + " horizontal blur");
         expect_same_planes(a.vblur, b.vblur, a.width, a.height, sc + " blur");
@@ -354,6 +373,79 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
   }
 }
 
+// The warp-autonomous horizontal kernel on its own (ssimulacra2_hblur.cu), against the CPU's
+// plain line blur of each plane (products by multiply_planes): row ranges starting at multiples
+// of 32 and rings of fewer rows than the picture (image row y in ring row y % ring_rows, as the
+// strip pipeline uses it), float4 and scalar paths, several block sizes. Ring rows that the range
+// does not cover must keep their initial bits (0xffffffff).
+TEST(Ssimulacra2CudaVariants, WarpRowsRangesAndRings) {
+  VQX_REQUIRE_CUDA();
+  uint32_t seed = 12345;
+  auto next = [&seed] {
+    seed = seed * 1664525u + 1013904223u;
+    return seed;
+  };
+  struct Case {
+    uint32_t w, h, row0, rows, ring;
+    int warps;
+    bool vec;
+  };
+  const Case cases[] = {
+      {64, 96, 0, 96, 96, 0, true},    {64, 96, 0, 96, 96, 0, false},  {100, 70, 0, 70, 70, 3, true},
+      {100, 70, 32, 38, 38, 1, true},  {100, 70, 32, 38, 40, 16, false}, {33, 45, 0, 45, 45, 0, false},
+      {33, 45, 32, 13, 16, 2, false},  {8, 40, 0, 40, 40, 0, true},   {8, 40, 32, 8, 8, 5, true},
+      {132, 200, 64, 100, 128, 0, true}, {132, 200, 96, 64, 64, 4, true}, {1, 33, 0, 33, 33, 0, false},
+      {37, 64, 0, 32, 32, 0, false},   {256, 130, 128, 2, 2, 0, true}};
+  for (const Case& k : cases) {
+    const size_t n = size_t{k.w} * k.h;
+    std::vector<float> xyb(6 * n);
+    for (size_t i = 0; i < xyb.size(); ++i) {
+      const uint32_t r = next();
+      // Mostly XYB-like values, some negative, some exact zeros and a flat stretch.
+      xyb[i] = (r % 17 == 0) ? 0.0f : (i % 997 < 40 ? 0.25f : float(int32_t(r >> 8) % 20000) * 1e-4f);
+    }
+    const std::vector<float> ring =
+        ssimulacra2::cuda::debug_blur_rows_warp(xyb, k.w, k.h, k.row0, k.rows, k.ring, k.warps, k.vec);
+    ASSERT_EQ(ring.size(), size_t{15} * k.ring * k.w);
+    std::vector<float> prod(3 * n), line(k.w);
+    size_t mismatches = 0, untouched_bad = 0;
+    for (int c = 0; c < 3; ++c) {
+      const float* img1 = xyb.data() + size_t(c) * n;
+      const float* img2 = xyb.data() + size_t(3 + c) * n;
+      multiply_planes(img1, img1, prod.data(), 0, n);
+      multiply_planes(img2, img2, prod.data() + n, 0, n);
+      multiply_planes(img1, img2, prod.data() + 2 * n, 0, n);
+      const float* src[5] = {img1, img2, prod.data(), prod.data() + n, prod.data() + 2 * n};
+      for (int p = 0; p < 5; ++p) {
+        const float* plane = ring.data() + size_t(5 * c + p) * k.ring * k.w;
+        std::vector<bool> covered(k.ring, false);
+        for (uint32_t y = k.row0; y < k.row0 + k.rows; ++y) {
+          covered[y % k.ring] = true;
+          blur_line_reference(src[p] + size_t{y} * k.w, 1, line.data(), 1, k.w);
+          if (std::memcmp(line.data(), plane + size_t{y % k.ring} * k.w, sizeof(float) * k.w) != 0) {
+            if (mismatches++ == 0)
+              ADD_FAILURE() << fmt::format("{}x{} rows {}+{} ring {} warps {} vec {}: channel {} plane {} row {} differs",
+                                           k.w, k.h, k.row0, k.rows, k.ring, k.warps, k.vec, c, p, y);
+          }
+        }
+        for (uint32_t r = 0; r < k.ring; ++r) {
+          if (covered[r]) continue;
+          for (uint32_t x = 0; x < k.w; ++x) {
+            uint32_t u;
+            std::memcpy(&u, plane + size_t{r} * k.w + x, 4);
+            if (u != 0xffffffffu) ++untouched_bad;
+          }
+        }
+      }
+    }
+    EXPECT_EQ(mismatches, 0u);
+    EXPECT_EQ(untouched_bad, 0u) << fmt::format("{}x{} rows {}+{} ring {}: rows outside the range written",
+                                                k.w, k.h, k.row0, k.rows, k.ring);
+    std::printf("warp rows %ux%u rows %u+%u ring %u warps %d vec %d: %zu rows differ, %zu stray writes\n",
+                k.w, k.h, k.row0, k.rows, k.ring, k.warps, int(k.vec), mismatches, untouched_bad);
+  }
+}
+
 // The terms' inlined f64 division (div_rn_fast, with __ddiv_rn where its fast path does not
 // apply) against __ddiv_rn, bit for bit, on 2 x 2^27 operand pairs of both kinds the terms divide.
 TEST(Ssimulacra2CudaVariants, FastDivisionMatchesDdivRn) {
@@ -363,6 +455,16 @@ TEST(Ssimulacra2CudaVariants, FastDivisionMatchesDdivRn) {
   EXPECT_EQ(bad, 0u);
   std::printf("division: %llu pairs x 2 kinds, %llu differ from __ddiv_rn\n",
               (unsigned long long)count, (unsigned long long)bad);
+}
+
+// The XYB kernel's fast cube root (VQX_SS2_XYB=fast: both divisions as __fdiv_rn's inlined fast
+// path where the input is in range, cbrt_approx elsewhere) against cbrt_approx on every one of
+// the 2^32 f32 bit patterns: the whole domain, so the fast XYB gives the same bits for any pixel.
+TEST(Ssimulacra2CudaVariants, FastCbrtMatchesOnAllFloats) {
+  VQX_REQUIRE_CUDA();
+  const uint64_t bad = ssimulacra2::cuda::cbrt_mismatches();
+  EXPECT_EQ(bad, 0u);
+  std::printf("cbrt: 2^32 inputs, %llu differ from cbrt_approx\n", (unsigned long long)bad);
 }
 
 // Section 16's generator (the spec's synthetic pairs).
@@ -524,6 +626,10 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_HBLUR", "poles3"},
                               {"VQX_SS2_HBLUR", "poles4"},
                               {"VQX_SS2_HBLUR", "groups3"},
+                              {"VQX_SS2_HBLUR", "warp"},
+                              {"VQX_SS2_HBLUR", "warp4"},
+                              {"VQX_SS2_HBLUR", "warp1"},
+                              {"VQX_SS2_XYB", "fast"},
                               {"VQX_SS2_VBLUR", "fast"},
                               {"VQX_SS2_VBLUR", "fast4"},
                               {"VQX_SS2_VBLUR", "fast2"},

@@ -40,6 +40,7 @@
 #include "engine/cuda/device_context.h"
 #include "engine/error.h"
 #include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
+#include "metrics/ssimulacra2/cuda/ssimulacra2_hblur.h"
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
 
 namespace vqx::ssimulacra2::cuda {
@@ -116,6 +117,39 @@ __device__ __forceinline__ float cbrt_approx(float x) {
   return x > 0.0f ? y : 0.0f;
 }
 
+// Session 14 (VQX_SS2_XYB=fast): section 3.2's division x / (y * y) written out as the fast path
+// that __fdiv_rn compiles to on sm_90 (MUFU.RCP of b, one Newton step, the quotient and one
+// residual correction, each FFMA rounded once), without __fdiv_rn's per-division range check
+// (FCHK) and branch to its slow path. cbrt_approx_seq is cbrt_approx with both divisions so;
+// cbrt_seq_exact(x) is the range where the caller uses it (2^-60 <= x <= 2^60: the seed y, y * y
+// and the quotient stay far from overflow, underflow and denormals, where the library's fast path
+// applies); elsewhere the caller takes cbrt_approx. cbrt_mismatches() compares the two on every
+// one of the 2^32 f32 bit patterns on the device.
+__device__ __forceinline__ float div_rn_seq(float a, float b) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(b));
+  const float e = __fmaf_rn(-b, r, 1.0f);
+  const float r1 = __fmaf_rn(r, e, r);
+  const float q = __fmaf_rn(a, r1, 0.0f);
+  const float res = __fmaf_rn(-b, q, a);
+  return __fmaf_rn(r1, res, q);
+}
+
+__device__ __forceinline__ float cbrt_approx_seq(float x) {
+  uint32_t u = __float_as_uint(x);
+  u = u / 3u + 0x2a5137a0u;
+  float y = __uint_as_float(u);
+  const float third = 1.0f / 3.0f;
+  y = fmul(fadd(fmul(2.0f, y), div_rn_seq(x, fmul(y, y))), third);
+  y = fmul(fadd(fmul(2.0f, y), div_rn_seq(x, fmul(y, y))), third);
+  return y;
+}
+
+__device__ __forceinline__ bool cbrt_seq_exact(float x) {
+  // 0x21800000 = 2^-60, 0x5d800000 = 2^60 (positive only: the sign bit makes the difference huge).
+  return __float_as_uint(x) - 0x21800000u <= 0x5d800000u - 0x21800000u;
+}
+
 // 3.3: one pixel to X', Y', B'.
 __device__ __forceinline__ float3 xyb_pixel(float3 rgb, float cbrt_bias) {
   const float r = rgb.x, g = rgb.y, b = rgb.z;
@@ -125,6 +159,31 @@ __device__ __forceinline__ float3 xyb_pixel(float3 rgb, float cbrt_bias) {
   const float L = fsub(cbrt_approx(l), cbrt_bias);
   const float M = fsub(cbrt_approx(m), cbrt_bias);
   const float S = fsub(cbrt_approx(s), cbrt_bias);
+  const float X = fmul(0.5f, fsub(L, M));
+  const float Y = fmul(0.5f, fadd(L, M));
+  return make_float3(fadd(fmul(X, 14.0f), 0.42f), fadd(Y, 0.01f), fadd(fsub(S, Y), 0.55f));
+}
+
+// xyb_pixel with the three cube roots by cbrt_approx_seq where it applies (all three in range:
+// one branch per pixel instead of one per division). The same operations and order otherwise.
+__device__ __forceinline__ float3 xyb_pixel_fast(float3 rgb, float cbrt_bias) {
+  const float r = rgb.x, g = rgb.y, b = rgb.z;
+  const float l = fadd(fadd(fadd(fmul(kM00, r), fmul(kM01, g)), fmul(kM02, b)), kOpsinBias);
+  const float m = fadd(fadd(fadd(fmul(kM10, r), fmul(kM11, g)), fmul(kM12, b)), kOpsinBias);
+  const float s = fadd(fadd(fadd(fmul(kM20, r), fmul(kM21, g)), fmul(kM22, b)), kOpsinBias);
+  float cl, cm, cs;
+  if (cbrt_seq_exact(l) && cbrt_seq_exact(m) && cbrt_seq_exact(s)) {
+    cl = cbrt_approx_seq(l);
+    cm = cbrt_approx_seq(m);
+    cs = cbrt_approx_seq(s);
+  } else {
+    cl = cbrt_approx(l);
+    cm = cbrt_approx(m);
+    cs = cbrt_approx(s);
+  }
+  const float L = fsub(cl, cbrt_bias);
+  const float M = fsub(cm, cbrt_bias);
+  const float S = fsub(cs, cbrt_bias);
   const float X = fmul(0.5f, fsub(L, M));
   const float Y = fmul(0.5f, fadd(L, M));
   return make_float3(fadd(fmul(X, 14.0f), 0.42f), fadd(Y, 0.01f), fadd(fsub(S, Y), 0.55f));
@@ -369,6 +428,114 @@ xyb_down_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, ui
   }
   if (write_down) {
     const size_t nn = size_t(ow) * oh, o = size_t(oy) * ow + ox;
+#pragma unroll
+    for (int p = 0; p < 6; ++p) down[size_t(p) * nn + o] = fmul(sum[p / 3][p % 3], 0.25f);
+  }
+}
+
+// The Y'CbCr source split in two (session 14, kFast): the chroma terms of one chroma sample
+// (U, V normalised, offset and scaled, as linear_pixel) and the pixel from its luma sample and
+// those terms (linear_pixel's remaining operations, in its order).
+template <Source kSource>
+__device__ __forceinline__ float2 chroma_terms(const FrameSource& fs, int image, uint32_t ci) {
+  using Sample = std::conditional_t<kSource == Source::kYuv8, uint8_t, uint16_t>;
+  const uint8_t* frame = fs.frame[image];
+  const Sample* p1 = reinterpret_cast<const Sample*>(frame + fs.offset[1]);
+  const Sample* p2 = reinterpret_cast<const Sample*>(frame + fs.offset[2]);
+  const float U = fmul(__uint2float_rn(p1[ci]), fs.inv_peak);
+  const float V = fmul(__uint2float_rn(p2[ci]), fs.inv_peak);
+  return make_float2(fmul(fsub(U, fs.m.c_off), fs.m.c_scale), fmul(fsub(V, fs.m.c_off), fs.m.c_scale));
+}
+
+template <Source kSource>
+__device__ __forceinline__ float3 yuv_pixel(const FrameSource& fs, int image, uint32_t li, float2 uv) {
+  using Sample = std::conditional_t<kSource == Source::kYuv8, uint8_t, uint16_t>;
+  const Sample* p0 = reinterpret_cast<const Sample*>(fs.frame[image] + fs.offset[0]);
+  const YuvMatrixDev& m = fs.m;
+  const float Y = fmul(__uint2float_rn(p0[li]), fs.inv_peak);
+  const float yn = fmul(fsub(Y, m.y_off), m.y_scale);
+  const float un = uv.x, vn = uv.y;
+  const float r = fadd(yn, fmul(m.cr_r, vn));
+  const float g = fadd(fadd(yn, fmul(m.cb_g, un)), fmul(m.cr_g, vn));
+  const float b = fadd(yn, fmul(m.cb_b, un));
+  return make_float3(srgb_eotf(clamp01(r)), srgb_eotf(clamp01(g)), srgb_eotf(clamp01(b)));
+}
+
+// xyb_down_kernel with fewer instructions, the same bits (VQX_SS2_XYB=fast): the cube roots by
+// xyb_pixel_fast, and for Y'CbCr sources whose 2x2 block maps to ONE chroma sample (4:2:0 with
+// even sizes, and the clamped edges) that sample's terms formed once per image instead of four
+// times (a warp-uniform branch in practice; other blocks take the per-pixel chroma as before).
+template <Source kSource, bool kXyb = true>
+__global__ void __launch_bounds__(256)
+xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
+                     float cbrt_bias, float* __restrict__ xyb, float* __restrict__ down,
+                     bool write_down, float* __restrict__ debug_linear) {
+  constexpr bool kYuv = kSource == Source::kYuv8 || kSource == Source::kYuv16;
+  const uint32_t ow = (w + 1) / 2, oh = (h + 1) / 2;
+  const uint32_t ox = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t oy = blockIdx.y * blockDim.y + threadIdx.y;
+  if (ox >= ow || oy >= oh) return;
+  const uint32_t n = w * h;  // fewer than 2^32 samples (Pipeline::init checks)
+  float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
+  uint32_t col[2], row[2], ccol[2] = {0, 0}, crow[2] = {0, 0};
+#pragma unroll
+  for (int d = 0; d < 2; ++d) {
+    const uint32_t px = 2 * ox + d, py = 2 * oy + d;
+    col[d] = px < w ? px : w - 1;
+    row[d] = py < h ? py : h - 1;
+    if constexpr (kYuv) {
+      ccol[d] = chroma_index(col[d], fs.pw, w);
+      crow[d] = chroma_index(row[d], fs.ph, h);
+    }
+  }
+  auto pixels = [&](auto&& rgb_at) {
+#pragma unroll
+    for (int dy = 0; dy < 2; ++dy) {
+#pragma unroll
+      for (int dx = 0; dx < 2; ++dx) {
+        const bool owned = 2 * ox + dx < w && 2 * oy + dy < h;
+        const uint32_t li = row[dy] * w + col[dx];
+#pragma unroll
+        for (int image = 0; image < 2; ++image) {
+          const float3 rgb = rgb_at(image, li, dy, dx);
+          sum[image][0] = fadd(sum[image][0], rgb.x);
+          sum[image][1] = fadd(sum[image][1], rgb.y);
+          sum[image][2] = fadd(sum[image][2], rgb.z);
+          if (kXyb && owned) {
+            const float3 p = xyb_pixel_fast(rgb, cbrt_bias);
+            float* out = xyb + size_t(3 * image) * n + li;
+            out[0] = p.x;
+            out[n] = p.y;
+            out[2 * n] = p.z;
+            if (debug_linear) {
+              float* dl = debug_linear + size_t(3 * image) * n + li;
+              dl[0] = rgb.x;
+              dl[n] = rgb.y;
+              dl[2 * n] = rgb.z;
+            }
+          }
+        }
+      }
+    }
+  };
+  if constexpr (kYuv) {
+    if (ccol[0] == ccol[1] && crow[0] == crow[1]) {
+      const uint32_t ci = crow[0] * fs.pw + ccol[0];
+      const float2 uv[2] = {chroma_terms<kSource>(fs, 0, ci), chroma_terms<kSource>(fs, 1, ci)};
+      pixels([&](int image, uint32_t li, int, int) { return yuv_pixel<kSource>(fs, image, li, uv[image]); });
+    } else {
+      pixels([&](int image, uint32_t li, int dy, int dx) {
+        return yuv_pixel<kSource>(fs, image, li,
+                                  chroma_terms<kSource>(fs, image, crow[dy] * fs.pw + ccol[dx]));
+      });
+    }
+  } else {
+    pixels([&](int image, uint32_t li, int, int) {
+      return linear_pixel<kSource>(fs, linear, n, image, li, 0);
+    });
+  }
+  if (write_down) {
+    const uint32_t nn = ow * oh, o = oy * ow + ox;
 #pragma unroll
     for (int p = 0; p < 6; ++p) down[size_t(p) * nn + o] = fmul(sum[p / 3][p % 3], 0.25f);
   }
@@ -1645,6 +1812,8 @@ class Pipeline {
     poles_sets_ = options.poles_sets;
     terms_batch_ = options.terms_batch;
     split_xyb_ = options.split_xyb;
+    hblur_warps_ = options.hblur_warps;
+    fast_xyb_ = options.fast_xyb;
     format_ = format;
     edge_difference_ = edge_difference;
     rgb_ = matrix == nullptr;
@@ -1693,6 +1862,7 @@ class Pipeline {
     check(cudaFuncSetAttribute(blur_rows_poles3_kernel<false>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles3Smem)),
           "ssimulacra2: pole kernel shared memory");
+    if (hblur_warps_ >= 0) prepare_blur_rows_warp();  // not during a graph capture
     check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
           "ssimulacra2: EOTF table upload");
     // A copy from pageable memory may return before its DMA has landed, and the kernels run on
@@ -1815,6 +1985,24 @@ class Pipeline {
                   bool write_down, float* dl, cudaStream_t stream) {
     const uint32_t w = width_[s], h = height_[s];
     float* xyb = xyb_at_[s];
+    if (fast_xyb_) {  // VQX_SS2_XYB=fast: the same bits with fewer instructions
+      if (s > 0)
+        xyb_down_fast_kernel<Source::kLinear, kXyb><<<grid, block, 0, stream>>>(
+            fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr);
+      else if (rgb_ && format_.bit_depth > 8)
+        xyb_down_fast_kernel<Source::kRgb16, kXyb><<<grid, block, 0, stream>>>(
+            fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+      else if (rgb_)
+        xyb_down_fast_kernel<Source::kRgb8, kXyb><<<grid, block, 0, stream>>>(
+            fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+      else if (format_.bit_depth > 8)
+        xyb_down_fast_kernel<Source::kYuv16, kXyb><<<grid, block, 0, stream>>>(
+            fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+      else
+        xyb_down_fast_kernel<Source::kYuv8, kXyb><<<grid, block, 0, stream>>>(
+            fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+      return;
+    }
     if (s > 0)
       xyb_down_kernel<Source::kLinear, kXyb><<<grid, block, 0, stream>>>(
           fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr);
@@ -1839,6 +2027,11 @@ class Pipeline {
     const dim3 block(kLines, kBlurPlanes);
     const dim3 grid(ceil_div(h, kLines), 3);
     float* products = debug ? debug_products_.get<float>() : nullptr;
+    if (hblur_warps_ >= 0) {  // the warp-autonomous kernel (ssimulacra2_hblur.cu)
+      launch_blur_rows_warp(xyb_at_[s], w, h, coef_.n2, coef_.d1, hblur_at_[s], products, 0, h, h,
+                            hblur_warps_, vec_rows_[s], stream);
+      return;
+    }
     if (row_groups_ == 2 || row_groups_ == 3) {
       const dim3 gblock(kLines, row_groups_);
       const bool vec = vec_rows_[s];
@@ -2037,6 +2230,8 @@ class Pipeline {
   bool poles_sets_ = false;
   int terms_batch_ = 4;
   bool split_xyb_ = false;
+  int hblur_warps_ = -1;
+  bool fast_xyb_ = false;
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
   bool vec_rows_[kNumScales] = {};
@@ -2127,6 +2322,9 @@ class Ssimulacra2Cuda final : public CudaMetric {
       options.poles_sums = false;
     }
     if (walk && std::string(walk) == "groups3") options.row_groups = 3;
+    // VQX_SS2_HBLUR=warp: the warp-autonomous kernel, warps per block by size; warpN: N warps.
+    if (walk && std::string(walk).rfind("warp", 0) == 0)
+      options.hblur_warps = std::string(walk).size() > 4 ? std::atoi(walk + 4) : 0;
     if (vblur && std::string(vblur) == "regs80") {
       options.vblur_low_regs = true;
       options.fast_terms = false;
@@ -2143,6 +2341,8 @@ class Ssimulacra2Cuda final : public CudaMetric {
     const char* xyb = std::getenv("VQX_SS2_XYB");
     if (xyb && std::string(xyb) == "split") options.split_xyb = true;
     if (xyb && std::string(xyb) == "fused") options.split_xyb = false;
+    if (xyb && std::string(xyb) == "fast") options.fast_xyb = true;
+    if (xyb && std::string(xyb) == "plain") options.fast_xyb = false;
     pipeline_.init(f, rgb_ ? nullptr : &matrix_, EdgeDifference::kFloatGroupsOf8, *context.device,
                    options);
   }
@@ -2315,7 +2515,31 @@ __global__ void division_check_kernel(uint64_t count, uint32_t seed,
   if (bad) atomicAdd(mismatches, bad);
 }
 
+// Every f32 bit pattern x = base + i: the fast cube root (cbrt_approx_seq where cbrt_seq_exact,
+// as xyb_pixel_fast takes it) against cbrt_approx.
+__global__ void cbrt_check_kernel(uint64_t base, uint64_t count, unsigned long long* mismatches) {
+  unsigned long long bad = 0;
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    const float x = __uint_as_float(uint32_t(base + i));
+    const float fast = cbrt_seq_exact(x) ? cbrt_approx_seq(x) : cbrt_approx(x);
+    bad += __float_as_uint(fast) != __float_as_uint(cbrt_approx(x));
+  }
+  if (bad) atomicAdd(mismatches, bad);
+}
+
 }  // namespace
+
+uint64_t cbrt_mismatches() {
+  vqx::cuda::DeviceContext device(0);
+  vqx::cuda::DeviceBuffer counter(device, sizeof(unsigned long long), "cbrt check");
+  check(cudaMemset(counter.get(), 0, sizeof(unsigned long long)), "cbrt check");
+  cbrt_check_kernel<<<4096, 256>>>(0, uint64_t{1} << 32, counter.get<unsigned long long>());
+  check_launch("ssimulacra2: cbrt_check_kernel");
+  unsigned long long host = 0;
+  check(cudaMemcpy(&host, counter.get(), sizeof(host), cudaMemcpyDeviceToHost), "cbrt check");
+  return host;
+}
 
 uint64_t division_mismatches(uint64_t count, uint32_t seed) {
   vqx::cuda::DeviceContext device(0);

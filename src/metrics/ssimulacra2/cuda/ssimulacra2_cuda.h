@@ -63,6 +63,12 @@ struct PipelineOptions {
   // Concurrent/chain schedules: the downsample into the next level in its own kernel before the
   // XYB, so that the next scales start while this scale's XYB runs.
   bool split_xyb = false;
+  // Horizontal pass by the warp-autonomous kernel (ssimulacra2_hblur.cu; VQX_SS2_HBLUR=warp /
+  // warpN): -1 = off (the kernels above), 0 = warps per block chosen by size, N = N warps per block.
+  int hblur_warps = -1;
+  // XYB kernel with the cube roots' divisions inlined and 4:2:0 chroma formed once per 2x2 block
+  // (VQX_SS2_XYB=fast; the same bits).
+  bool fast_xyb = false;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
@@ -79,6 +85,10 @@ DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatr
 // from random f32 bit patterns, plus special values); returns the number of pairs whose bits
 // differ.
 uint64_t division_mismatches(uint64_t count, uint32_t seed);
+
+// Device check of the XYB kernel's fast cube root (VQX_SS2_XYB=fast) against cbrt_approx on all
+// 2^32 f32 bit patterns; returns the number whose result bits differ.
+uint64_t cbrt_mismatches();
 
 // Device time of the metric's whole frame (its CUDA graph, as the engine runs it), replayed
 // `frames` times after a warm-up on one uploaded pair; for bench/ssimulacra2_cuda_bench.
