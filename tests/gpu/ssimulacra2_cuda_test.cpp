@@ -459,12 +459,16 @@ TEST(Ssimulacra2CudaVariants, FastDivisionMatchesDdivRn) {
 
 // The XYB kernel's fast cube root (VQX_SS2_XYB=fast: both divisions as __fdiv_rn's inlined fast
 // path where the input is in range, cbrt_approx elsewhere) against cbrt_approx on every one of
-// the 2^32 f32 bit patterns: the whole domain, so the fast XYB gives the same bits for any pixel.
+// the 2^32 f32 bit patterns, and its EOTF (srgb_eotf01) against srgb_eotf on clamp01 of every
+// pattern: their whole domains, so the fast XYB gives the same bits for any pixel.
 TEST(Ssimulacra2CudaVariants, FastCbrtMatchesOnAllFloats) {
   VQX_REQUIRE_CUDA();
-  const uint64_t bad = ssimulacra2::cuda::cbrt_mismatches();
+  uint64_t eotf_bad = 1;
+  const uint64_t bad = ssimulacra2::cuda::cbrt_mismatches(&eotf_bad);
   EXPECT_EQ(bad, 0u);
-  std::printf("cbrt: 2^32 inputs, %llu differ from cbrt_approx\n", (unsigned long long)bad);
+  EXPECT_EQ(eotf_bad, 0u);
+  std::printf("cbrt: 2^32 inputs, %llu differ from cbrt_approx; eotf: %llu differ from srgb_eotf\n",
+              (unsigned long long)bad, (unsigned long long)eotf_bad);
 }
 
 // Section 16's generator (the spec's synthetic pairs).

@@ -106,6 +106,24 @@ __device__ __forceinline__ float srgb_eotf(float x) {
 
 __device__ __forceinline__ float clamp01(float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v); }
 
+// srgb_eotf for the inputs the XYB kernel gives it: clamp01's results (and the R'G'B' samples
+// times 1/peak), i.e. +-0, [0, 1] and NaN (session 14, VQX_SS2_XYB=fast). There t >= 0 (or
+// NaN, which truncates to 0), so the index needs only its upper clamp, and the early returns are
+// what the lookup gives anyway: the table starts with +0 and ends with 1.0f, x = +-0 gives
+// lut[0] + (lut[1] - lut[0]) * +-0 = +0 and x = 1 gives lut[1022] + (lut[1023] - lut[1022]) = 1
+// exactly (an exact difference of two neighbours, added back). eotf_mismatches() compares it with
+// srgb_eotf on clamp01 of every f32 bit pattern.
+__device__ __forceinline__ float srgb_eotf01(float x) {
+  const float t = fmul(x, 1023.0f);
+  int i = __float2int_rz(t);
+  constexpr int kLast = int(kEotfLutSize) - 2;
+  i = i > kLast ? kLast : i;
+  const float f = fsub(t, __int2float_rn(i));
+  const float a = __ldg(&g_eotf_lut[i]);
+  const float b = __ldg(&g_eotf_lut[i + 1]);
+  return fadd(a, fmul(fsub(b, a), f));
+}
+
 // 3.2, with the correctly rounded division.
 __device__ __forceinline__ float cbrt_approx(float x) {
   uint32_t u = __float_as_uint(x);
@@ -433,39 +451,51 @@ xyb_down_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, ui
   }
 }
 
-// The Y'CbCr source split in two (session 14, kFast): the chroma terms of one chroma sample
-// (U, V normalised, offset and scaled, as linear_pixel) and the pixel from its luma sample and
-// those terms (linear_pixel's remaining operations, in its order).
+// The sources of the fast XYB kernel (session 14): the same operations as linear_pixel, split
+// so that a chroma sample's terms can be formed once for the pixels that share it, with the
+// plane pointers formed once per thread, and srgb_eotf01 for srgb_eotf (the same bits on its
+// inputs).
 template <Source kSource>
-__device__ __forceinline__ float2 chroma_terms(const FrameSource& fs, int image, uint32_t ci) {
-  using Sample = std::conditional_t<kSource == Source::kYuv8, uint8_t, uint16_t>;
-  const uint8_t* frame = fs.frame[image];
-  const Sample* p1 = reinterpret_cast<const Sample*>(frame + fs.offset[1]);
-  const Sample* p2 = reinterpret_cast<const Sample*>(frame + fs.offset[2]);
-  const float U = fmul(__uint2float_rn(p1[ci]), fs.inv_peak);
-  const float V = fmul(__uint2float_rn(p2[ci]), fs.inv_peak);
-  return make_float2(fmul(fsub(U, fs.m.c_off), fs.m.c_scale), fmul(fsub(V, fs.m.c_off), fs.m.c_scale));
-}
-
-template <Source kSource>
-__device__ __forceinline__ float3 yuv_pixel(const FrameSource& fs, int image, uint32_t li, float2 uv) {
-  using Sample = std::conditional_t<kSource == Source::kYuv8, uint8_t, uint16_t>;
-  const Sample* p0 = reinterpret_cast<const Sample*>(fs.frame[image] + fs.offset[0]);
-  const YuvMatrixDev& m = fs.m;
-  const float Y = fmul(__uint2float_rn(p0[li]), fs.inv_peak);
-  const float yn = fmul(fsub(Y, m.y_off), m.y_scale);
-  const float un = uv.x, vn = uv.y;
-  const float r = fadd(yn, fmul(m.cr_r, vn));
-  const float g = fadd(fadd(yn, fmul(m.cb_g, un)), fmul(m.cr_g, vn));
-  const float b = fadd(yn, fmul(m.cb_b, un));
-  return make_float3(srgb_eotf(clamp01(r)), srgb_eotf(clamp01(g)), srgb_eotf(clamp01(b)));
-}
+struct FastSource {
+  using Sample = std::conditional_t<kSource == Source::kYuv8 || kSource == Source::kRgb8, uint8_t,
+                                    uint16_t>;
+  const Sample* p[2][3];  // [image][plane]
+  __device__ __forceinline__ explicit FastSource(const FrameSource& fs) {
+#pragma unroll
+    for (int image = 0; image < 2; ++image)
+#pragma unroll
+      for (int k = 0; k < 3; ++k) p[image][k] = reinterpret_cast<const Sample*>(fs.frame[image] + fs.offset[k]);
+  }
+  // Section 2's chroma terms of chroma sample ci: (U, V) normalised, offset and scaled.
+  __device__ __forceinline__ float2 chroma(const FrameSource& fs, int image, uint32_t ci) const {
+    const float U = fmul(__uint2float_rn(p[image][1][ci]), fs.inv_peak);
+    const float V = fmul(__uint2float_rn(p[image][2][ci]), fs.inv_peak);
+    return make_float2(fmul(fsub(U, fs.m.c_off), fs.m.c_scale), fmul(fsub(V, fs.m.c_off), fs.m.c_scale));
+  }
+  __device__ __forceinline__ float3 yuv(const FrameSource& fs, int image, uint32_t li, float2 uv) const {
+    const YuvMatrixDev& m = fs.m;
+    const float Y = fmul(__uint2float_rn(p[image][0][li]), fs.inv_peak);
+    const float yn = fmul(fsub(Y, m.y_off), m.y_scale);
+    const float un = uv.x, vn = uv.y;
+    const float r = fadd(yn, fmul(m.cr_r, vn));
+    const float g = fadd(fadd(yn, fmul(m.cb_g, un)), fmul(m.cr_g, vn));
+    const float b = fadd(yn, fmul(m.cb_b, un));
+    return make_float3(srgb_eotf01(clamp01(r)), srgb_eotf01(clamp01(g)), srgb_eotf01(clamp01(b)));
+  }
+  __device__ __forceinline__ float3 rgb(const FrameSource& fs, int image, uint32_t li) const {
+    return make_float3(srgb_eotf01(fmul(__uint2float_rn(p[image][0][li]), fs.inv_peak)),
+                       srgb_eotf01(fmul(__uint2float_rn(p[image][1][li]), fs.inv_peak)),
+                       srgb_eotf01(fmul(__uint2float_rn(p[image][2][li]), fs.inv_peak)));
+  }
+};
 
 // xyb_down_kernel with fewer instructions, the same bits (VQX_SS2_XYB=fast): the cube roots by
-// xyb_pixel_fast, and for Y'CbCr sources whose 2x2 block maps to ONE chroma sample (4:2:0 with
-// even sizes, and the clamped edges) that sample's terms formed once per image instead of four
-// times (a warp-uniform branch in practice; other blocks take the per-pixel chroma as before).
-template <Source kSource, bool kXyb = true>
+// xyb_pixel_fast, the EOTF by srgb_eotf01, the plane pointers once per thread, the debug stores
+// compiled only into the kDebug kernel, and for Y'CbCr sources whose 2x2 block maps to ONE
+// chroma sample (4:2:0 with even sizes, and the clamped edges) that sample's terms formed once
+// per image instead of four times (a warp-uniform branch in practice; other blocks take the
+// per-pixel chroma).
+template <Source kSource, bool kXyb = true, bool kDebug = false>
 __global__ void __launch_bounds__(256)
 xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
                      float cbrt_bias, float* __restrict__ xyb, float* __restrict__ down,
@@ -488,6 +518,10 @@ xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t 
       crow[d] = chroma_index(row[d], fs.ph, h);
     }
   }
+  const FastSource<kSource> src(fs);
+  float* xyb_plane[2][3];
+#pragma unroll
+  for (int k = 0; k < 6; ++k) xyb_plane[k / 3][k % 3] = xyb + size_t(k) * n;
   auto pixels = [&](auto&& rgb_at) {
 #pragma unroll
     for (int dy = 0; dy < 2; ++dy) {
@@ -503,15 +537,14 @@ xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t 
           sum[image][2] = fadd(sum[image][2], rgb.z);
           if (kXyb && owned) {
             const float3 p = xyb_pixel_fast(rgb, cbrt_bias);
-            float* out = xyb + size_t(3 * image) * n + li;
-            out[0] = p.x;
-            out[n] = p.y;
-            out[2 * n] = p.z;
-            if (debug_linear) {
+            xyb_plane[image][0][li] = p.x;
+            xyb_plane[image][1][li] = p.y;
+            xyb_plane[image][2][li] = p.z;
+            if constexpr (kDebug) {
               float* dl = debug_linear + size_t(3 * image) * n + li;
               dl[0] = rgb.x;
               dl[n] = rgb.y;
-              dl[2 * n] = rgb.z;
+              dl[2 * size_t(n)] = rgb.z;
             }
           }
         }
@@ -521,18 +554,19 @@ xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t 
   if constexpr (kYuv) {
     if (ccol[0] == ccol[1] && crow[0] == crow[1]) {
       const uint32_t ci = crow[0] * fs.pw + ccol[0];
-      const float2 uv[2] = {chroma_terms<kSource>(fs, 0, ci), chroma_terms<kSource>(fs, 1, ci)};
-      pixels([&](int image, uint32_t li, int, int) { return yuv_pixel<kSource>(fs, image, li, uv[image]); });
+      const float2 uv[2] = {src.chroma(fs, 0, ci), src.chroma(fs, 1, ci)};
+      pixels([&](int image, uint32_t li, int, int) { return src.yuv(fs, image, li, uv[image]); });
     } else {
       pixels([&](int image, uint32_t li, int dy, int dx) {
-        return yuv_pixel<kSource>(fs, image, li,
-                                  chroma_terms<kSource>(fs, image, crow[dy] * fs.pw + ccol[dx]));
+        return src.yuv(fs, image, li, src.chroma(fs, image, crow[dy] * fs.pw + ccol[dx]));
       });
     }
-  } else {
+  } else if constexpr (kSource == Source::kLinear) {
     pixels([&](int image, uint32_t li, int, int) {
       return linear_pixel<kSource>(fs, linear, n, image, li, 0);
     });
+  } else {
+    pixels([&](int image, uint32_t li, int, int) { return src.rgb(fs, image, li); });
   }
   if (write_down) {
     const uint32_t nn = ow * oh, o = oy * ow + ox;
@@ -1989,18 +2023,13 @@ class Pipeline {
       if (s > 0)
         xyb_down_fast_kernel<Source::kLinear, kXyb><<<grid, block, 0, stream>>>(
             fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr);
-      else if (rgb_ && format_.bit_depth > 8)
-        xyb_down_fast_kernel<Source::kRgb16, kXyb><<<grid, block, 0, stream>>>(
-            fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
-      else if (rgb_)
-        xyb_down_fast_kernel<Source::kRgb8, kXyb><<<grid, block, 0, stream>>>(
-            fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
-      else if (format_.bit_depth > 8)
-        xyb_down_fast_kernel<Source::kYuv16, kXyb><<<grid, block, 0, stream>>>(
-            fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
-      else
-        xyb_down_fast_kernel<Source::kYuv8, kXyb><<<grid, block, 0, stream>>>(
-            fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+      else if constexpr (kXyb) {
+        if (dl)  // the debug path (tests): linear RGB of scale 0 written too
+          launch_xyb_fast<true, true>(fs, grid, block, w, h, xyb, down, write_down, dl, stream);
+        else
+          launch_xyb_fast<true, false>(fs, grid, block, w, h, xyb, down, write_down, nullptr, stream);
+      } else
+        launch_xyb_fast<false, false>(fs, grid, block, w, h, xyb, down, write_down, nullptr, stream);
       return;
     }
     if (s > 0)
@@ -2017,6 +2046,23 @@ class Pipeline {
           fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
     else
       xyb_down_kernel<Source::kYuv8, kXyb><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+  }
+
+  template <bool kXyb, bool kDebug>
+  void launch_xyb_fast(const FrameSource& fs, dim3 grid, dim3 block, uint32_t w, uint32_t h,
+                       float* xyb, float* down, bool write_down, float* dl, cudaStream_t stream) {
+    if (rgb_ && format_.bit_depth > 8)
+      xyb_down_fast_kernel<Source::kRgb16, kXyb, kDebug><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+    else if (rgb_)
+      xyb_down_fast_kernel<Source::kRgb8, kXyb, kDebug><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+    else if (format_.bit_depth > 8)
+      xyb_down_fast_kernel<Source::kYuv16, kXyb, kDebug><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+    else
+      xyb_down_fast_kernel<Source::kYuv8, kXyb, kDebug><<<grid, block, 0, stream>>>(
           fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
   }
 
@@ -2518,27 +2564,33 @@ __global__ void division_check_kernel(uint64_t count, uint32_t seed,
 // Every f32 bit pattern x = base + i: the fast cube root (cbrt_approx_seq where cbrt_seq_exact,
 // as xyb_pixel_fast takes it) against cbrt_approx.
 __global__ void cbrt_check_kernel(uint64_t base, uint64_t count, unsigned long long* mismatches) {
-  unsigned long long bad = 0;
+  unsigned long long bad = 0, eotf_bad = 0;
   for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count;
        i += uint64_t(gridDim.x) * blockDim.x) {
     const float x = __uint_as_float(uint32_t(base + i));
     const float fast = cbrt_seq_exact(x) ? cbrt_approx_seq(x) : cbrt_approx(x);
     bad += __float_as_uint(fast) != __float_as_uint(cbrt_approx(x));
+    // The EOTF on its inputs in the XYB kernel: clamp01 of anything (the R'G'B' samples times
+    // 1/peak lie in [0, 1], a subset).
+    const float c = clamp01(x);
+    eotf_bad += __float_as_uint(srgb_eotf01(c)) != __float_as_uint(srgb_eotf(c));
   }
   if (bad) atomicAdd(mismatches, bad);
+  if (eotf_bad) atomicAdd(mismatches + 1, eotf_bad);
 }
 
 }  // namespace
 
-uint64_t cbrt_mismatches() {
+uint64_t cbrt_mismatches(uint64_t* eotf_mismatches) {
   vqx::cuda::DeviceContext device(0);
-  vqx::cuda::DeviceBuffer counter(device, sizeof(unsigned long long), "cbrt check");
-  check(cudaMemset(counter.get(), 0, sizeof(unsigned long long)), "cbrt check");
+  vqx::cuda::DeviceBuffer counter(device, 2 * sizeof(unsigned long long), "cbrt check");
+  check(cudaMemset(counter.get(), 0, 2 * sizeof(unsigned long long)), "cbrt check");
   cbrt_check_kernel<<<4096, 256>>>(0, uint64_t{1} << 32, counter.get<unsigned long long>());
   check_launch("ssimulacra2: cbrt_check_kernel");
-  unsigned long long host = 0;
-  check(cudaMemcpy(&host, counter.get(), sizeof(host), cudaMemcpyDeviceToHost), "cbrt check");
-  return host;
+  unsigned long long host[2] = {0, 0};
+  check(cudaMemcpy(host, counter.get(), sizeof(host), cudaMemcpyDeviceToHost), "cbrt check");
+  if (eotf_mismatches) *eotf_mismatches = host[1];
+  return host[0];
 }
 
 uint64_t division_mismatches(uint64_t count, uint32_t seed) {

@@ -87,8 +87,9 @@ DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatr
 uint64_t division_mismatches(uint64_t count, uint32_t seed);
 
 // Device check of the XYB kernel's fast cube root (VQX_SS2_XYB=fast) against cbrt_approx on all
-// 2^32 f32 bit patterns; returns the number whose result bits differ.
-uint64_t cbrt_mismatches();
+// 2^32 f32 bit patterns; returns the number whose result bits differ. eotf_mismatches (if not
+// null): the same count for its EOTF (srgb_eotf01 against srgb_eotf, on clamp01 of every pattern).
+uint64_t cbrt_mismatches(uint64_t* eotf_mismatches = nullptr);
 
 // Device time of the metric's whole frame (its CUDA graph, as the engine runs it), replayed
 // `frames` times after a warm-up on one uploaded pair; for bench/ssimulacra2_cuda_bench.
