@@ -39,6 +39,7 @@ enum Variant {
   kHWarp2 = 1 << 21,   // the same, 2 warps per block
   kHWarp16 = 1 << 22,  // the same, 16 warps per block
   kFastXyb = 1 << 23,  // the XYB kernel with fewer instructions, same bits
+  kHWarpU = 1 << 24,   // kHWarp*: one code path for every plane
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -88,6 +89,7 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kHWarp2) options.hblur_warps = 2;
   if (variant & kHWarp16) options.hblur_warps = 16;
   if (variant & kFastXyb) options.fast_xyb = true;
+  if (variant & kHWarpU) options.hblur_uniform = true;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -120,19 +122,21 @@ VQX_SS2_DEVICE(1080p_default_x3, "band1080", format_1080p(), kInFlight3, true);
 VQX_SS2_DEVICE(1080p_default_split, "band1080", format_1080p(), kSplitXyb, true);
 VQX_SS2_DEVICE(1080p_default_sequential, "band1080", format_1080p(), kDefault, false);
 VQX_SS2_DEVICE(1080p_hwarp, "band1080", format_1080p(), kHWarp, true);
-VQX_SS2_DEVICE(1080p_hwarp2, "band1080", format_1080p(), kHWarp2, true);
-VQX_SS2_DEVICE(1080p_hwarp8, "band1080", format_1080p(), kHWarp8, true);
+VQX_SS2_DEVICE(1080p_hwarpu, "band1080", format_1080p(), kHWarp | kHWarpU, true);
 VQX_SS2_DEVICE(1080p_hwarp_x2, "band1080", format_1080p(), kHWarp | kInFlight2, true);
 VQX_SS2_DEVICE(1080p_hwarp_sequential, "band1080", format_1080p(), kHWarp, false);
 VQX_SS2_DEVICE(1080p_fastxyb, "band1080", format_1080p(), kFastXyb, true);
 VQX_SS2_DEVICE(1080p_hwarp_fastxyb, "band1080", format_1080p(), kHWarp | kFastXyb, true);
+VQX_SS2_DEVICE(1080p_hwarpu_fastxyb, "band1080", format_1080p(), kHWarp | kHWarpU | kFastXyb, true);
+VQX_SS2_DEVICE(1080p_hwarp_fastxyb_x2, "band1080", format_1080p(), kHWarp | kFastXyb | kInFlight2, true);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
 VQX_SS2_DEVICE(4k_hwarp, "uhd4k", format_4k(), kHWarp, true);
+VQX_SS2_DEVICE(4k_hwarpu, "uhd4k", format_4k(), kHWarp | kHWarpU, true);
 VQX_SS2_DEVICE(4k_hwarp4, "uhd4k", format_4k(), kHWarp4, true);
-VQX_SS2_DEVICE(4k_hwarp16, "uhd4k", format_4k(), kHWarp16, true);
 VQX_SS2_DEVICE(4k_hwarp_sequential, "uhd4k", format_4k(), kHWarp, false);
 VQX_SS2_DEVICE(4k_fastxyb, "uhd4k", format_4k(), kFastXyb, true);
 VQX_SS2_DEVICE(4k_hwarp_fastxyb, "uhd4k", format_4k(), kHWarp | kFastXyb, true);
+VQX_SS2_DEVICE(4k_hwarpu_fastxyb, "uhd4k", format_4k(), kHWarp | kHWarpU | kFastXyb, true);
 VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms, true);
 VQX_SS2_DEVICE(4k_poles_fast, "uhd4k", format_4k(), kPoles | kFastTerms, true);
 VQX_SS2_DEVICE(4k_poles2_fast, "uhd4k", format_4k(), kPoles2 | kFastTerms, true);

@@ -149,6 +149,7 @@ void expect_stages_match(const Picture& ref, const Picture& dis, const YuvMatrix
   // (PipelineOptions::hblur_warps = N) against the CPU instead of the default kernels.
   ssimulacra2::cuda::PipelineOptions variant;
   if (const char* hw = std::getenv("VQX_SS2_TEST_HWARPS")) variant.hblur_warps = std::atoi(hw);
+  if (const char* hu = std::getenv("VQX_SS2_TEST_HUNIFORM")) variant.hblur_uniform = std::atoi(hu) != 0;
   // VQX_SS2_TEST_XYB=fast: the same with the fast XYB kernel.
   if (const char* x = std::getenv("VQX_SS2_TEST_XYB")) variant.fast_xyb = std::string(x) == "fast";
   const DebugFrame gpu = run_debug_frame(ref, dis, matrix, mode, max_scales, variant);
@@ -299,6 +300,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     bool poles_sets = false;   // poles_sums, !poles_split: per-set named barriers (poles4)
     int hblur_warps = -1;      // >= 0: the warp-autonomous horizontal kernel (0: block by size)
     bool fast_xyb = false;     // the XYB kernel with fewer instructions (session 14)
+    bool hblur_uniform = false;  // hblur_warps >= 0: one code path for every plane
     ssimulacra2::cuda::PipelineOptions options() const {
       ssimulacra2::cuda::PipelineOptions o;
       o.row_groups = row_groups;
@@ -311,6 +313,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       o.poles_sets = poles_sets;
       o.hblur_warps = hblur_warps;
       o.fast_xyb = fast_xyb;
+      o.hblur_uniform = hblur_uniform;
       return o;
     }
   };
@@ -332,7 +335,9 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 1},
                               {ssimulacra2::cuda::kRowPoles, false, false, false, 4, true, false, false, 7},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true}};
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 3, false, true}};
   for (const auto& [label, frames] : inputs) {
    for (const EdgeDifference mode : {EdgeDifference::kFloatGroupsOf8, EdgeDifference::kDouble}) {
     if (mode == EdgeDifference::kDouble && label.find("frame") != std::string::npos) continue;
@@ -345,7 +350,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
           "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {} split {} sets {} hwarps {}", label,
           mode == EdgeDifference::kDouble ? "f64 edges" : "", v.row_groups, v.low_regs,
           v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums, v.poles_split, v.poles_sets,
-          v.hblur_warps) + (v.fast_xyb ? " fast xyb" : "");
+          v.hblur_warps) + (v.fast_xyb ? " fast xyb" : "") + (v.hblur_uniform ? " uniform rows" : "");
       ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
       for (size_t s = 0; s < base.scales.size(); ++s) {
         const DebugScale& a = base.scales[s];
@@ -404,8 +409,9 @@ TEST(Ssimulacra2CudaVariants, WarpRowsRangesAndRings) {
       // Mostly XYB-like values, some negative, some exact zeros and a flat stretch.
       xyb[i] = (r % 17 == 0) ? 0.0f : (i % 997 < 40 ? 0.25f : float(int32_t(r >> 8) % 20000) * 1e-4f);
     }
-    const std::vector<float> ring =
-        ssimulacra2::cuda::debug_blur_rows_warp(xyb, k.w, k.h, k.row0, k.rows, k.ring, k.warps, k.vec);
+   for (const bool uniform : {false, true}) {
+    const std::vector<float> ring = ssimulacra2::cuda::debug_blur_rows_warp(
+        xyb, k.w, k.h, k.row0, k.rows, k.ring, k.warps, k.vec, uniform);
     ASSERT_EQ(ring.size(), size_t{15} * k.ring * k.w);
     std::vector<float> prod(3 * n), line(k.w);
     size_t mismatches = 0, untouched_bad = 0;
@@ -424,8 +430,8 @@ TEST(Ssimulacra2CudaVariants, WarpRowsRangesAndRings) {
           blur_line_reference(src[p] + size_t{y} * k.w, 1, line.data(), 1, k.w);
           if (std::memcmp(line.data(), plane + size_t{y % k.ring} * k.w, sizeof(float) * k.w) != 0) {
             if (mismatches++ == 0)
-              ADD_FAILURE() << fmt::format("{}x{} rows {}+{} ring {} warps {} vec {}: channel {} plane {} row {} differs",
-                                           k.w, k.h, k.row0, k.rows, k.ring, k.warps, k.vec, c, p, y);
+              ADD_FAILURE() << fmt::format("{}x{} rows {}+{} ring {} warps {} vec {} uniform {}: channel {} plane {} row {} differs",
+                                           k.w, k.h, k.row0, k.rows, k.ring, k.warps, k.vec, uniform, c, p, y);
           }
         }
         for (uint32_t r = 0; r < k.ring; ++r) {
@@ -441,8 +447,9 @@ TEST(Ssimulacra2CudaVariants, WarpRowsRangesAndRings) {
     EXPECT_EQ(mismatches, 0u);
     EXPECT_EQ(untouched_bad, 0u) << fmt::format("{}x{} rows {}+{} ring {}: rows outside the range written",
                                                 k.w, k.h, k.row0, k.rows, k.ring);
-    std::printf("warp rows %ux%u rows %u+%u ring %u warps %d vec %d: %zu rows differ, %zu stray writes\n",
-                k.w, k.h, k.row0, k.rows, k.ring, k.warps, int(k.vec), mismatches, untouched_bad);
+    std::printf("warp rows %ux%u rows %u+%u ring %u warps %d vec %d uniform %d: %zu rows differ, %zu stray writes\n",
+                k.w, k.h, k.row0, k.rows, k.ring, k.warps, int(k.vec), int(uniform), mismatches, untouched_bad);
+   }
   }
 }
 
@@ -633,6 +640,7 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_HBLUR", "warp"},
                               {"VQX_SS2_HBLUR", "warp4"},
                               {"VQX_SS2_HBLUR", "warp1"},
+                              {"VQX_SS2_HBLUR", "warpu"},
                               {"VQX_SS2_XYB", "fast"},
                               {"VQX_SS2_VBLUR", "fast"},
                               {"VQX_SS2_VBLUR", "fast4"},

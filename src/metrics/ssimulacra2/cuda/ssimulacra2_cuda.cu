@@ -490,8 +490,8 @@ struct FastSource {
 };
 
 // xyb_down_kernel with fewer instructions, the same bits (VQX_SS2_XYB=fast): the cube roots by
-// xyb_pixel_fast, the EOTF by srgb_eotf01, the plane pointers once per thread, the debug stores
-// compiled only into the kDebug kernel, and for Y'CbCr sources whose 2x2 block maps to ONE
+// xyb_pixel_fast, the EOTF by srgb_eotf01, the plane pointers once per thread, a row's two XYB
+// pixels stored as one float2, the debug stores compiled only into the kDebug kernel, and for Y'CbCr sources whose 2x2 block maps to ONE
 // chroma sample (4:2:0 with even sizes, and the clamped edges) that sample's terms formed once
 // per image instead of four times (a warp-uniform branch in practice; other blocks take the
 // per-pixel chroma).
@@ -522,29 +522,47 @@ xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t 
   float* xyb_plane[2][3];
 #pragma unroll
   for (int k = 0; k < 6; ++k) xyb_plane[k / 3][k % 3] = xyb + size_t(k) * n;
+  // A row's two pixels are stored together (one float2 per plane, full sectors) when both are
+  // inside the picture and the width is even (the pair then starts at an even index).
+  const bool pairs = (w & 1) == 0;
   auto pixels = [&](auto&& rgb_at) {
 #pragma unroll
     for (int dy = 0; dy < 2; ++dy) {
+      const bool in_row = 2 * oy + dy < h;
+      const bool owned[2] = {in_row && 2 * ox < w, in_row && 2 * ox + 1 < w};
+      const uint32_t li[2] = {row[dy] * w + col[0], row[dy] * w + col[1]};
 #pragma unroll
-      for (int dx = 0; dx < 2; ++dx) {
-        const bool owned = 2 * ox + dx < w && 2 * oy + dy < h;
-        const uint32_t li = row[dy] * w + col[dx];
+      for (int image = 0; image < 2; ++image) {
+        float3 p[2];
 #pragma unroll
-        for (int image = 0; image < 2; ++image) {
-          const float3 rgb = rgb_at(image, li, dy, dx);
+        for (int dx = 0; dx < 2; ++dx) {  // the downsample's order: (dy, 0), then (dy, 1)
+          const float3 rgb = rgb_at(image, li[dx], dy, dx);
           sum[image][0] = fadd(sum[image][0], rgb.x);
           sum[image][1] = fadd(sum[image][1], rgb.y);
           sum[image][2] = fadd(sum[image][2], rgb.z);
-          if (kXyb && owned) {
-            const float3 p = xyb_pixel_fast(rgb, cbrt_bias);
-            xyb_plane[image][0][li] = p.x;
-            xyb_plane[image][1][li] = p.y;
-            xyb_plane[image][2][li] = p.z;
+          if (kXyb && owned[dx]) {
+            p[dx] = xyb_pixel_fast(rgb, cbrt_bias);
             if constexpr (kDebug) {
-              float* dl = debug_linear + size_t(3 * image) * n + li;
+              float* dl = debug_linear + size_t(3 * image) * n + li[dx];
               dl[0] = rgb.x;
               dl[n] = rgb.y;
               dl[2 * size_t(n)] = rgb.z;
+            }
+          }
+        }
+        if constexpr (kXyb) {
+          if (pairs && owned[1]) {  // owned[1] implies owned[0]
+            *reinterpret_cast<float2*>(xyb_plane[image][0] + li[0]) = make_float2(p[0].x, p[1].x);
+            *reinterpret_cast<float2*>(xyb_plane[image][1] + li[0]) = make_float2(p[0].y, p[1].y);
+            *reinterpret_cast<float2*>(xyb_plane[image][2] + li[0]) = make_float2(p[0].z, p[1].z);
+          } else {
+#pragma unroll
+            for (int dx = 0; dx < 2; ++dx) {
+              if (owned[dx]) {
+                xyb_plane[image][0][li[dx]] = p[dx].x;
+                xyb_plane[image][1][li[dx]] = p[dx].y;
+                xyb_plane[image][2][li[dx]] = p[dx].z;
+              }
             }
           }
         }
@@ -1847,6 +1865,7 @@ class Pipeline {
     terms_batch_ = options.terms_batch;
     split_xyb_ = options.split_xyb;
     hblur_warps_ = options.hblur_warps;
+    hblur_uniform_ = options.hblur_uniform;
     fast_xyb_ = options.fast_xyb;
     format_ = format;
     edge_difference_ = edge_difference;
@@ -2075,7 +2094,7 @@ class Pipeline {
     float* products = debug ? debug_products_.get<float>() : nullptr;
     if (hblur_warps_ >= 0) {  // the warp-autonomous kernel (ssimulacra2_hblur.cu)
       launch_blur_rows_warp(xyb_at_[s], w, h, coef_.n2, coef_.d1, hblur_at_[s], products, 0, h, h,
-                            hblur_warps_, vec_rows_[s], stream);
+                            hblur_warps_, vec_rows_[s], stream, hblur_uniform_);
       return;
     }
     if (row_groups_ == 2 || row_groups_ == 3) {
@@ -2277,6 +2296,7 @@ class Pipeline {
   int terms_batch_ = 4;
   bool split_xyb_ = false;
   int hblur_warps_ = -1;
+  bool hblur_uniform_ = false;
   bool fast_xyb_ = false;
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
@@ -2368,9 +2388,14 @@ class Ssimulacra2Cuda final : public CudaMetric {
       options.poles_sums = false;
     }
     if (walk && std::string(walk) == "groups3") options.row_groups = 3;
-    // VQX_SS2_HBLUR=warp: the warp-autonomous kernel, warps per block by size; warpN: N warps.
-    if (walk && std::string(walk).rfind("warp", 0) == 0)
-      options.hblur_warps = std::string(walk).size() > 4 ? std::atoi(walk + 4) : 0;
+    // VQX_SS2_HBLUR=warp: the warp-autonomous kernel, warps per block by size; warpN: N warps;
+    // warpu / warpuN: the same with one code path for every plane.
+    if (walk && std::string(walk).rfind("warp", 0) == 0) {
+      const bool uniform = std::string(walk).rfind("warpu", 0) == 0;
+      const char* digits = walk + (uniform ? 5 : 4);
+      options.hblur_uniform = uniform;
+      options.hblur_warps = *digits ? std::atoi(digits) : 0;
+    }
     if (vblur && std::string(vblur) == "regs80") {
       options.vblur_low_regs = true;
       options.fast_terms = false;

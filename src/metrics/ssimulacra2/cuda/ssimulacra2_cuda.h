@@ -66,6 +66,7 @@ struct PipelineOptions {
   // Horizontal pass by the warp-autonomous kernel (ssimulacra2_hblur.cu; VQX_SS2_HBLUR=warp /
   // warpN): -1 = off (the kernels above), 0 = warps per block chosen by size, N = N warps per block.
   int hblur_warps = -1;
+  bool hblur_uniform = false;  // hblur_warps >= 0: every plane by one code path (warpu)
   // XYB kernel with the cube roots' divisions inlined and 4:2:0 chroma formed once per 2x2 block
   // (VQX_SS2_XYB=fast; the same bits).
   bool fast_xyb = false;

@@ -33,13 +33,15 @@ using vqx::cuda::check;
 using vqx::cuda::check_launch;
 
 constexpr int kRows = 32;                 // rows per warp, one per lane
-constexpr int kCols = 32;                 // columns per tile
-constexpr int kPitch = kCols + 1;         // a padded slice row: column reads across lanes hit
-                                          // 32 distinct banks
-constexpr int kSlot = kRows * kPitch;     // floats of one 32 x 32 tile
-constexpr int kSlots = 3;                 // per warp: img1 tile, img2 tile, staged outputs
-constexpr int kMaxWarps = 16;
-constexpr size_t kWarpSmem = sizeof(float) * kSlots * kSlot;  // 12672 bytes
+constexpr int kGroup = 10;                // steps per loop iteration: in[t - 6] is the sample
+                                          // read kGroup steps before in[t + 4]
+constexpr int kCols = 4 * kGroup;         // columns per tile (4 iterations; 10 float4 per row)
+constexpr int kPitch = kCols + 1;         // a padded slice row (41: odd, so a column read across
+                                          // the lanes hits 32 distinct banks)
+constexpr int kSlot = kRows * kPitch;     // floats of one 32 x 40 tile
+constexpr int kSlots = 3;                 // per warp: img1 tile, img2 (or 1.0f) tile, outputs
+constexpr int kMaxWarps = 12;
+constexpr size_t kWarpSmem = sizeof(float) * kSlots * kSlot;  // 15744 bytes
 constexpr int kPlanes = 5;
 
 struct Coef {
@@ -51,43 +53,43 @@ __device__ __forceinline__ float fadd(float a, float b) { return __fadd_rn(a, b)
 __device__ __forceinline__ float fsub(float a, float b) { return __fsub_rn(a, b); }
 
 // One warp: rows y0 .. y0 + nrows - 1 (nrows <= 32) of one plane. kKind 0: the image itself
-// (mu1 / mu2, from img1), 1: its square (s11 / s22, from img1), 2: img1 * img2 (s12).
-// out: the plane's ring base (ring_rows x w). products (kKind 2 only, debug): the channel's
-// p11, p22, p12 planes (w x h each).
+// (mu1 / mu2, from img1), 1: its square (s11 / s22, from img1), 2: img1 * img2 (s12); kKind 3
+// (kUniform kernels): every plane by one code path, v = x * y with y = img2 (s12), y = x (squares)
+// or y = 1.0f (mu: x * 1 is x, the same bits), so that all warps of the SM share one copy of the
+// walk in the instruction cache. out: the plane's ring base (ring_rows x w). products (debug,
+// the s12 warp only): the channel's p11, p22, p12 planes (w x h each).
 template <int kKind, bool kVec>
 __device__ __forceinline__ void warp_rows(const float* __restrict__ img1,
-                                          const float* __restrict__ img2, uint32_t w,
+                                          const float* __restrict__ img2, int plane, uint32_t w,
                                           uint32_t y0, uint32_t nrows, const Coef& coef,
                                           float* __restrict__ out, uint32_t ring_rows,
                                           float* slice, int lane, float* __restrict__ products,
                                           uint32_t n) {
-  constexpr bool kTwo = kKind == 2;
+  // Which tiles this warp loads: the second image for s12 only.
+  const bool two = kKind == 2 || (kKind == 3 && plane == 4);
   constexpr int kWidth = kVec ? 4 : 1;           // floats per load / store
-  constexpr int kPerRow = kCols / kWidth;        // load units per tile row
-  constexpr int kRowStep = 32 / kPerRow;         // rows between a lane's units
-  constexpr int kUnits = kRows / kRowStep;       // units per lane per tile (8 or 32)
+  constexpr int kPerRow = kCols / kWidth;        // load units per tile row (10 or 40)
+  constexpr int kUnits = kRows * kPerRow / 32;   // units per lane per tile (10 or 40)
   float* in1 = slice;
   float* in2 = slice + kSlot;
   float* stage = slice + 2 * kSlot;
-  const int ur = lane / kPerRow;                 // the lane's first unit: row ur, column uj
-  const int uj = (lane % kPerRow) * kWidth;
+  // Unit m of the lane: e = lane + 32 m, row e / kPerRow, column (e % kPerRow) * kWidth.
+  auto unit_row = [&](int m) { return (lane + 32 * m) / kPerRow; };
+  auto unit_col = [&](int m) { return ((lane + 32 * m) % kPerRow) * kWidth; };
   // Output row offsets within the ring plane (image row y -> ring row y % ring_rows), formed
-  // once; rows outside the warp's range never store.
-  // (The scalar path, for widths not a multiple of 4, forms them at each store instead: 32 more
-  // registers would spill.)
+  // once (float4 path) or at each store (scalar path: 40 more registers would spill).
   auto out_row = [&](int m) {
-    const uint32_t r = uint32_t(ur + m * kRowStep);
+    const uint32_t r = uint32_t(unit_row(m));
     return r < nrows ? ((y0 + r) % ring_rows) * w : UINT32_MAX;
   };
   uint32_t orow[kVec ? kUnits : 1];
 #pragma unroll
   for (int m = 0; m < (kVec ? kUnits : 1); ++m) orow[m] = out_row(m);
-  float nx1[kUnits][kWidth], nx2[kTwo ? kUnits : 1][kWidth];
+  float nx1[kUnits][kWidth], nx2[kKind == 0 || kKind == 1 ? 1 : kUnits][kWidth];
   auto fetch = [&](uint32_t x0) {
-    const uint32_t x = x0 + uint32_t(uj);
 #pragma unroll
     for (int m = 0; m < kUnits; ++m) {
-      const uint32_t r = uint32_t(ur + m * kRowStep);
+      const uint32_t r = uint32_t(unit_row(m)), x = x0 + uint32_t(unit_col(m));
       // kVec: w % 4 == 0 and x % 4 == 0, so x < w means the whole quad is inside the row.
       const bool inside = r < nrows && x < w;
       const uint32_t i = inside ? (y0 + r) * w + x : 0;
@@ -95,23 +97,35 @@ __device__ __forceinline__ void warp_rows(const float* __restrict__ img1,
         const float4 a = inside ? __ldg(reinterpret_cast<const float4*>(img1 + i))
                                 : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
         nx1[m][0] = a.x, nx1[m][1] = a.y, nx1[m][2] = a.z, nx1[m][3] = a.w;
-        if constexpr (kTwo) {
-          const float4 b = inside ? __ldg(reinterpret_cast<const float4*>(img2 + i))
-                                  : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+        if constexpr (kKind >= 2) {
+          const float4 b = inside && two ? __ldg(reinterpret_cast<const float4*>(img2 + i))
+                                         : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
           nx2[m][0] = b.x, nx2[m][1] = b.y, nx2[m][2] = b.z, nx2[m][3] = b.w;
         }
       } else {
         nx1[m][0] = inside ? __ldg(img1 + i) : 0.0f;
-        if constexpr (kTwo) nx2[m][0] = inside ? __ldg(img2 + i) : 0.0f;
+        if constexpr (kKind >= 2) nx2[m][0] = inside && two ? __ldg(img2 + i) : 0.0f;
       }
     }
   };
-  float carry[10];  // the products of columns 22..31 of the previous tile: in[t - 6] of steps 0..9
+  // kUniform: the y operand of each plane (the mu planes' tile of 1.0f is written once).
+  const float* ysrc = in1;
+  if constexpr (kKind == 3) {
+    if (plane < 2) {
+      for (int i = lane; i < kSlot; i += 32) in2[i] = 1.0f;
+      ysrc = in2;
+    } else if (plane == 4) {
+      ysrc = in2;
+    }
+  } else if constexpr (kKind == 2) {
+    ysrc = in2;
+  }
+  float carry[kGroup];  // the products of the previous kGroup steps: in[t - 6] of the next ones
 #pragma unroll
-  for (int i = 0; i < 10; ++i) carry[i] = 0.0f;
+  for (int i = 0; i < kGroup; ++i) carry[i] = 0.0f;
   float p1[3] = {0.0f, 0.0f, 0.0f}, p2[3] = {0.0f, 0.0f, 0.0f};  // prev1, prev2 per pole
   const float* my1 = in1 + lane * kPitch;
-  const float* my2 = in2 + lane * kPitch;
+  const float* my2 = ysrc + lane * kPitch;
   float* st = stage + lane * kPitch;
   const uint32_t tiles = (w + 4 + kCols - 1) / kCols;
   fetch(0);
@@ -121,18 +135,20 @@ __device__ __forceinline__ void warp_rows(const float* __restrict__ img1,
     __syncwarp();
 #pragma unroll
     for (int m = 0; m < kUnits; ++m) {
-      const int o = (ur + m * kRowStep) * kPitch + uj;
+      const int o = unit_row(m) * kPitch + unit_col(m);
 #pragma unroll
       for (int q = 0; q < kWidth; ++q) {
         in1[o + q] = nx1[m][q];
-        if constexpr (kTwo) in2[o + q] = nx2[m][q];
+        if constexpr (kKind >= 2) {
+          if (two) in2[o + q] = nx2[m][q];
+        }
       }
-      if constexpr (kTwo) {
-        if (products) {
-          const uint32_t r = uint32_t(ur + m * kRowStep);
+      if constexpr (kKind >= 2) {
+        if (products && plane == 4) {
+          const uint32_t r = uint32_t(unit_row(m));
 #pragma unroll
           for (int q = 0; q < kWidth; ++q) {
-            const uint32_t x = x0 + uint32_t(uj + q);
+            const uint32_t x = x0 + uint32_t(unit_col(m) + q);
             if (r < nrows && x < w) {
               float* p = products + (y0 + r) * w + x;
               p[0] = fmul(nx1[m][q], nx1[m][q]);
@@ -145,51 +161,61 @@ __device__ __forceinline__ void warp_rows(const float* __restrict__ img1,
     }
     __syncwarp();
     if (tile + 1 < tiles) fetch(x0 + kCols);
-    // Steps t = x0 - 4 + j: in[t + 4] is column j of this tile, in[t - 6] column j - 10 (or
-    // j + 22 of the previous tile, carried).
-    float v[kCols];
+    // Steps t = x0 - 4 + j, j = 10 g + k: in[t + 4] is column j of this tile, in[t - 6] the
+    // sample of step j - 10, carried in registers (across tiles too: 40 = 4 x 10).
+#pragma unroll 1
+    for (int g = 0; g < kCols; g += kGroup) {
+      // The group's samples first (they do not depend on the recurrence): the shared-memory
+      // latency is paid once per group instead of stalling every step.
+      float xs[kGroup], ys[kKind >= 2 ? kGroup : 1];
 #pragma unroll
-    for (int j = 0; j < kCols; ++j) {
-      const float x = my1[j];
-      if constexpr (kKind == 0) v[j] = x;
-      else if constexpr (kKind == 1) v[j] = fmul(x, x);
-      else v[j] = fmul(x, my2[j]);
-      const float sum = fadd(j >= 10 ? v[j - 10] : carry[j], v[j]);
-      float o[3];
-#pragma unroll
-      for (int k = 0; k < 3; ++k) {
-        o[k] = fsub(fsub(fmul(coef.n2[k], sum), fmul(coef.d1[k], p1[k])), p2[k]);
-        p2[k] = p1[k];
-        p1[k] = o[k];
+      for (int k = 0; k < kGroup; ++k) {
+        xs[k] = my1[g + k];
+        if constexpr (kKind >= 2) ys[k] = my2[g + k];
       }
-      st[j] = fadd(fadd(o[0], o[1]), o[2]);
-    }
 #pragma unroll
-    for (int i = 0; i < 10; ++i) carry[i] = v[22 + i];
+      for (int k = 0; k < kGroup; ++k) {
+        const float x = xs[k];
+        float v;
+        if constexpr (kKind == 0) v = x;
+        else if constexpr (kKind == 1) v = fmul(x, x);
+        else v = fmul(x, ys[k]);
+        const float sum = fadd(carry[k], v);
+        carry[k] = v;
+        float o[3];
+#pragma unroll
+        for (int p = 0; p < 3; ++p) {
+          o[p] = fsub(fsub(fmul(coef.n2[p], sum), fmul(coef.d1[p], p1[p])), p2[p]);
+          p2[p] = p1[p];
+          p1[p] = o[p];
+        }
+        st[g + k] = fadd(fadd(o[0], o[1]), o[2]);
+      }
+    }
     __syncwarp();
     // Outputs t = x0 - 4 + column, coalesced by row (kVec: t % 4 == 0 and w % 4 == 0, so a quad
     // is wholly inside [0, w) or wholly outside).
-    const long t = long(x0) - 4 + uj;
-    if (t >= 0 && t < long(w)) {
 #pragma unroll
-      for (int m = 0; m < kUnits; ++m) {
-        const uint32_t row = kVec ? orow[m] : out_row(m);
-        if (row != UINT32_MAX) {
-          const float* s = stage + (ur + m * kRowStep) * kPitch + uj;
-          float* dst = out + row + uint32_t(t);
-          if constexpr (kVec)
-            *reinterpret_cast<float4*>(dst) = make_float4(s[0], s[1], s[2], s[3]);
-          else
-            *dst = s[0];
-        }
+    for (int m = 0; m < kUnits; ++m) {
+      const long t = long(x0) - 4 + unit_col(m);
+      const uint32_t row = kVec ? orow[m] : out_row(m);
+      if (row != UINT32_MAX && t >= 0 && t < long(w)) {
+        const float* s = stage + unit_row(m) * kPitch + unit_col(m);
+        float* dst = out + row + uint32_t(t);
+        if constexpr (kVec)
+          *reinterpret_cast<float4*>(dst) = make_float4(s[0], s[1], s[2], s[3]);
+        else
+          *dst = s[0];
       }
     }
   }
 }
 
-// Warp u of the grid: row group g = u / 15 (rows row0 + 32 g ..), channel c = (u / 5) % 3,
-// plane p = u % 5 (mu1, mu2, s11, s22, s12: the plane order of the horizontal-blur planes).
-template <bool kVec>
+// Warp u of the grid, plane-major (the warps of a block walk the same plane, mostly, so an SM
+// keeps one plane kind's code hot): plane p = u / (groups * 3), then channel c = (u / groups) % 3
+// and row group g = u % groups (rows row0 + 32 g ..). Plane order mu1, mu2, s11, s22, s12 (that
+// of the horizontal-blur planes).
+template <bool kVec, bool kUniform>
 __global__ void __launch_bounds__(32 * kMaxWarps)
 blur_rows_warp_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Coef coef,
                       float* __restrict__ hblur, float* __restrict__ debug_products,
@@ -199,8 +225,8 @@ blur_rows_warp_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Coe
   const uint32_t unit = blockIdx.x * (blockDim.x >> 5) + uint32_t(warp);
   const uint32_t groups = (rows + kRows - 1) / kRows;
   if (unit >= groups * 3 * kPlanes) return;  // the whole warp: no barrier follows
-  const int p = int(unit % kPlanes), c = int((unit / kPlanes) % 3);
-  const uint32_t g = unit / (3 * kPlanes);
+  const int p = int(unit / (groups * 3)), c = int((unit / groups) % 3);
+  const uint32_t g = unit % groups;
   const uint32_t y0 = row0 + g * kRows;
   const uint32_t end = row0 + rows;
   const uint32_t nrows = end - y0 < uint32_t(kRows) ? end - y0 : uint32_t(kRows);
@@ -210,12 +236,17 @@ blur_rows_warp_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Coe
   float* out = hblur + size_t(c * kPlanes + p) * ring_rows * w;
   float* slice = smem + warp * kSlots * kSlot;
   float* products = debug_products ? debug_products + size_t(3 * c) * n : nullptr;
-  switch (p) {  // warp-uniform
-    case 0: warp_rows<0, kVec>(img1, img1, w, y0, nrows, coef, out, ring_rows, slice, lane, nullptr, n); break;
-    case 1: warp_rows<0, kVec>(img2, img2, w, y0, nrows, coef, out, ring_rows, slice, lane, nullptr, n); break;
-    case 2: warp_rows<1, kVec>(img1, img1, w, y0, nrows, coef, out, ring_rows, slice, lane, nullptr, n); break;
-    case 3: warp_rows<1, kVec>(img2, img2, w, y0, nrows, coef, out, ring_rows, slice, lane, nullptr, n); break;
-    default: warp_rows<2, kVec>(img1, img2, w, y0, nrows, coef, out, ring_rows, slice, lane, products, n); break;
+  const float* src = p == 1 || p == 3 ? img2 : img1;
+  if constexpr (kUniform) {
+    warp_rows<3, kVec>(src, img2, p, w, y0, nrows, coef, out, ring_rows, slice, lane, products, n);
+  } else {
+    switch (p) {  // warp-uniform
+      case 0:
+      case 1: warp_rows<0, kVec>(src, src, p, w, y0, nrows, coef, out, ring_rows, slice, lane, nullptr, n); break;
+      case 2:
+      case 3: warp_rows<1, kVec>(src, src, p, w, y0, nrows, coef, out, ring_rows, slice, lane, nullptr, n); break;
+      default: warp_rows<2, kVec>(img1, img2, p, w, y0, nrows, coef, out, ring_rows, slice, lane, products, n); break;
+    }
   }
 }
 
@@ -233,12 +264,15 @@ void set_smem_once() {
   static std::once_flag once;
   std::call_once(once, [] {
     const int bytes = int(kWarpSmem * kMaxWarps);
-    check(cudaFuncSetAttribute(blur_rows_warp_kernel<true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
-          "ssimulacra2: warp row kernel shared memory");
-    check(cudaFuncSetAttribute(blur_rows_warp_kernel<false>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes),
-          "ssimulacra2: warp row kernel shared memory");
+    const char* what = "ssimulacra2: warp row kernel shared memory";
+    check(cudaFuncSetAttribute(blur_rows_warp_kernel<true, false>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
+    check(cudaFuncSetAttribute(blur_rows_warp_kernel<false, false>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
+    check(cudaFuncSetAttribute(blur_rows_warp_kernel<true, true>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
+    check(cudaFuncSetAttribute(blur_rows_warp_kernel<false, true>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
   });
 }
 
@@ -259,7 +293,7 @@ int blur_rows_warp_auto_warps(uint32_t rows) {
 void launch_blur_rows_warp(const float* xyb, uint32_t w, uint32_t h, const float n2[3],
                            const float d1[3], float* hblur, float* debug_products, uint32_t row0,
                            uint32_t rows, uint32_t ring_rows, int warps, bool vec,
-                           CUstream_st* stream) {
+                           CUstream_st* stream, bool uniform) {
   set_smem_once();
   if (warps <= 0) warps = blur_rows_warp_auto_warps(rows);
   if (warps > kMaxWarps) warps = kMaxWarps;
@@ -268,18 +302,16 @@ void launch_blur_rows_warp(const float* xyb, uint32_t w, uint32_t h, const float
   const uint32_t blocks = (units + uint32_t(warps) - 1) / uint32_t(warps);
   if (blocks == 0) return;
   const size_t smem = kWarpSmem * size_t(warps);
-  if (vec)
-    blur_rows_warp_kernel<true><<<blocks, 32 * warps, smem, stream>>>(
-        xyb, w, h, coef, hblur, debug_products, row0, rows, ring_rows);
-  else
-    blur_rows_warp_kernel<false><<<blocks, 32 * warps, smem, stream>>>(
-        xyb, w, h, coef, hblur, debug_products, row0, rows, ring_rows);
+  auto kernel = vec ? (uniform ? blur_rows_warp_kernel<true, true> : blur_rows_warp_kernel<true, false>)
+                    : (uniform ? blur_rows_warp_kernel<false, true> : blur_rows_warp_kernel<false, false>);
+  kernel<<<blocks, 32 * warps, smem, stream>>>(xyb, w, h, coef, hblur, debug_products, row0, rows,
+                                               ring_rows);
   check_launch("ssimulacra2: blur_rows_warp_kernel");
 }
 
 std::vector<float> debug_blur_rows_warp(const std::vector<float>& xyb, uint32_t w, uint32_t h,
                                         uint32_t row0, uint32_t rows, uint32_t ring_rows,
-                                        int warps, bool vec) {
+                                        int warps, bool vec, bool uniform) {
   const size_t n = size_t(w) * h, ring = size_t(15) * ring_rows * w;
   float *d_xyb = nullptr, *d_out = nullptr;
   check(cudaMalloc(&d_xyb, sizeof(float) * 6 * n), "debug hblur: alloc");
@@ -290,7 +322,7 @@ std::vector<float> debug_blur_rows_warp(const std::vector<float>& xyb, uint32_t 
   check(cudaDeviceSynchronize(), "debug hblur: upload");
   const BlurCoefficients& bc = blur_coefficients();
   launch_blur_rows_warp(d_xyb, w, h, bc.n2, bc.d1, d_out, nullptr, row0, rows, ring_rows, warps,
-                        vec, nullptr);
+                        vec, nullptr, uniform);
   check(cudaDeviceSynchronize(), "debug hblur: run");
   std::vector<float> out(ring);
   check(cudaMemcpy(out.data(), d_out, sizeof(float) * ring, cudaMemcpyDeviceToHost),
