@@ -40,6 +40,7 @@ enum Variant {
   kHWarp16 = 1 << 22,  // the same, 16 warps per block
   kFastXyb = 1 << 23,  // the XYB kernel with fewer instructions, same bits
   kHWarpU = 1 << 24,   // kHWarp*: one code path for every plane
+  kPlainXyb = 1 << 25, // the XYB kernel before session 14 (the fast one is the default)
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -90,6 +91,7 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kHWarp16) options.hblur_warps = 16;
   if (variant & kFastXyb) options.fast_xyb = true;
   if (variant & kHWarpU) options.hblur_uniform = true;
+  if (variant & kPlainXyb) options.fast_xyb = false;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -112,40 +114,23 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
 // (pole split with sums per tile, fast terms) beside the kernels before this pass (three groups
 // of planes per thread, plain terms) and the variants; x2/x3: frames in flight on replicas.
 VQX_SS2_DEVICE(1080p, "band1080", format_1080p(), kDefault, true);
-VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kGroups3 | kPlainTerms, true);
-VQX_SS2_DEVICE(1080p_poles_fast, "band1080", format_1080p(), kPoles | kFastTerms, true);
-VQX_SS2_DEVICE(1080p_poles2_fast, "band1080", format_1080p(), kPoles2 | kFastTerms, true);
-VQX_SS2_DEVICE(1080p_poles2_fast2, "band1080", format_1080p(), kPoles2 | kFastTerms | kBatch2, true);
-VQX_SS2_DEVICE(1080p_poles4_fast, "band1080", format_1080p(), kPoles4 | kFastTerms, true);
-VQX_SS2_DEVICE(1080p_default_x2, "band1080", format_1080p(), kInFlight2, true);
-VQX_SS2_DEVICE(1080p_default_x3, "band1080", format_1080p(), kInFlight3, true);
-VQX_SS2_DEVICE(1080p_default_split, "band1080", format_1080p(), kSplitXyb, true);
-VQX_SS2_DEVICE(1080p_default_sequential, "band1080", format_1080p(), kDefault, false);
+VQX_SS2_DEVICE(1080p_plainxyb, "band1080", format_1080p(), kPlainXyb, true);
+VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kGroups3 | kPlainTerms | kPlainXyb, true);
 VQX_SS2_DEVICE(1080p_hwarp, "band1080", format_1080p(), kHWarp, true);
 VQX_SS2_DEVICE(1080p_hwarpu, "band1080", format_1080p(), kHWarp | kHWarpU, true);
-VQX_SS2_DEVICE(1080p_hwarp_x2, "band1080", format_1080p(), kHWarp | kInFlight2, true);
-VQX_SS2_DEVICE(1080p_hwarp_sequential, "band1080", format_1080p(), kHWarp, false);
-VQX_SS2_DEVICE(1080p_fastxyb, "band1080", format_1080p(), kFastXyb, true);
-VQX_SS2_DEVICE(1080p_hwarp_fastxyb, "band1080", format_1080p(), kHWarp | kFastXyb, true);
-VQX_SS2_DEVICE(1080p_hwarpu_fastxyb, "band1080", format_1080p(), kHWarp | kHWarpU | kFastXyb, true);
-VQX_SS2_DEVICE(1080p_hwarp_fastxyb_x2, "band1080", format_1080p(), kHWarp | kFastXyb | kInFlight2, true);
+VQX_SS2_DEVICE(1080p_default_x2, "band1080", format_1080p(), kInFlight2, true);
+VQX_SS2_DEVICE(1080p_plainxyb_x2, "band1080", format_1080p(), kPlainXyb | kInFlight2, true);
+VQX_SS2_DEVICE(1080p_hwarpu_x2, "band1080", format_1080p(), kHWarp | kHWarpU | kInFlight2, true);
+VQX_SS2_DEVICE(1080p_default_sequential, "band1080", format_1080p(), kDefault, false);
+VQX_SS2_DEVICE(1080p_hwarpu_sequential, "band1080", format_1080p(), kHWarp | kHWarpU, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
+VQX_SS2_DEVICE(4k_plainxyb, "uhd4k", format_4k(), kPlainXyb, true);
+VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms | kPlainXyb, true);
 VQX_SS2_DEVICE(4k_hwarp, "uhd4k", format_4k(), kHWarp, true);
 VQX_SS2_DEVICE(4k_hwarpu, "uhd4k", format_4k(), kHWarp | kHWarpU, true);
-VQX_SS2_DEVICE(4k_hwarp4, "uhd4k", format_4k(), kHWarp4, true);
-VQX_SS2_DEVICE(4k_hwarp_sequential, "uhd4k", format_4k(), kHWarp, false);
-VQX_SS2_DEVICE(4k_fastxyb, "uhd4k", format_4k(), kFastXyb, true);
-VQX_SS2_DEVICE(4k_hwarp_fastxyb, "uhd4k", format_4k(), kHWarp | kFastXyb, true);
-VQX_SS2_DEVICE(4k_hwarpu_fastxyb, "uhd4k", format_4k(), kHWarp | kHWarpU | kFastXyb, true);
-VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms, true);
-VQX_SS2_DEVICE(4k_poles_fast, "uhd4k", format_4k(), kPoles | kFastTerms, true);
-VQX_SS2_DEVICE(4k_poles2_fast, "uhd4k", format_4k(), kPoles2 | kFastTerms, true);
-VQX_SS2_DEVICE(4k_poles2_fast2, "uhd4k", format_4k(), kPoles2 | kFastTerms | kBatch2, true);
-VQX_SS2_DEVICE(4k_poles4_fast, "uhd4k", format_4k(), kPoles4 | kFastTerms, true);
-VQX_SS2_DEVICE(4k_default_split, "uhd4k", format_4k(), kSplitXyb, true);
-VQX_SS2_DEVICE(4k_before_sequential, "uhd4k", format_4k(), kGroups3 | kPlainTerms, false);
 VQX_SS2_DEVICE(4k_default_sequential, "uhd4k", format_4k(), kDefault, false);
-VQX_SS2_DEVICE(4k_poles4_sequential, "uhd4k", format_4k(), kPoles4 | kFastTerms, false);
+VQX_SS2_DEVICE(4k_hwarpu_sequential, "uhd4k", format_4k(), kHWarp | kHWarpU, false);
+VQX_SS2_DEVICE(4k_plainxyb_sequential, "uhd4k", format_4k(), kPlainXyb, false);
 
 }  // namespace
 }  // namespace vqx::bench

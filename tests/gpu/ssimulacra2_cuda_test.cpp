@@ -299,7 +299,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     bool poles_split = false;  // poles_sums: false = poles2 (the default), true = poles3
     bool poles_sets = false;   // poles_sums, !poles_split: per-set named barriers (poles4)
     int hblur_warps = -1;      // >= 0: the warp-autonomous horizontal kernel (0: block by size)
-    bool fast_xyb = false;     // the XYB kernel with fewer instructions (session 14)
+    bool fast_xyb = false;     // the fast XYB kernel (the default since session 14); false: the one before
     bool hblur_uniform = false;  // hblur_warps >= 0: one code path for every plane
     ssimulacra2::cuda::PipelineOptions options() const {
       ssimulacra2::cuda::PipelineOptions o;
@@ -642,6 +642,7 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_HBLUR", "warp1"},
                               {"VQX_SS2_HBLUR", "warpu"},
                               {"VQX_SS2_XYB", "fast"},
+                              {"VQX_SS2_XYB", "plain"},
                               {"VQX_SS2_VBLUR", "fast"},
                               {"VQX_SS2_VBLUR", "fast4"},
                               {"VQX_SS2_VBLUR", "fast2"},

@@ -4,7 +4,9 @@
 //   1. xyb_down:   linear RGB of both images (from the Y'CbCr or R'G'B' frame at s = 0, from the
 //                  level-s linear planes after), XYB of every pixel, and the 2x2 box downsample of
 //                  the linear planes into level s + 1. Full-resolution linear RGB never touches
-//                  memory: a thread owns one 2x2 block.
+//                  memory: a thread owns one 2x2 block. (xyb_down_fast, the default since session
+//                  14: the same bits with a third fewer instructions; xyb_down with
+//                  VQX_SS2_XYB=plain.)
 //   2. blur_rows_poles2: the horizontal recurrence of all 15 blurs (3 channels x mu1, mu2, s11,
 //                  s22, s12), the products formed on the fly. One thread walks one POLE of one
 //                  line of one plane in the spec's exact order (the three poles are independent
@@ -2412,6 +2414,7 @@ class Ssimulacra2Cuda final : public CudaMetric {
     const char* xyb = std::getenv("VQX_SS2_XYB");
     if (xyb && std::string(xyb) == "split") options.split_xyb = true;
     if (xyb && std::string(xyb) == "fused") options.split_xyb = false;
+    // VQX_SS2_XYB=fast (the default) / plain: the session-14 XYB kernel / the one before it.
     if (xyb && std::string(xyb) == "fast") options.fast_xyb = true;
     if (xyb && std::string(xyb) == "plain") options.fast_xyb = false;
     pipeline_.init(f, rgb_ ? nullptr : &matrix_, EdgeDifference::kFloatGroupsOf8, *context.device,

@@ -67,9 +67,10 @@ struct PipelineOptions {
   // warpN): -1 = off (the kernels above), 0 = warps per block chosen by size, N = N warps per block.
   int hblur_warps = -1;
   bool hblur_uniform = false;  // hblur_warps >= 0: every plane by one code path (warpu)
-  // XYB kernel with the cube roots' divisions inlined and 4:2:0 chroma formed once per 2x2 block
-  // (VQX_SS2_XYB=fast; the same bits).
-  bool fast_xyb = false;
+  // XYB kernel with the cube roots' divisions inlined, the EOTF without its redundant selects,
+  // 4:2:0 chroma formed once per 2x2 block and float2 stores (the default since session 14; the
+  // same bits; VQX_SS2_XYB=plain the kernel before).
+  bool fast_xyb = true;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,

@@ -73,9 +73,26 @@ __device__ __forceinline__ void warp_rows(const float* __restrict__ img1,
   float* in1 = slice;
   float* in2 = slice + kSlot;
   float* stage = slice + 2 * kSlot;
-  // Unit m of the lane: e = lane + 32 m, row e / kPerRow, column (e % kPerRow) * kWidth.
-  auto unit_row = [&](int m) { return (lane + 32 * m) / kPerRow; };
-  auto unit_col = [&](int m) { return ((lane + 32 * m) % kPerRow) * kWidth; };
+  // Unit m of the lane (a float4 of one row, or one float). float4 path: units 0..7 are 4 rows x
+  // quads 0..7 (128 contiguous bytes per row), units 8 and 9 are 16 rows x quads 8..9 (rows 8a +
+  // 0..3, then 8a + 4..7): every warp-wide access of the transposes then hits 32 distinct banks
+  // (row pitch 41 = 9 mod 32: the 4 rows of units 0..7 fall in the 4 residue classes mod 4, and
+  // rows r % 8 < 4 times quads 8, 9 cover all 32 banks), where the plain row-major order had 2-way
+  // conflicts. Scalar path: unit e = lane + 32 m is row e / 40, column e % 40.
+  auto unit_row = [&](int m) {
+    if constexpr (kVec) {
+      if (m < 8) return 4 * m + (lane >> 3);
+      const int idx = lane >> 1;
+      return 8 * (idx >> 2) + 4 * (m - 8) + (idx & 3);
+    } else {
+      return (lane + 32 * m) / kPerRow;
+    }
+  };
+  auto unit_col = [&](int m) {
+    if constexpr (kVec) return 4 * (m < 8 ? (lane & 7) : 8 + (lane & 1));
+    else return (lane + 32 * m) % kPerRow;
+  };
+  static_assert(!kVec || kUnits == 10);
   // Output row offsets within the ring plane (image row y -> ring row y % ring_rows), formed
   // once (float4 path) or at each store (scalar path: 40 more registers would spill).
   auto out_row = [&](int m) {
@@ -202,8 +219,10 @@ __device__ __forceinline__ void warp_rows(const float* __restrict__ img1,
       if (row != UINT32_MAX && t >= 0 && t < long(w)) {
         const float* s = stage + unit_row(m) * kPitch + unit_col(m);
         float* dst = out + row + uint32_t(t);
+        // One 16-byte store (__stcg: nvcc splits a plain float4 assignment of four shared-memory
+        // loads into four 4-byte stores, which round 2 measured).
         if constexpr (kVec)
-          *reinterpret_cast<float4*>(dst) = make_float4(s[0], s[1], s[2], s[3]);
+          __stcg(reinterpret_cast<float4*>(dst), make_float4(s[0], s[1], s[2], s[3]));
         else
           *dst = s[0];
       }
@@ -211,10 +230,12 @@ __device__ __forceinline__ void warp_rows(const float* __restrict__ img1,
   }
 }
 
-// Warp u of the grid, plane-major (the warps of a block walk the same plane, mostly, so an SM
-// keeps one plane kind's code hot): plane p = u / (groups * 3), then channel c = (u / groups) % 3
-// and row group g = u % groups (rows row0 + 32 g ..). Plane order mu1, mu2, s11, s22, s12 (that
-// of the horizontal-blur planes).
+// Warp u of the grid. kUniform (one code path): plane p = u % 5, channel c = (u / 5) % 3, row
+// group g = u / 15 (rows row0 + 32 g ..): the planes of a row group side by side, so the warps of
+// a block mix the cheaper (mu) and dearer (s12) planes and reuse each other's tiles in L1. Per-plane
+// code: plane-major instead, p = u / (groups * 3), c = (u / groups) % 3, g = u % groups, so that an
+// SM keeps mostly one plane kind's code in its instruction cache. Plane order mu1, mu2, s11, s22,
+// s12 (that of the horizontal-blur planes).
 template <bool kVec, bool kUniform>
 __global__ void __launch_bounds__(32 * kMaxWarps)
 blur_rows_warp_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Coef coef,
@@ -225,8 +246,9 @@ blur_rows_warp_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Coe
   const uint32_t unit = blockIdx.x * (blockDim.x >> 5) + uint32_t(warp);
   const uint32_t groups = (rows + kRows - 1) / kRows;
   if (unit >= groups * 3 * kPlanes) return;  // the whole warp: no barrier follows
-  const int p = int(unit / (groups * 3)), c = int((unit / groups) % 3);
-  const uint32_t g = unit % groups;
+  const int p = kUniform ? int(unit % kPlanes) : int(unit / (groups * 3));
+  const int c = kUniform ? int((unit / kPlanes) % 3) : int((unit / groups) % 3);
+  const uint32_t g = kUniform ? unit / (3 * kPlanes) : unit % groups;
   const uint32_t y0 = row0 + g * kRows;
   const uint32_t end = row0 + rows;
   const uint32_t nrows = end - y0 < uint32_t(kRows) ? end - y0 : uint32_t(kRows);
