@@ -41,6 +41,7 @@ enum Variant {
   kFastXyb = 1 << 23,  // the XYB kernel with fewer instructions, same bits
   kHWarpU = 1 << 24,   // kHWarp*: one code path for every plane
   kPlainXyb = 1 << 25, // the XYB kernel before session 14 (the fast one is the default)
+  kPoles2Old = 1 << 26,  // poles2 storing its output quads one at a time (before session 14)
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -92,6 +93,7 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kFastXyb) options.fast_xyb = true;
   if (variant & kHWarpU) options.hblur_uniform = true;
   if (variant & kPlainXyb) options.fast_xyb = false;
+  if (variant & kPoles2Old) options.poles2_old_stores = true;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -115,6 +117,8 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
 // of planes per thread, plain terms) and the variants; x2/x3: frames in flight on replicas.
 VQX_SS2_DEVICE(1080p, "band1080", format_1080p(), kDefault, true);
 VQX_SS2_DEVICE(1080p_plainxyb, "band1080", format_1080p(), kPlainXyb, true);
+VQX_SS2_DEVICE(1080p_poles2old, "band1080", format_1080p(), kPoles2Old, true);
+VQX_SS2_DEVICE(1080p_session13, "band1080", format_1080p(), kPoles2Old | kPlainXyb, true);
 VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kGroups3 | kPlainTerms | kPlainXyb, true);
 VQX_SS2_DEVICE(1080p_hwarp, "band1080", format_1080p(), kHWarp, true);
 VQX_SS2_DEVICE(1080p_hwarpu, "band1080", format_1080p(), kHWarp | kHWarpU, true);
@@ -125,12 +129,15 @@ VQX_SS2_DEVICE(1080p_default_sequential, "band1080", format_1080p(), kDefault, f
 VQX_SS2_DEVICE(1080p_hwarpu_sequential, "band1080", format_1080p(), kHWarp | kHWarpU, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
 VQX_SS2_DEVICE(4k_plainxyb, "uhd4k", format_4k(), kPlainXyb, true);
+VQX_SS2_DEVICE(4k_poles2old, "uhd4k", format_4k(), kPoles2Old, true);
+VQX_SS2_DEVICE(4k_session13, "uhd4k", format_4k(), kPoles2Old | kPlainXyb, true);
 VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms | kPlainXyb, true);
 VQX_SS2_DEVICE(4k_hwarp, "uhd4k", format_4k(), kHWarp, true);
 VQX_SS2_DEVICE(4k_hwarpu, "uhd4k", format_4k(), kHWarp | kHWarpU, true);
 VQX_SS2_DEVICE(4k_default_sequential, "uhd4k", format_4k(), kDefault, false);
 VQX_SS2_DEVICE(4k_hwarpu_sequential, "uhd4k", format_4k(), kHWarp | kHWarpU, false);
 VQX_SS2_DEVICE(4k_plainxyb_sequential, "uhd4k", format_4k(), kPlainXyb, false);
+VQX_SS2_DEVICE(4k_poles2old_sequential, "uhd4k", format_4k(), kPoles2Old, false);
 
 }  // namespace
 }  // namespace vqx::bench

@@ -301,6 +301,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     int hblur_warps = -1;      // >= 0: the warp-autonomous horizontal kernel (0: block by size)
     bool fast_xyb = false;     // the fast XYB kernel (the default since session 14); false: the one before
     bool hblur_uniform = false;  // hblur_warps >= 0: one code path for every plane
+    bool poles2_old = false;     // poles2 storing its quads one at a time (before session 14)
     ssimulacra2::cuda::PipelineOptions options() const {
       ssimulacra2::cuda::PipelineOptions o;
       o.row_groups = row_groups;
@@ -314,6 +315,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       o.hblur_warps = hblur_warps;
       o.fast_xyb = fast_xyb;
       o.hblur_uniform = hblur_uniform;
+      o.poles2_old_stores = poles2_old;
       return o;
     }
   };
@@ -337,7 +339,8 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true, true},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 3, false, true}};
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 3, false, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, true}};
   for (const auto& [label, frames] : inputs) {
    for (const EdgeDifference mode : {EdgeDifference::kFloatGroupsOf8, EdgeDifference::kDouble}) {
     if (mode == EdgeDifference::kDouble && label.find("frame") != std::string::npos) continue;
@@ -350,7 +353,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
           "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {} split {} sets {} hwarps {}", label,
           mode == EdgeDifference::kDouble ? "f64 edges" : "", v.row_groups, v.low_regs,
           v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums, v.poles_split, v.poles_sets,
-          v.hblur_warps) + (v.fast_xyb ? " fast xyb" : "") + (v.hblur_uniform ? " uniform rows" : "");
+          v.hblur_warps) + (v.fast_xyb ? " fast xyb" : "") + (v.hblur_uniform ? " uniform rows" : "") + (v.poles2_old ? " poles2old" : "");
       ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
       for (size_t s = 0; s < base.scales.size(); ++s) {
         const DebugScale& a = base.scales[s];
@@ -641,6 +644,7 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_HBLUR", "warp4"},
                               {"VQX_SS2_HBLUR", "warp1"},
                               {"VQX_SS2_HBLUR", "warpu"},
+                              {"VQX_SS2_HBLUR", "poles2old"},
                               {"VQX_SS2_XYB", "fast"},
                               {"VQX_SS2_XYB", "plain"},
                               {"VQX_SS2_VBLUR", "fast"},

@@ -501,12 +501,15 @@ template <Source kSource, bool kXyb = true, bool kDebug = false>
 __global__ void __launch_bounds__(256)
 xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
                      float cbrt_bias, float* __restrict__ xyb, float* __restrict__ down,
-                     bool write_down, float* __restrict__ debug_linear) {
+                     bool write_down, float* __restrict__ debug_linear, uint32_t oy0 = 0,
+                     uint32_t oy_end = UINT32_MAX) {
+  // Row range (for a strip schedule): rows [oy0, oy_end) of the half-size grid, i.e. image rows
+  // [2 oy0, 2 oy_end); the grid's y dimension covers that range (0, all: the whole picture).
   constexpr bool kYuv = kSource == Source::kYuv8 || kSource == Source::kYuv16;
   const uint32_t ow = (w + 1) / 2, oh = (h + 1) / 2;
   const uint32_t ox = blockIdx.x * blockDim.x + threadIdx.x;
-  const uint32_t oy = blockIdx.y * blockDim.y + threadIdx.y;
-  if (ox >= ow || oy >= oh) return;
+  const uint32_t oy = oy0 + blockIdx.y * blockDim.y + threadIdx.y;
+  if (ox >= ow || oy >= oh || oy >= oy_end) return;
   const uint32_t n = w * h;  // fewer than 2^32 samples (Pipeline::init checks)
   float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
   uint32_t col[2], row[2], ccol[2] = {0, 0}, crow[2] = {0, 0};
@@ -1153,7 +1156,12 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-template <bool kVec, bool kSets = false>
+// kStoreAll (session 14, the default): phase 2 adds all of the thread's output quads into their
+// own registers before it issues their stores; one quad at a time, nvcc reused the registers of a
+// float4 store for the next quad, which then waited for the store to read them (the kernel's
+// largest stall in the warp kernels of ssimulacra2_hblur.cu). The same operations in the same
+// order; false (VQX_SS2_HBLUR=poles2old) is the kernel before.
+template <bool kVec, bool kSets = false, bool kStoreAll = true>
 __global__ void __launch_bounds__(kPoleThreads, 2)
 blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
                         float* __restrict__ hblur, float* __restrict__ debug_products) {
@@ -1331,7 +1339,26 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
     else
       __syncthreads();
     // Phase 2: outputs of this tile, sums of the next, the ring and the prefetch.
-    if constexpr (kVec) {
+    if constexpr (kVec && kStoreAll) {
+      float v[kStores][4];
+      bool on[kStores];
+#pragma unroll
+      for (int m = 0; m < kStores; ++m) {
+        const long t = long(tile) * kTile + st_col[m];
+        on[m] = t >= 0 && t < long(w);
+        if (on[m]) {
+          const float* o = pout + st_smem[m];
+#pragma unroll
+          for (int qq = 0; qq < 4; ++qq)
+            v[m][qq] = fadd(fadd(o[qq], o[kTileSlot + qq]), o[2 * kTileSlot + qq]);
+        }
+      }
+#pragma unroll
+      for (int m = 0; m < kStores; ++m)
+        if (on[m])
+          __stcg(reinterpret_cast<float4*>(st_row[m] + (long(tile) * kTile + st_col[m])),
+                 make_float4(v[m][0], v[m][1], v[m][2], v[m][3]));
+    } else if constexpr (kVec) {
 #pragma unroll
       for (int m = 0; m < kStores; ++m) {
         const long t = long(tile) * kTile + st_col[m];
@@ -1868,6 +1895,7 @@ class Pipeline {
     split_xyb_ = options.split_xyb;
     hblur_warps_ = options.hblur_warps;
     hblur_uniform_ = options.hblur_uniform;
+    poles2_old_stores_ = options.poles2_old_stores;
     fast_xyb_ = options.fast_xyb;
     format_ = format;
     edge_difference_ = edge_difference;
@@ -1918,6 +1946,9 @@ class Pipeline {
                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles3Smem)),
           "ssimulacra2: pole kernel shared memory");
     if (hblur_warps_ >= 0) prepare_blur_rows_warp();  // not during a graph capture
+    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<true, false, false>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
+          "ssimulacra2: pole kernel shared memory");
     check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
           "ssimulacra2: EOTF table upload");
     // A copy from pageable memory may return before its DMA has landed, and the kernels run on
@@ -2094,6 +2125,14 @@ class Pipeline {
     const dim3 block(kLines, kBlurPlanes);
     const dim3 grid(ceil_div(h, kLines), 3);
     float* products = debug ? debug_products_.get<float>() : nullptr;
+    if (poles2_old_stores_ && vec_rows_[s] && !poles_sets_ && row_groups_ == kRowPoles &&
+        poles_sums_ && !poles_split_ && hblur_warps_ < 0) {  // VQX_SS2_HBLUR=poles2old (timing)
+      blur_rows_poles2_kernel<true, false, false><<<grid, dim3(kLines, kPoleWarps), kPoles2Smem,
+                                                    stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
+                                                              products);
+      check_launch("ssimulacra2: blur_rows_poles2_kernel");
+      return;
+    }
     if (hblur_warps_ >= 0) {  // the warp-autonomous kernel (ssimulacra2_hblur.cu)
       launch_blur_rows_warp(xyb_at_[s], w, h, coef_.n2, coef_.d1, hblur_at_[s], products, 0, h, h,
                             hblur_warps_, vec_rows_[s], stream, hblur_uniform_);
@@ -2299,6 +2338,7 @@ class Pipeline {
   bool split_xyb_ = false;
   int hblur_warps_ = -1;
   bool hblur_uniform_ = false;
+  bool poles2_old_stores_ = false;
   bool fast_xyb_ = false;
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
@@ -2373,6 +2413,7 @@ class Ssimulacra2Cuda final : public CudaMetric {
       options.poles_sums = true;
       options.poles_split = false;
     }
+    if (walk && std::string(walk) == "poles2old") options.poles2_old_stores = true;  // timing
     if (walk && std::string(walk) == "poles4") {
       options.row_groups = kRowPoles;
       options.poles_sums = true;

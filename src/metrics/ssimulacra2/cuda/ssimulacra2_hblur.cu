@@ -211,20 +211,34 @@ __device__ __forceinline__ void warp_rows(const float* __restrict__ img1,
     }
     __syncwarp();
     // Outputs t = x0 - 4 + column, coalesced by row (kVec: t % 4 == 0 and w % 4 == 0, so a quad
-    // is wholly inside [0, w) or wholly outside).
+    // is wholly inside [0, w) or wholly outside). kBatch units at a time: their values are read
+    // into registers of their own first, then stored; one at a time, nvcc reused a store's
+    // registers for the next unit, which then waited for the store to read them (round 3: the
+    // kernel's largest stall). Stores are 16-byte __stcg (nvcc split a plain float4 assignment of
+    // four shared-memory loads into four 4-byte stores, round 2).
+    constexpr int kBatch = kVec ? 5 : 8;
+    static_assert(kUnits % kBatch == 0);
 #pragma unroll
-    for (int m = 0; m < kUnits; ++m) {
-      const long t = long(x0) - 4 + unit_col(m);
-      const uint32_t row = kVec ? orow[m] : out_row(m);
-      if (row != UINT32_MAX && t >= 0 && t < long(w)) {
-        const float* s = stage + unit_row(m) * kPitch + unit_col(m);
-        float* dst = out + row + uint32_t(t);
-        // One 16-byte store (__stcg: nvcc splits a plain float4 assignment of four shared-memory
-        // loads into four 4-byte stores, which round 2 measured).
-        if constexpr (kVec)
-          __stcg(reinterpret_cast<float4*>(dst), make_float4(s[0], s[1], s[2], s[3]));
-        else
-          *dst = s[0];
+    for (int m0 = 0; m0 < kUnits; m0 += kBatch) {
+      float val[kBatch][kWidth];
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) {
+        const float* s = stage + unit_row(m0 + i) * kPitch + unit_col(m0 + i);
+#pragma unroll
+        for (int q = 0; q < kWidth; ++q) val[i][q] = s[q];
+      }
+#pragma unroll
+      for (int i = 0; i < kBatch; ++i) {
+        const int m = m0 + i;
+        const long t = long(x0) - 4 + unit_col(m);
+        const uint32_t row = kVec ? orow[m] : out_row(m);
+        if (row != UINT32_MAX && t >= 0 && t < long(w)) {
+          float* dst = out + row + uint32_t(t);
+          if constexpr (kVec)
+            __stcg(reinterpret_cast<float4*>(dst), make_float4(val[i][0], val[i][1], val[i][2], val[i][3]));
+          else
+            *dst = val[i][0];
+        }
       }
     }
   }
