@@ -41,7 +41,8 @@ enum Variant {
   kFastXyb = 1 << 23,  // the XYB kernel with fewer instructions, same bits
   kHWarpU = 1 << 24,   // kHWarp*: one code path for every plane
   kPlainXyb = 1 << 25, // the XYB kernel before session 14 (the fast one is the default)
-  kPoles2Old = 1 << 26,  // poles2 storing its output quads one at a time (before session 14)
+  kPoles2All = 1 << 26,  // poles2 adding all output quads before their stores (slower)
+  kHWarpA = 1 << 27,     // kHWarp*: tiles by cp.async (v5)
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -93,7 +94,8 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kFastXyb) options.fast_xyb = true;
   if (variant & kHWarpU) options.hblur_uniform = true;
   if (variant & kPlainXyb) options.fast_xyb = false;
-  if (variant & kPoles2Old) options.poles2_old_stores = true;
+  if (variant & kPoles2All) options.poles2_store_all = true;
+  if (variant & kHWarpA) options.hblur_async = true;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -117,27 +119,28 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
 // of planes per thread, plain terms) and the variants; x2/x3: frames in flight on replicas.
 VQX_SS2_DEVICE(1080p, "band1080", format_1080p(), kDefault, true);
 VQX_SS2_DEVICE(1080p_plainxyb, "band1080", format_1080p(), kPlainXyb, true);
-VQX_SS2_DEVICE(1080p_poles2old, "band1080", format_1080p(), kPoles2Old, true);
-VQX_SS2_DEVICE(1080p_session13, "band1080", format_1080p(), kPoles2Old | kPlainXyb, true);
+VQX_SS2_DEVICE(1080p_poles2all, "band1080", format_1080p(), kPoles2All, true);
 VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kGroups3 | kPlainTerms | kPlainXyb, true);
 VQX_SS2_DEVICE(1080p_hwarp, "band1080", format_1080p(), kHWarp, true);
 VQX_SS2_DEVICE(1080p_hwarpu, "band1080", format_1080p(), kHWarp | kHWarpU, true);
+VQX_SS2_DEVICE(1080p_hwarpa, "band1080", format_1080p(), kHWarp | kHWarpA, true);
 VQX_SS2_DEVICE(1080p_default_x2, "band1080", format_1080p(), kInFlight2, true);
 VQX_SS2_DEVICE(1080p_plainxyb_x2, "band1080", format_1080p(), kPlainXyb | kInFlight2, true);
 VQX_SS2_DEVICE(1080p_hwarpu_x2, "band1080", format_1080p(), kHWarp | kHWarpU | kInFlight2, true);
 VQX_SS2_DEVICE(1080p_default_sequential, "band1080", format_1080p(), kDefault, false);
 VQX_SS2_DEVICE(1080p_hwarpu_sequential, "band1080", format_1080p(), kHWarp | kHWarpU, false);
+VQX_SS2_DEVICE(1080p_hwarpa_sequential, "band1080", format_1080p(), kHWarp | kHWarpA, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
 VQX_SS2_DEVICE(4k_plainxyb, "uhd4k", format_4k(), kPlainXyb, true);
-VQX_SS2_DEVICE(4k_poles2old, "uhd4k", format_4k(), kPoles2Old, true);
-VQX_SS2_DEVICE(4k_session13, "uhd4k", format_4k(), kPoles2Old | kPlainXyb, true);
+VQX_SS2_DEVICE(4k_poles2all, "uhd4k", format_4k(), kPoles2All, true);
 VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms | kPlainXyb, true);
 VQX_SS2_DEVICE(4k_hwarp, "uhd4k", format_4k(), kHWarp, true);
 VQX_SS2_DEVICE(4k_hwarpu, "uhd4k", format_4k(), kHWarp | kHWarpU, true);
+VQX_SS2_DEVICE(4k_hwarpa, "uhd4k", format_4k(), kHWarp | kHWarpA, true);
 VQX_SS2_DEVICE(4k_default_sequential, "uhd4k", format_4k(), kDefault, false);
 VQX_SS2_DEVICE(4k_hwarpu_sequential, "uhd4k", format_4k(), kHWarp | kHWarpU, false);
+VQX_SS2_DEVICE(4k_hwarpa_sequential, "uhd4k", format_4k(), kHWarp | kHWarpA, false);
 VQX_SS2_DEVICE(4k_plainxyb_sequential, "uhd4k", format_4k(), kPlainXyb, false);
-VQX_SS2_DEVICE(4k_poles2old_sequential, "uhd4k", format_4k(), kPoles2Old, false);
 
 }  // namespace
 }  // namespace vqx::bench

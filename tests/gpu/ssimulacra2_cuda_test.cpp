@@ -150,6 +150,7 @@ void expect_stages_match(const Picture& ref, const Picture& dis, const YuvMatrix
   ssimulacra2::cuda::PipelineOptions variant;
   if (const char* hw = std::getenv("VQX_SS2_TEST_HWARPS")) variant.hblur_warps = std::atoi(hw);
   if (const char* hu = std::getenv("VQX_SS2_TEST_HUNIFORM")) variant.hblur_uniform = std::atoi(hu) != 0;
+  if (const char* ha = std::getenv("VQX_SS2_TEST_HASYNC")) variant.hblur_async = std::atoi(ha) != 0;
   // VQX_SS2_TEST_XYB=fast: the same with the fast XYB kernel.
   if (const char* x = std::getenv("VQX_SS2_TEST_XYB")) variant.fast_xyb = std::string(x) == "fast";
   const DebugFrame gpu = run_debug_frame(ref, dis, matrix, mode, max_scales, variant);
@@ -301,7 +302,8 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     int hblur_warps = -1;      // >= 0: the warp-autonomous horizontal kernel (0: block by size)
     bool fast_xyb = false;     // the fast XYB kernel (the default since session 14); false: the one before
     bool hblur_uniform = false;  // hblur_warps >= 0: one code path for every plane
-    bool poles2_old = false;     // poles2 storing its quads one at a time (before session 14)
+    bool poles2_all = false;     // poles2 adding all its quads before their stores (poles2all)
+    bool hblur_async = false;    // hblur_warps >= 0: tiles by cp.async (v5)
     ssimulacra2::cuda::PipelineOptions options() const {
       ssimulacra2::cuda::PipelineOptions o;
       o.row_groups = row_groups;
@@ -315,7 +317,8 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       o.hblur_warps = hblur_warps;
       o.fast_xyb = fast_xyb;
       o.hblur_uniform = hblur_uniform;
-      o.poles2_old_stores = poles2_old;
+      o.poles2_store_all = poles2_all;
+      o.hblur_async = hblur_async;
       return o;
     }
   };
@@ -340,7 +343,9 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true, true},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 3, false, true},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, true}};
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true, false, false, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 3, false, false, false, true}};
   for (const auto& [label, frames] : inputs) {
    for (const EdgeDifference mode : {EdgeDifference::kFloatGroupsOf8, EdgeDifference::kDouble}) {
     if (mode == EdgeDifference::kDouble && label.find("frame") != std::string::npos) continue;
@@ -353,7 +358,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
           "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {} split {} sets {} hwarps {}", label,
           mode == EdgeDifference::kDouble ? "f64 edges" : "", v.row_groups, v.low_regs,
           v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums, v.poles_split, v.poles_sets,
-          v.hblur_warps) + (v.fast_xyb ? " fast xyb" : "") + (v.hblur_uniform ? " uniform rows" : "") + (v.poles2_old ? " poles2old" : "");
+          v.hblur_warps) + (v.fast_xyb ? " fast xyb" : "") + (v.hblur_uniform ? " uniform rows" : "") + (v.poles2_all ? " poles2all" : "") + (v.hblur_async ? " async rows" : "");
       ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
       for (size_t s = 0; s < base.scales.size(); ++s) {
         const DebugScale& a = base.scales[s];
@@ -412,9 +417,10 @@ TEST(Ssimulacra2CudaVariants, WarpRowsRangesAndRings) {
       // Mostly XYB-like values, some negative, some exact zeros and a flat stretch.
       xyb[i] = (r % 17 == 0) ? 0.0f : (i % 997 < 40 ? 0.25f : float(int32_t(r >> 8) % 20000) * 1e-4f);
     }
-   for (const bool uniform : {false, true}) {
+   for (const int mode : {0, 1, 2}) {  // per-plane code, one code path, cp.async tiles (v5)
+    const bool uniform = mode == 1, async = mode == 2;
     const std::vector<float> ring = ssimulacra2::cuda::debug_blur_rows_warp(
-        xyb, k.w, k.h, k.row0, k.rows, k.ring, k.warps, k.vec, uniform);
+        xyb, k.w, k.h, k.row0, k.rows, k.ring, k.warps, k.vec, uniform, async);
     ASSERT_EQ(ring.size(), size_t{15} * k.ring * k.w);
     std::vector<float> prod(3 * n), line(k.w);
     size_t mismatches = 0, untouched_bad = 0;
@@ -433,8 +439,8 @@ TEST(Ssimulacra2CudaVariants, WarpRowsRangesAndRings) {
           blur_line_reference(src[p] + size_t{y} * k.w, 1, line.data(), 1, k.w);
           if (std::memcmp(line.data(), plane + size_t{y % k.ring} * k.w, sizeof(float) * k.w) != 0) {
             if (mismatches++ == 0)
-              ADD_FAILURE() << fmt::format("{}x{} rows {}+{} ring {} warps {} vec {} uniform {}: channel {} plane {} row {} differs",
-                                           k.w, k.h, k.row0, k.rows, k.ring, k.warps, k.vec, uniform, c, p, y);
+              ADD_FAILURE() << fmt::format("{}x{} rows {}+{} ring {} warps {} vec {} mode {}: channel {} plane {} row {} differs",
+                                           k.w, k.h, k.row0, k.rows, k.ring, k.warps, k.vec, mode, c, p, y);
           }
         }
         for (uint32_t r = 0; r < k.ring; ++r) {
@@ -450,8 +456,8 @@ TEST(Ssimulacra2CudaVariants, WarpRowsRangesAndRings) {
     EXPECT_EQ(mismatches, 0u);
     EXPECT_EQ(untouched_bad, 0u) << fmt::format("{}x{} rows {}+{} ring {}: rows outside the range written",
                                                 k.w, k.h, k.row0, k.rows, k.ring);
-    std::printf("warp rows %ux%u rows %u+%u ring %u warps %d vec %d uniform %d: %zu rows differ, %zu stray writes\n",
-                k.w, k.h, k.row0, k.rows, k.ring, k.warps, int(k.vec), int(uniform), mismatches, untouched_bad);
+    std::printf("warp rows %ux%u rows %u+%u ring %u warps %d vec %d mode %d: %zu rows differ, %zu stray writes\n",
+                k.w, k.h, k.row0, k.rows, k.ring, k.warps, int(k.vec), mode, mismatches, untouched_bad);
    }
   }
 }
@@ -644,7 +650,8 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_HBLUR", "warp4"},
                               {"VQX_SS2_HBLUR", "warp1"},
                               {"VQX_SS2_HBLUR", "warpu"},
-                              {"VQX_SS2_HBLUR", "poles2old"},
+                              {"VQX_SS2_HBLUR", "poles2all"},
+                              {"VQX_SS2_HBLUR", "warpa"},
                               {"VQX_SS2_XYB", "fast"},
                               {"VQX_SS2_XYB", "plain"},
                               {"VQX_SS2_VBLUR", "fast"},

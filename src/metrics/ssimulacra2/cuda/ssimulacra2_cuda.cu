@@ -1156,12 +1156,12 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-// kStoreAll (session 14, the default): phase 2 adds all of the thread's output quads into their
-// own registers before it issues their stores; one quad at a time, nvcc reused the registers of a
-// float4 store for the next quad, which then waited for the store to read them (the kernel's
-// largest stall in the warp kernels of ssimulacra2_hblur.cu). The same operations in the same
-// order; false (VQX_SS2_HBLUR=poles2old) is the kernel before.
-template <bool kVec, bool kSets = false, bool kStoreAll = true>
+// kStoreAll (session 14, VQX_SS2_HBLUR=poles2all; not the default): phase 2 adds all of the
+// thread's output quads into their own registers before it issues their stores (one quad at a
+// time, nvcc reuses a float4 store's registers for the next quad, which then waits for the store
+// to read them). The same operations in the same order. Measured slower in round 4 (1.56 against
+// 1.50 ms at 4K): under the 64-register cap it spills the store pointers.
+template <bool kVec, bool kSets = false, bool kStoreAll = false>
 __global__ void __launch_bounds__(kPoleThreads, 2)
 blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
                         float* __restrict__ hblur, float* __restrict__ debug_products) {
@@ -1895,7 +1895,8 @@ class Pipeline {
     split_xyb_ = options.split_xyb;
     hblur_warps_ = options.hblur_warps;
     hblur_uniform_ = options.hblur_uniform;
-    poles2_old_stores_ = options.poles2_old_stores;
+    hblur_async_ = options.hblur_async;
+    poles2_store_all_ = options.poles2_store_all;
     fast_xyb_ = options.fast_xyb;
     format_ = format;
     edge_difference_ = edge_difference;
@@ -1946,7 +1947,7 @@ class Pipeline {
                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles3Smem)),
           "ssimulacra2: pole kernel shared memory");
     if (hblur_warps_ >= 0) prepare_blur_rows_warp();  // not during a graph capture
-    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<true, false, false>,
+    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<true, false, true>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
           "ssimulacra2: pole kernel shared memory");
     check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
@@ -2125,17 +2126,17 @@ class Pipeline {
     const dim3 block(kLines, kBlurPlanes);
     const dim3 grid(ceil_div(h, kLines), 3);
     float* products = debug ? debug_products_.get<float>() : nullptr;
-    if (poles2_old_stores_ && vec_rows_[s] && !poles_sets_ && row_groups_ == kRowPoles &&
-        poles_sums_ && !poles_split_ && hblur_warps_ < 0) {  // VQX_SS2_HBLUR=poles2old (timing)
-      blur_rows_poles2_kernel<true, false, false><<<grid, dim3(kLines, kPoleWarps), kPoles2Smem,
-                                                    stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
-                                                              products);
+    if (poles2_store_all_ && vec_rows_[s] && !poles_sets_ && row_groups_ == kRowPoles &&
+        poles_sums_ && !poles_split_ && hblur_warps_ < 0) {  // VQX_SS2_HBLUR=poles2all (timing)
+      blur_rows_poles2_kernel<true, false, true><<<grid, dim3(kLines, kPoleWarps), kPoles2Smem,
+                                                   stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
+                                                             products);
       check_launch("ssimulacra2: blur_rows_poles2_kernel");
       return;
     }
     if (hblur_warps_ >= 0) {  // the warp-autonomous kernel (ssimulacra2_hblur.cu)
       launch_blur_rows_warp(xyb_at_[s], w, h, coef_.n2, coef_.d1, hblur_at_[s], products, 0, h, h,
-                            hblur_warps_, vec_rows_[s], stream, hblur_uniform_);
+                            hblur_warps_, vec_rows_[s], stream, hblur_uniform_, hblur_async_);
       return;
     }
     if (row_groups_ == 2 || row_groups_ == 3) {
@@ -2338,7 +2339,8 @@ class Pipeline {
   bool split_xyb_ = false;
   int hblur_warps_ = -1;
   bool hblur_uniform_ = false;
-  bool poles2_old_stores_ = false;
+  bool hblur_async_ = false;
+  bool poles2_store_all_ = false;
   bool fast_xyb_ = false;
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
@@ -2413,7 +2415,7 @@ class Ssimulacra2Cuda final : public CudaMetric {
       options.poles_sums = true;
       options.poles_split = false;
     }
-    if (walk && std::string(walk) == "poles2old") options.poles2_old_stores = true;  // timing
+    if (walk && std::string(walk) == "poles2all") options.poles2_store_all = true;  // timing
     if (walk && std::string(walk) == "poles4") {
       options.row_groups = kRowPoles;
       options.poles_sums = true;
@@ -2432,11 +2434,14 @@ class Ssimulacra2Cuda final : public CudaMetric {
     }
     if (walk && std::string(walk) == "groups3") options.row_groups = 3;
     // VQX_SS2_HBLUR=warp: the warp-autonomous kernel, warps per block by size; warpN: N warps;
-    // warpu / warpuN: the same with one code path for every plane.
+    // warpu / warpuN: the same with one code path for every plane; warpa / warpaN: tiles by
+    // cp.async (v5).
     if (walk && std::string(walk).rfind("warp", 0) == 0) {
       const bool uniform = std::string(walk).rfind("warpu", 0) == 0;
-      const char* digits = walk + (uniform ? 5 : 4);
+      const bool async = std::string(walk).rfind("warpa", 0) == 0;
+      const char* digits = walk + (uniform || async ? 5 : 4);
       options.hblur_uniform = uniform;
+      options.hblur_async = async;
       options.hblur_warps = *digits ? std::atoi(digits) : 0;
     }
     if (vblur && std::string(vblur) == "regs80") {

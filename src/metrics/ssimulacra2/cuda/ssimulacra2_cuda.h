@@ -67,8 +67,9 @@ struct PipelineOptions {
   // warpN): -1 = off (the kernels above), 0 = warps per block chosen by size, N = N warps per block.
   int hblur_warps = -1;
   bool hblur_uniform = false;  // hblur_warps >= 0: every plane by one code path (warpu)
-  // poles2 with its output quads stored one at a time, as before session 14 (poles2old, timing)
-  bool poles2_old_stores = false;
+  bool hblur_async = false;    // hblur_warps >= 0: tiles by cp.async (warpa; v5)
+  // poles2 adding all its output quads before their stores (poles2all, timing; slower)
+  bool poles2_store_all = false;
   // XYB kernel with the cube roots' divisions inlined, the EOTF without its redundant selects,
   // 4:2:0 chroma formed once per 2x2 block and float2 stores (the default since session 14; the
   // same bits; VQX_SS2_XYB=plain the kernel before).

@@ -286,6 +286,166 @@ blur_rows_warp_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Coe
   }
 }
 
+// ---- v5 (VQX_SS2_HBLUR=warpa, session 14 round 5): the same warps, tiles fetched by cp.async --
+// The register-prefetch kernels above hold the next tile in 40-80 registers through the walk; at
+// the 168-register cap ptxas then reuses a 16-byte store's source registers for the next unit,
+// and the warp waits for the store to read them (round 4: 2.9 of 6.4 cycles per instruction on
+// the long scoreboard). Here the next tile is copied global -> shared by cp.async (16 bytes per
+// copy, no registers), into the other of two tile slots; rows are padded to 44 floats so that the
+// copies and the walk's reads of its own row, 4 columns at a time (LDS.128), hit 32 distinct
+// banks per quarter-warp; the walk stages its outputs 4 at a time (STS.128). One code path for all
+// planes (as warpu), float4 widths only (others take warpu). Each line's operations and order are
+// those of warp_rows.
+constexpr int kAPitch = 44;
+constexpr int kASlot = kRows * kAPitch;         // floats of one 32 x 40 tile (rows padded to 44)
+constexpr int kASlots = 5;                      // x tiles [2], y tiles [2], staged outputs
+constexpr int kAMaxWarps = 8;
+constexpr size_t kAWarpSmem = sizeof(float) * kASlots * kASlot;  // 28160 bytes
+
+__device__ __forceinline__ void cp_async16(float* dst, const float* src, bool valid) {
+  const uint32_t d = uint32_t(__cvta_generic_to_shared(dst));
+  const int bytes = valid ? 16 : 0;  // 0: the 16 bytes are zero-filled, nothing is read
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+template <int kPending>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(kPending) : "memory");
+}
+
+__global__ void __launch_bounds__(32 * kAMaxWarps)
+blur_rows_async_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Coef coef,
+                       float* __restrict__ hblur, float* __restrict__ debug_products,
+                       uint32_t row0, uint32_t rows, uint32_t ring_rows) {
+  extern __shared__ float4 smem4[];
+  float* smem = reinterpret_cast<float*>(smem4);
+  const int lane = int(threadIdx.x) & 31, warp = int(threadIdx.x) >> 5;
+  const uint32_t unit = blockIdx.x * (blockDim.x >> 5) + uint32_t(warp);
+  const uint32_t groups = (rows + kRows - 1) / kRows;
+  if (unit >= groups * 3 * kPlanes) return;  // the whole warp: no barrier follows
+  const int p = int(unit % kPlanes), c = int((unit / kPlanes) % 3);
+  const uint32_t y0 = row0 + (unit / (3 * kPlanes)) * kRows;
+  const uint32_t end = row0 + rows;
+  const uint32_t nrows = end - y0 < uint32_t(kRows) ? end - y0 : uint32_t(kRows);
+  const uint32_t n = w * h;
+  const float* img1 = xyb + size_t(c) * n;
+  const float* img2 = xyb + size_t(3 + c) * n;
+  const float* src1 = p == 1 || p == 3 ? img2 : img1;  // x: the plane's image
+  const bool two = p == 4;                              // y: img2 (s12), x (squares), 1.0f (mu)
+  float* out = hblur + size_t(c * kPlanes + p) * ring_rows * w;
+  float* xs = smem + warp * kASlots * kASlot;  // [2][32][44]
+  float* ys = xs + 2 * kASlot;                 // [2][32][44]
+  float* stage = xs + 4 * kASlot;              // [32][44]
+  float* products = debug_products && two ? debug_products + size_t(3 * c) * n : nullptr;
+  // Unit m of the lane (float4 of a tile row): units 0..7 = 4 rows x quads 0..7, units 8, 9 =
+  // 16 rows x quads 8, 9 (as warp_rows).
+  auto unit_row = [&](int m) {
+    if (m < 8) return 4 * m + (lane >> 3);
+    const int idx = lane >> 1;
+    return 8 * (idx >> 2) + 4 * (m - 8) + (idx & 3);
+  };
+  auto unit_col = [&](int m) { return 4 * (m < 8 ? (lane & 7) : 8 + (lane & 1)); };
+  uint32_t orow[10];
+#pragma unroll
+  for (int m = 0; m < 10; ++m) {
+    const uint32_t r = uint32_t(unit_row(m));
+    orow[m] = r < nrows ? ((y0 + r) % ring_rows) * w : UINT32_MAX;
+  }
+  auto issue = [&](uint32_t x0, int slot) {
+#pragma unroll
+    for (int m = 0; m < 10; ++m) {
+      const uint32_t r = uint32_t(unit_row(m)), x = x0 + uint32_t(unit_col(m));
+      const bool inside = r < nrows && x < w;  // w % 4 == 0: a quad is wholly in or out
+      const uint32_t i = inside ? (y0 + r) * w + x : 0;
+      const int o = slot * kASlot + int(r) * kAPitch + unit_col(m);
+      cp_async16(xs + o, src1 + i, inside);
+      if (two) cp_async16(ys + o, img2 + i, inside);
+    }
+    cp_async_commit();
+  };
+  if (p < 2)  // mu: y is a tile of 1.0f in both slots (x * 1 is x, the same bits)
+    for (int i = lane; i < 2 * kASlot; i += 32) ys[i] = 1.0f;
+  const bool y_is_x = p == 2 || p == 3;
+  float carry[kGroup];
+#pragma unroll
+  for (int i = 0; i < kGroup; ++i) carry[i] = 0.0f;
+  float p1[3] = {0.0f, 0.0f, 0.0f}, p2[3] = {0.0f, 0.0f, 0.0f};
+  const uint32_t tiles = (w + 4 + kCols - 1) / kCols;
+  issue(0, 0);
+  for (uint32_t tile = 0; tile < tiles; ++tile) {
+    const uint32_t x0 = tile * kCols;
+    const int cur = int(tile & 1);
+    if (tile + 1 < tiles) {
+      issue(x0 + kCols, cur ^ 1);  // that slot was last read by the walk before the last sync
+      cp_async_wait<1>();
+    } else {
+      cp_async_wait<0>();
+    }
+    __syncwarp();
+    const float* xrow = xs + cur * kASlot + lane * kAPitch;
+    const float* yrow = (y_is_x ? xs : ys) + cur * kASlot + lane * kAPitch;
+    if (products) {  // debug: the channel's products of this tile (s12 warps only)
+      for (int e = lane; e < kRows * kCols; e += 32) {
+        const int r = e / kCols, j = e % kCols;
+        const uint32_t x = x0 + uint32_t(j);
+        if (uint32_t(r) < nrows && x < w) {
+          const float a = xs[cur * kASlot + r * kAPitch + j], b = ys[cur * kASlot + r * kAPitch + j];
+          float* q = products + (y0 + uint32_t(r)) * w + x;
+          q[0] = fmul(a, a);
+          q[n] = fmul(b, b);
+          q[2 * size_t(n)] = fmul(a, b);
+        }
+      }
+    }
+    // Steps t = x0 - 4 + j, 20 per iteration: in[t + 4] is column j, in[t - 6] the product of
+    // step j - 10 (carried across iterations and tiles).
+#pragma unroll 1
+    for (int g = 0; g < kCols; g += 2 * kGroup) {
+      float4 xq[5], yq[5];
+#pragma unroll
+      for (int k = 0; k < 5; ++k) {
+        xq[k] = *reinterpret_cast<const float4*>(xrow + g + 4 * k);
+        yq[k] = *reinterpret_cast<const float4*>(yrow + g + 4 * k);
+      }
+      float v[2 * kGroup], o4[4];
+#pragma unroll
+      for (int j = 0; j < 2 * kGroup; ++j) {
+        const float4 xv = xq[j / 4], yv = yq[j / 4];
+        const float x = (j & 3) == 0 ? xv.x : (j & 3) == 1 ? xv.y : (j & 3) == 2 ? xv.z : xv.w;
+        const float y = (j & 3) == 0 ? yv.x : (j & 3) == 1 ? yv.y : (j & 3) == 2 ? yv.z : yv.w;
+        v[j] = fmul(x, y);
+        const float sum = fadd(j >= kGroup ? v[j - kGroup] : carry[j], v[j]);
+        float o[3];
+#pragma unroll
+        for (int q = 0; q < 3; ++q) {
+          o[q] = fsub(fsub(fmul(coef.n2[q], sum), fmul(coef.d1[q], p1[q])), p2[q]);
+          p2[q] = p1[q];
+          p1[q] = o[q];
+        }
+        o4[j & 3] = fadd(fadd(o[0], o[1]), o[2]);
+        if ((j & 3) == 3)
+          *reinterpret_cast<float4*>(stage + lane * kAPitch + g + j - 3) =
+              make_float4(o4[0], o4[1], o4[2], o4[3]);
+      }
+#pragma unroll
+      for (int i = 0; i < kGroup; ++i) carry[i] = v[kGroup + i];
+    }
+    __syncwarp();
+    // Outputs t = x0 - 4 + column: all ten quads read first, then stored (16 bytes each).
+    float4 val[10];
+#pragma unroll
+    for (int m = 0; m < 10; ++m)
+      val[m] = *reinterpret_cast<const float4*>(stage + unit_row(m) * kAPitch + unit_col(m));
+#pragma unroll
+    for (int m = 0; m < 10; ++m) {
+      const long t = long(x0) - 4 + unit_col(m);
+      if (orow[m] != UINT32_MAX && t >= 0 && t < long(w))
+        __stcg(reinterpret_cast<float4*>(out + orow[m] + uint32_t(t)), val[m]);
+    }
+  }
+}
+
 int sm_count() {
   static int count = [] {
     int device = 0, v = 0;
@@ -309,6 +469,8 @@ void set_smem_once() {
                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
     check(cudaFuncSetAttribute(blur_rows_warp_kernel<false, true>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
+    check(cudaFuncSetAttribute(blur_rows_async_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               int(kAWarpSmem * kAMaxWarps)), what);
   });
 }
 
@@ -329,12 +491,22 @@ int blur_rows_warp_auto_warps(uint32_t rows) {
 void launch_blur_rows_warp(const float* xyb, uint32_t w, uint32_t h, const float n2[3],
                            const float d1[3], float* hblur, float* debug_products, uint32_t row0,
                            uint32_t rows, uint32_t ring_rows, int warps, bool vec,
-                           CUstream_st* stream, bool uniform) {
+                           CUstream_st* stream, bool uniform, bool async) {
   set_smem_once();
   if (warps <= 0) warps = blur_rows_warp_auto_warps(rows);
-  if (warps > kMaxWarps) warps = kMaxWarps;
   const Coef coef{{n2[0], n2[1], n2[2]}, {d1[0], d1[1], d1[2]}};
   const uint32_t units = (rows + kRows - 1) / kRows * 3 * kPlanes;
+  if (async && vec) {  // v5: cp.async tiles (float4 widths; 16-byte aligned planes)
+    if (warps > kAMaxWarps) warps = kAMaxWarps;
+    const uint32_t ablocks = (units + uint32_t(warps) - 1) / uint32_t(warps);
+    if (ablocks == 0) return;
+    blur_rows_async_kernel<<<ablocks, 32 * warps, kAWarpSmem * size_t(warps), stream>>>(
+        xyb, w, h, coef, hblur, debug_products, row0, rows, ring_rows);
+    check_launch("ssimulacra2: blur_rows_async_kernel");
+    return;
+  }
+  if (async) uniform = true;  // other widths: warpu
+  if (warps > kMaxWarps) warps = kMaxWarps;
   const uint32_t blocks = (units + uint32_t(warps) - 1) / uint32_t(warps);
   if (blocks == 0) return;
   const size_t smem = kWarpSmem * size_t(warps);
@@ -347,7 +519,7 @@ void launch_blur_rows_warp(const float* xyb, uint32_t w, uint32_t h, const float
 
 std::vector<float> debug_blur_rows_warp(const std::vector<float>& xyb, uint32_t w, uint32_t h,
                                         uint32_t row0, uint32_t rows, uint32_t ring_rows,
-                                        int warps, bool vec, bool uniform) {
+                                        int warps, bool vec, bool uniform, bool async) {
   const size_t n = size_t(w) * h, ring = size_t(15) * ring_rows * w;
   float *d_xyb = nullptr, *d_out = nullptr;
   check(cudaMalloc(&d_xyb, sizeof(float) * 6 * n), "debug hblur: alloc");
@@ -358,7 +530,7 @@ std::vector<float> debug_blur_rows_warp(const std::vector<float>& xyb, uint32_t 
   check(cudaDeviceSynchronize(), "debug hblur: upload");
   const BlurCoefficients& bc = blur_coefficients();
   launch_blur_rows_warp(d_xyb, w, h, bc.n2, bc.d1, d_out, nullptr, row0, rows, ring_rows, warps,
-                        vec, nullptr, uniform);
+                        vec, nullptr, uniform, async);
   check(cudaDeviceSynchronize(), "debug hblur: run");
   std::vector<float> out(ring);
   check(cudaMemcpy(out.data(), d_out, sizeof(float) * ring, cudaMemcpyDeviceToHost),
