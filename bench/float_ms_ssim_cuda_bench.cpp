@@ -214,6 +214,38 @@ VQX_MSSSIM_BOTH(w16d14r1f, 16, 14, 1, true);
 VQX_MSSSIM_BOTH(w16d15r1f, 16, 15, 1, true);  // the defaults
 VQX_MSSSIM_BOTH(w13d9r1f_again, 13, 9, 1, true);  // the previous defaults again (drift check)
 
+// Session 14, window kernel (ssim_cuda.cu, window_run_kernel): without the fork, so that
+// windows_ms is the window kernel alone; w16 is the previous default.
+VQX_MSSSIM_BOTH(w16d15r1, 16, 15, 1, false);
+VQX_MSSSIM_BOTH(w17d15r1, 17, 15, 1, false);
+VQX_MSSSIM_BOTH(w18d15r1, 18, 15, 1, false);
+VQX_MSSSIM_BOTH(w19d15r1, 19, 15, 1, false);
+VQX_MSSSIM_BOTH(w20d15r1, 20, 15, 1, false);
+VQX_MSSSIM_BOTH(w21d15r1, 21, 15, 1, false);
+VQX_MSSSIM_BOTH(w22d15r1, 22, 15, 1, false);
+VQX_MSSSIM_BOTH(w23d15r1, 23, 15, 1, false);
+VQX_MSSSIM_BOTH(w24d15r1, 24, 15, 1, false);
+VQX_MSSSIM_BOTH(w25d15r1, 25, 15, 1, false);  // compact layout: 4 blocks per SM
+VQX_MSSSIM_BOTH(w26d15r1, 26, 15, 1, false);
+VQX_MSSSIM_BOTH(w27d15r1, 27, 15, 1, false);
+VQX_MSSSIM_BOTH(w28d15r1, 28, 15, 1, false);
+VQX_MSSSIM_BOTH(w29d15r1, 29, 15, 1, false);
+VQX_MSSSIM_BOTH(w30d15r1, 30, 15, 1, false);
+VQX_MSSSIM_BOTH(w31d15r1, 31, 15, 1, false);
+VQX_MSSSIM_BOTH(w32d15r1, 32, 15, 1, false);
+VQX_MSSSIM_BOTH(w33d15r1, 33, 15, 1, false);
+VQX_MSSSIM_BOTH(w34d15r1, 34, 15, 1, false);
+VQX_MSSSIM_BOTH(w35d15r1, 35, 15, 1, false);
+VQX_MSSSIM_BOTH(w36d15r1, 36, 15, 1, false);
+VQX_MSSSIM_BOTH(w18d15r1f, 18, 15, 1, true);
+VQX_MSSSIM_BOTH(w34d15r1f, 34, 15, 1, true);
+VQX_MSSSIM_BOTH(w33d15r1f, 33, 15, 1, true);  // the session-14 defaults
+VQX_MSSSIM_BOTH(w37d15r1, 37, 15, 1, false);   // two tiles per block
+VQX_MSSSIM_BOTH(w37d15r1f, 37, 15, 1, true);
+VQX_MSSSIM_BOTH(w19d15r1f, 19, 15, 1, true);
+VQX_MSSSIM_BOTH(w25d15r1f, 25, 15, 1, true);
+VQX_MSSSIM_BOTH(w16d15r1_again, 16, 15, 1, false);  // drift check
+
 }  // namespace
 }  // namespace vqx::bench
 #endif

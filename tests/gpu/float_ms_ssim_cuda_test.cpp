@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <tuple>
 #include <utility>
 
 #include "engine/cuda/cuda_check.h"
@@ -314,6 +316,220 @@ TEST(SsimCudaStages, EverySpeedVariantBitIdentical) {
   sc::set_speed_variants(saved);
 }
 
+// The pyramid in one or two launches (sc::enqueue_pyramid, decimate_chain_kernel) against the
+// plain twins: levels 1-4 of raw 8/10/12/16-bit planes and of signed, tiny and flat f32 planes,
+// each enqueued twice (the kernel's counters must come back to zero) and with either first level
+// (variants 1, 3: all four levels in one launch; 2, 4: level 1 by several decimation variants, then
+// levels 2-4; 1, 2 with 32x8 tiles, 3, 4 with the sweep's 64x32 tiles).
+void check_fused_pyramid(Device& dev, const std::vector<float>& r, const std::vector<float>& d, Size size,
+                         const sc::DevicePlane& pr, const sc::DevicePlane& pd, const std::string& what) {
+  std::vector<float> lr[ssim::kScales], ld[ssim::kScales];
+  Size sizes[ssim::kScales] = {size};
+  lr[0] = r;
+  ld[0] = d;
+  for (int k = 1; k < ssim::kScales; ++k) {
+    sizes[k] = ssim::half_size(sizes[k - 1]);
+    lr[k].resize(sizes[k].pixels());
+    ld[k].resize(sizes[k].pixels());
+    ssim::decimate_plain(lr[k - 1].data(), sizes[k - 1], lr[k].data());
+    ssim::decimate_plain(ld[k - 1].data(), sizes[k - 1], ld[k].data());
+  }
+  const size_t words = sc::pyramid_sync_words(size);
+  cuda::DeviceBuffer sync(dev.context, words * sizeof(unsigned), "test");
+  check(cudaMemset(sync.get(), 0, words * sizeof(unsigned)), "zero");
+  const sc::SpeedVariants saved = sc::speed_variants();
+  for (int variant : {1, 2, 3, 4})
+    for (int dec : {0, 7, 13, 15}) {
+      if ((variant == 1 || variant == 3) && dec != 0) continue;  // level 1 in the chain: no decimation variant
+      sc::set_speed_variants({saved.window, dec, saved.reduce});
+      std::vector<cuda::DeviceBuffer> out_r, out_d;
+      float* pr_out[ssim::kScales] = {};
+      float* pd_out[ssim::kScales] = {};
+      out_r.emplace_back();
+      out_d.emplace_back();
+      for (int k = 1; k < ssim::kScales; ++k) {
+        out_r.push_back(dev.filled(sizes[k].pixels() * 4));
+        out_d.push_back(dev.filled(sizes[k].pixels() * 4));
+        pr_out[k] = out_r.back().get<float>();
+        pd_out[k] = out_d.back().get<float>();
+      }
+      for (int rep = 0; rep < 2; ++rep) {
+        if (rep == 1)
+          for (int k = 1; k < ssim::kScales; ++k) {
+            check(cudaMemset(pr_out[k], 0xff, sizes[k].pixels() * 4), "fill");
+            check(cudaMemset(pd_out[k], 0xff, sizes[k].pixels() * 4), "fill");
+          }
+        sc::enqueue_pyramid(pr, pd, pr_out, pd_out, variant, sync.get<unsigned>(), dev.stream.get());
+        for (int k = 1; k < ssim::kScales; ++k) {
+          const std::string tag =
+              fmt::format("{} pyramid variant {} dec {} run {} level {} ({}x{})", what, variant, dec, rep, k,
+                          sizes[k].width, sizes[k].height);
+          const auto got_r = dev.download<float>(out_r[size_t(k)], sizes[k].pixels());
+          const auto got_d = dev.download<float>(out_d[size_t(k)], sizes[k].pixels());
+          EXPECT_TRUE(same_bytes(lr[k], got_r)) << tag << " ref: " << first_mismatch(lr[k], got_r, sizes[k]);
+          EXPECT_TRUE(same_bytes(ld[k], got_d)) << tag << " dis: " << first_mismatch(ld[k], got_d, sizes[k]);
+        }
+        const auto left = dev.download<unsigned>(sync, words);
+        EXPECT_TRUE(std::all_of(left.begin(), left.end(), [](unsigned v) { return v == 0; }))
+            << what << " variant " << variant << ": the counters are not back to zero";
+      }
+    }
+  sc::set_speed_variants(saved);
+}
+
+TEST(SsimCudaStages, FusedPyramidBitIdentical) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  // Raw samples: the MS-SSIM minimum, odd sizes, one-tile levels, 1080p and a 4K-sized 8-bit frame
+  // (decimation variant 15 takes the sweep there).
+  for (RawCase rc : {RawCase{{176, 176}, 8}, RawCase{{177, 191}, 8}, RawCase{{853, 481}, 8}, RawCase{{300, 200}, 10},
+                     RawCase{{257, 389}, 12}, RawCase{{181, 203}, 16}, RawCase{{1920, 1080}, 8},
+                     RawCase{{3840, 2160}, 8}}) {
+    std::mt19937 rng(rc.size.width * 31u + rc.size.height + rc.bit_depth);
+    const uint32_t max = (1u << rc.bit_depth) - 1;
+    PictureFormat f;
+    f.width = uint32_t(rc.size.width);
+    f.height = uint32_t(rc.size.height);
+    f.bit_depth = rc.bit_depth;
+    f.subsampling = ChromaSubsampling::k400;
+    Picture ref(f), dis(f);
+    for (size_t i = 0; i < rc.size.pixels(); ++i) {
+      const uint32_t a = rng() % (max + 1), b = std::min<uint32_t>(max, a + rng() % (max / 8 + 1));
+      if (rc.bit_depth > 8) {
+        ref.plane<uint16_t>(0)[i] = uint16_t(a);
+        dis.plane<uint16_t>(0)[i] = uint16_t(b);
+      } else {
+        ref.plane<uint8_t>(0)[i] = uint8_t(a);
+        dis.plane<uint8_t>(0)[i] = uint8_t(b);
+      }
+    }
+    std::vector<float> r(rc.size.pixels()), d(rc.size.pixels());
+    ssim::convert_luma(ref, r.data());
+    ssim::convert_luma(dis, d.data());
+    std::vector<uint8_t> rb(ref.bytes(), ref.bytes() + ref.size_bytes()), db(dis.bytes(), dis.bytes() + dis.size_bytes());
+    cuda::DeviceBuffer gr = dev.upload(rb), gd = dev.upload(db);
+    check_fused_pyramid(dev, r, d, rc.size, sc::luma_plane(gr.get(), f), sc::luma_plane(gd.get(), f),
+                        fmt::format("{}x{} {}-bit", rc.size.width, rc.size.height, int(rc.bit_depth)));
+  }
+  // f32 planes: signed, tiny (subnormal products), flat, and one negative sample in a sign-free plane.
+  std::mt19937 rng(4242);
+  const Size size{190, 177};
+  std::vector<std::pair<std::vector<float>, std::vector<float>>> cases;
+  cases.emplace_back(random_plane(size, rng, -40.0f, 300.0f), random_plane(size, rng, -40.0f, 300.0f));
+  cases.emplace_back(random_plane(size, rng, -1e-20f, 1e-20f), random_plane(size, rng, 0.0f, 1e-19f));
+  cases.emplace_back(std::vector<float>(size.pixels(), 128.0f), std::vector<float>(size.pixels(), 0.0f));
+  auto one_neg = random_plane(size, rng, 0.0f, 255.0f);
+  one_neg[size.pixels() / 3] = -0.0f;
+  cases.emplace_back(one_neg, random_plane(size, rng, 0.0f, 255.0f));
+  for (size_t k = 0; k < cases.size(); ++k) {
+    cuda::DeviceBuffer gr = dev.upload(cases[k].first), gd = dev.upload(cases[k].second);
+    check_fused_pyramid(dev, cases[k].first, cases[k].second, size, {gr.get(), sc::SampleType::kF32, 8, size},
+                        {gd.get(), sc::SampleType::kF32, 8, size}, fmt::format("f32 case {}", k));
+  }
+}
+
+// Session 14's decimation variants (16-26: decimate_sweep2_kernel, its split accumulators for raw
+// luma, the size-dependent choices) against the plain twins: the pyramid of raw 8..16-bit planes
+// (1080p-sized ones take the sweep in the auto variants), windows included on small sizes, and the
+// signed, flat and tiny f32 planes.
+void check_decimation_levels(Device& dev, const RawCase& rc, const std::string& tag) {
+  std::mt19937 rng(rc.size.width * 131u + rc.size.height * 7u + rc.bit_depth);
+  const uint32_t max = (1u << rc.bit_depth) - 1;
+  PictureFormat f;
+  f.width = uint32_t(rc.size.width);
+  f.height = uint32_t(rc.size.height);
+  f.bit_depth = rc.bit_depth;
+  f.subsampling = ChromaSubsampling::k400;
+  Picture ref(f), dis(f);
+  for (size_t i = 0; i < rc.size.pixels(); ++i) {
+    // Full range, with runs of zeros and of the maximum (products of 0, the largest sums).
+    uint32_t a = rng() % (max + 1), b = rng() % (max + 1);
+    if ((i / 97) % 7 == 0) a = 0;
+    if ((i / 89) % 11 == 0) b = max;
+    if (rc.bit_depth > 8) {
+      ref.plane<uint16_t>(0)[i] = uint16_t(a);
+      dis.plane<uint16_t>(0)[i] = uint16_t(b);
+    } else {
+      ref.plane<uint8_t>(0)[i] = uint8_t(a);
+      dis.plane<uint8_t>(0)[i] = uint8_t(b);
+    }
+  }
+  std::vector<float> r(rc.size.pixels()), d(rc.size.pixels());
+  ssim::convert_luma(ref, r.data());
+  ssim::convert_luma(dis, d.data());
+  std::vector<uint8_t> rb(ref.bytes(), ref.bytes() + ref.size_bytes()), db(dis.bytes(), dis.bytes() + dis.size_bytes());
+  cuda::DeviceBuffer raw_r = dev.upload(rb), raw_d = dev.upload(db);
+  sc::DevicePlane pr = sc::luma_plane(raw_r.get(), f), pd = sc::luma_plane(raw_d.get(), f);
+  Size size = rc.size;
+  std::vector<cuda::DeviceBuffer> keep;
+  for (int level = 1; level < ssim::kScales; ++level) {
+    const Size half = ssim::half_size(size);
+    std::vector<float> hr(half.pixels()), hd(half.pixels());
+    ssim::decimate_plain(r.data(), size, hr.data());
+    ssim::decimate_plain(d.data(), size, hd.data());
+    keep.push_back(dev.filled(half.pixels() * 4));
+    keep.push_back(dev.filled(half.pixels() * 4));
+    sc::enqueue_decimate(pr, pd, keep[keep.size() - 2].get<float>(), keep.back().get<float>(), dev.stream.get());
+    const auto got_r = dev.download<float>(keep[keep.size() - 2], half.pixels());
+    const auto got_d = dev.download<float>(keep.back(), half.pixels());
+    const std::string what = fmt::format("{}{}x{} {}-bit level {}", tag, rc.size.width, rc.size.height,
+                                         int(rc.bit_depth), level);
+    EXPECT_TRUE(same_bytes(hr, got_r)) << what << " ref: " << first_mismatch(hr, got_r, half);
+    EXPECT_TRUE(same_bytes(hd, got_d)) << what << " dis: " << first_mismatch(hd, got_d, half);
+    r = std::move(hr);
+    d = std::move(hd);
+    size = half;
+    pr = {keep[keep.size() - 2].get(), sc::SampleType::kF32, 8, size};
+    pd = {keep.back().get(), sc::SampleType::kF32, 8, size};
+    if (ssim::half_size(size).width < ssim::kWindowTaps || ssim::half_size(size).height < ssim::kWindowTaps) break;
+  }
+}
+
+// One decimation of large f32 planes (the sweep's interior tiles on f32 input, as 4K's level 2):
+// signed, sign-free with a -0 in one tile, tiny.
+void check_large_f32_decimation(Device& dev, const std::string& tag) {
+  std::mt19937 rng(99);
+  const Size size{2000, 1100};
+  std::vector<std::pair<std::vector<float>, std::vector<float>>> cases;
+  cases.emplace_back(random_plane(size, rng, -40.0f, 300.0f), random_plane(size, rng, 0.0f, 255.0f));
+  auto one_neg = random_plane(size, rng, 0.0f, 255.0f);
+  one_neg[size_t(size.width) * 500 + 700] = -0.0f;
+  cases.emplace_back(one_neg, random_plane(size, rng, 0.0f, 1e-19f));
+  for (size_t k = 0; k < cases.size(); ++k) {
+    const auto& [r, d] = cases[k];
+    cuda::DeviceBuffer gr = dev.upload(r), gd = dev.upload(d);
+    const Size half = ssim::half_size(size);
+    std::vector<float> hr(half.pixels()), hd(half.pixels());
+    ssim::decimate_plain(r.data(), size, hr.data());
+    ssim::decimate_plain(d.data(), size, hd.data());
+    cuda::DeviceBuffer or_ = dev.filled(half.pixels() * 4), od = dev.filled(half.pixels() * 4);
+    sc::enqueue_decimate({gr.get(), sc::SampleType::kF32, 8, size}, {gd.get(), sc::SampleType::kF32, 8, size},
+                         or_.get<float>(), od.get<float>(), dev.stream.get());
+    const auto got_r = dev.download<float>(or_, half.pixels()), got_d = dev.download<float>(od, half.pixels());
+    EXPECT_TRUE(same_bytes(hr, got_r)) << tag << "large f32 case " << k << " ref: " << first_mismatch(hr, got_r, half);
+    EXPECT_TRUE(same_bytes(hd, got_d)) << tag << "large f32 case " << k << " dis: " << first_mismatch(hd, got_d, half);
+  }
+}
+
+TEST(SsimCudaStages, EveryDecimationVariantS14BitIdentical) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  const sc::SpeedVariants saved = sc::speed_variants();
+  for (int d = 16; d < 27; ++d) {
+    sc::set_speed_variants({saved.window, d, saved.reduce});
+    const std::string tag = fmt::format("variant d{}: ", d);
+    for (RawCase rc : {RawCase{{97, 203}, 8}, RawCase{{300, 200}, 10}, RawCase{{77, 91}, 16}, RawCase{{11, 11}, 8}})
+      check_pyramid(dev, rc, tag);
+    for (RawCase rc : {RawCase{{1920, 1080}, 8}, RawCase{{1921, 1081}, 16}, RawCase{{2001, 1000}, 12},
+                       RawCase{{853, 481}, 9}, RawCase{{130, 67}, 8}})
+      check_decimation_levels(dev, rc, tag);
+    if (d >= 24) check_decimation_levels(dev, RawCase{{3840, 2160}, 8}, tag);  // 4K's levels 1 and 2
+    check_large_f32_decimation(dev, tag);
+    check_signed_flat_tiny(dev, tag);
+  }
+  sc::set_speed_variants(saved);
+}
+
 // float_ssim's box decimation from raw samples (every conversion) and from f32, odd sizes.
 TEST(SsimCudaStages, BoxDecimationBitIdentical) {
   VQX_REQUIRE_CUDA();
@@ -346,6 +562,46 @@ TEST(SsimCudaStages, BoxDecimationBitIdentical) {
             << fmt::format("{}x{} {}-bit factor {}: ", size.width, size.height, int(depth), factor)
             << first_mismatch(expected, got, small);
       }
+}
+
+// The window kernel's branch-free f64 divisions (variants 19+: div_rn and div_rn_f32_den)
+// against __ddiv_rn, bit for bit: 2^26 rounds of random operands shaped as the l and c divisions,
+// random f64 bit patterns (every exponent, NaN and infinities included), random and special f32
+// denominators, and special values (zeros, denormals, the ends of the exponent range,
+// infinities, NaN) against each other and random ones; and the fused numerators (one DFMA)
+// against the separate DMUL/DADD, for shaped and for arbitrary f32 means.
+TEST(SsimCudaStages, FastDivisionMatchesDdivRn) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  const uint64_t rounds = uint64_t{1} << 26;
+  const uint64_t bad = sc::division_mismatches(rounds, 2024);
+  EXPECT_EQ(bad, 0u);
+  std::printf("division: %llu rounds, %llu quotients or numerators differ\n", (unsigned long long)rounds,
+              (unsigned long long)bad);
+}
+
+// Session 14's window variants (17+: longer sliding runs, branch-free divisions, mixed
+// widenings, the compact four-blocks-per-SM layout, two tiles per block) against the plain twins,
+// with the default decimation (every decimation variant gives the same planes,
+// EverySpeedVariantBitIdentical), both sum trees: the raw pyramids, the signed / flat / tiny planes, and a 961x541 pyramid
+// (whole and edge tiles at every level; the default variant also runs the 1920x1080 pyramid of
+// SsimCudaPyramid).
+TEST(SsimCudaStages, EverySpeedVariantBitIdenticalRuns) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  const sc::SpeedVariants saved = sc::speed_variants();
+  const int windows = sc::window_variant_count();
+  ASSERT_GE(windows, 38);
+  for (int w = 17; w < windows; ++w) {
+    const int d = 15, r = w % 2;
+    sc::set_speed_variants({w, d, r});
+    const std::string tag = fmt::format("variant w{} d{} r{}: ", w, d, r);
+    for (RawCase rc : {RawCase{{97, 203}, 8}, RawCase{{300, 200}, 10}, RawCase{{77, 91}, 16},
+                       RawCase{{11, 11}, 8}, RawCase{{43, 75}, 8}, RawCase{{961, 541}, 8}})
+      check_pyramid(dev, rc, tag);
+    check_signed_flat_tiny(dev, tag);
+  }
+  sc::set_speed_variants(saved);
 }
 
 // ---- Whole metrics -----------------------------------------------------------------------------
@@ -461,6 +717,47 @@ TEST(FloatMsSsimCuda, SizeRulesAsTheCpu) {
   EXPECT_THROW(run_one(spec_pair(175, 176, 8), "float_ms_ssim", cuda_settings()), InputError);
   EXPECT_THROW(run_one(spec_pair(176, 175, 8), "float_ms_ssim", cuda_settings()), InputError);
   EXPECT_THROW(run_one(spec_pair(108, 200, 8), "float_ssim=scale=10", cuda_settings()), InputError);
+}
+
+// The schedules (VQX_SSIM_FORK = 0, 1 or N bands of scale 0; VQX_SSIM_PYR = 0, 1, 2;
+// VQX_SSIM_RSPLIT = 0, 1) give the same sums, hence the same outputs bit for bit; the knobs are
+// read when the metric is constructed.
+TEST(FloatMsSsimCuda, EveryScheduleGivesTheSameBits) {
+  VQX_REQUIRE_CUDA();
+  auto set = [](const char* name, const char* value) {
+    if (value) setenv(name, value, 1);
+    else unsetenv(name);
+  };
+  const char* names[3] = {"VQX_SSIM_FORK", "VQX_SSIM_PYR", "VQX_SSIM_RSPLIT"};
+  std::string saved[3];
+  bool had[3];
+  for (int i = 0; i < 3; ++i) {
+    const char* v = std::getenv(names[i]);
+    had[i] = v != nullptr;
+    saved[i] = v ? v : "";
+  }
+  for (auto [w, h, bpc] : {std::tuple{576u, 324u, uint8_t(8)}, std::tuple{300u, 200u, uint8_t(10)},
+                           std::tuple{176u, 176u, uint8_t(8)}, std::tuple{1280u, 720u, uint8_t(8)}}) {
+    const auto pair = spec_pair(w, h, bpc);
+    set("VQX_SSIM_FORK", "0");
+    set("VQX_SSIM_PYR", "0");
+    set("VQX_SSIM_RSPLIT", "0");
+    auto base = run_one(pair, "float_ms_ssim=enable_lcs=true", cuda_settings());
+    for (auto [fork, pyr, rsplit] :
+         {std::tuple{"0", "1", "0"}, {"0", "2", "0"}, {"1", "0", "0"}, {"1", "1", "0"}, {"1", "2", "1"},
+          {"2", "0", "1"}, {"2", "1", "0"}, {"3", "1", "1"}, {"3", "2", "0"}, {"7", "0", "0"}, {"7", "1", "1"},
+          {"0", "3", "0"}, {"1", "3", "1"}, {"2", "4", "0"}, {"3", "3", "1"}}) {
+      set("VQX_SSIM_FORK", fork);
+      set("VQX_SSIM_PYR", pyr);
+      set("VQX_SSIM_RSPLIT", rsplit);
+      auto got = run_one(pair, "float_ms_ssim=enable_lcs=true", cuda_settings());
+      for (const auto& name : base->table.feature_names())
+        EXPECT_TRUE(same_bits(column(*base, name).at(0), column(*got, name).at(0)))
+            << fmt::format("{}x{} fork {} pyramid {} rsplit {} {}: {:.17g} vs {:.17g}", w, h, fork, pyr, rsplit,
+                           name, column(*base, name).at(0), column(*got, name).at(0));
+    }
+  }
+  for (int i = 0; i < 3; ++i) set(names[i], had[i] ? saved[i].c_str() : nullptr);
 }
 
 // The contract on every fixture frame (spec 10): the f32 means identical to the CPU's, or a single

@@ -462,6 +462,131 @@ TEST(Ssimulacra2CudaVariants, WarpRowsRangesAndRings) {
   }
 }
 
+// The strip schedule (session 14: each scale's horizontal pass in strips of R rows into a ring of
+// depth * R + 32 rows, the vertical pass + terms strip by strip with each column's state carried
+// between launches) gives the full-frame schedule's planes, sums and score bit for bit: every
+// scale in strips (strip_min_height 0), R from 32 to 256, depths 1 to 3, on n576, odd853 and
+// synthetic sizes (heights not multiples of R or 32, heights below R, tiny planes, one tall
+// plane of many strips), both edge modes. With full planes (the debug default) every plane is
+// compared; with the ring (strip_debug_ring), which really wraps here, the horizontal-pass
+// planes are not read back and the rest is compared.
+TEST(Ssimulacra2CudaStrips, StripScheduleSameBits) {
+  VQX_REQUIRE_CUDA();
+  std::vector<std::pair<std::string, std::pair<Picture, Picture>>> inputs;
+  for (const auto& [pair, frame] : {std::pair<const char*, uint64_t>{"n576", 3}, {"odd853", 5}}) {
+    VQX_REQUIRE_FIXTURE(pair, dir);
+    inputs.emplace_back(fmt::format("{} frame {}", pair, frame), fixture_frame(dir, frame));
+  }
+  const struct {
+    uint32_t w, h;
+    ChromaSubsampling s;
+    uint8_t bpc;
+  } sizes[] = {{8, 8, ChromaSubsampling::k444, 8},     {33, 17, ChromaSubsampling::k422, 10},
+               {65, 40, ChromaSubsampling::k420, 16},  {129, 31, ChromaSubsampling::k444, 12},
+               {231, 227, ChromaSubsampling::k420, 8}, {100, 517, ChromaSubsampling::k420, 8},
+               {68, 1000, ChromaSubsampling::k444, 10}};
+  for (const auto& z : sizes) {
+    const PictureFormat f = make_format(z.w, z.h, z.s, z.bpc);
+    inputs.emplace_back(f.describe(), std::make_pair(make_picture(f, 11, 0), make_picture(f, 11, 9)));
+  }
+  const YuvMatrix m = make_yuv_matrix(0);
+  const struct {
+    int rows, depth;
+    bool ring, xyb = false;  // xyb: the XYB + downsample by strips too
+  } configs[] = {{32, 1, false}, {64, 2, false}, {128, 1, false}, {256, 3, false},
+                 {32, 3, true},  {64, 1, true},  {96, 2, true},   {64, 2, false, true},
+                 {32, 1, true, true}};
+  size_t compared = 0;
+  for (const auto& [label, frames] : inputs) {
+    for (const EdgeDifference mode : {EdgeDifference::kFloatGroupsOf8, EdgeDifference::kDouble}) {
+      ssimulacra2::cuda::PipelineOptions full;
+      full.strip_rows = 0;
+      const DebugFrame base =
+          run_debug_frame(frames.first, frames.second, &m, mode, kNumScales, full);
+      for (const auto& cfg : configs) {
+        ssimulacra2::cuda::PipelineOptions o;
+        o.strip_rows = cfg.rows;
+        o.strip_depth = cfg.depth;
+        o.strip_min_height = 0;
+        o.strip_debug_ring = cfg.ring;
+        o.strip_xyb = cfg.xyb;
+        const DebugFrame other = run_debug_frame(frames.first, frames.second, &m, mode, kNumScales, o);
+        const std::string at = fmt::format("{} {} strips of {} rows, depth {}{}{}", label,
+                                           mode == EdgeDifference::kDouble ? "f64 edges" : "f32 edges",
+                                           cfg.rows, cfg.depth, cfg.ring ? ", ring" : "",
+                                           cfg.xyb ? ", XYB by strips" : "");
+        ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
+        for (size_t s = 0; s < base.scales.size(); ++s) {
+          const DebugScale& a = base.scales[s];
+          const DebugScale& b = other.scales[s];
+          const std::string sc = fmt::format("{} scale {}", at, s);
+          expect_same_planes(a.linear, b.linear, a.width, a.height, sc + " linear RGB");
+          expect_same_planes(a.xyb, b.xyb, a.width, a.height, sc + " XYB");
+          expect_same_planes(a.products, b.products, a.width, a.height, sc + " products");
+          const bool wraps = cfg.ring && uint64_t(cfg.depth) * cfg.rows + 32 < a.height;
+          if (wraps) EXPECT_TRUE(b.hblur.empty()) << sc;
+          else expect_same_planes(a.hblur, b.hblur, a.width, a.height, sc + " horizontal blur");
+          expect_same_planes(a.vblur, b.vblur, a.width, a.height, sc + " blur");
+          expect_same_planes(a.terms, b.terms, a.width, a.height, sc + " terms");
+        }
+        EXPECT_TRUE(same_bits(base.score, other.score)) << at;
+        for (int s = 0; s < base.sums.scales; ++s)
+          for (int c = 0; c < 3; ++c) {
+            const ChannelSums& x = base.sums.sums[size_t(s)][size_t(c)];
+            const ChannelSums& y = other.sums.sums[size_t(s)][size_t(c)];
+            EXPECT_TRUE(same_bits(x.s1, y.s1) && same_bits(x.s4, y.s4) && same_bits(x.a1, y.a1) &&
+                        same_bits(x.a4, y.a4) && same_bits(x.d1, y.d1) && same_bits(x.d4, y.d4))
+                << at << " sums scale " << s << " channel " << c;
+          }
+        ++compared;
+      }
+    }
+  }
+  std::printf("strips: %zu strip runs compared with the full-frame schedule\n", compared);
+}
+
+// The same through the engine (graph capture, frames in flight, the H streams beside the V
+// stream, the ring at every strip size): the metric's scores with the strip knobs equal those of
+// VQX_SS2_STRIPS=0, frame by frame, bit for bit, on n576 and odd853 with every scale in strips
+// of 32 to 128 rows, depths 1 to 3, under each scale schedule, with poles4 and with the XYB by
+// strips.
+TEST(Ssimulacra2CudaStrips, EngineStripKnobsSameBits) {
+  VQX_REQUIRE_CUDA();
+  for (const char* pair : {"n576", "odd853"}) {
+    VQX_REQUIRE_FIXTURE(pair, dir);
+    RunSettings s = cuda_settings();
+    s.frame_cnt = 4;
+    setenv("VQX_SS2_STRIPS", "0", 1);  // the default; said explicitly
+    const std::vector<double> base = column(*run_on_pair(pair, {"ssimulacra2"}, s), "ssimulacra2");
+    unsetenv("VQX_SS2_STRIPS");
+    const std::vector<std::vector<std::pair<const char*, const char*>>> knobs = {
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_ROWS", "32"}, {"VQX_SS2_STRIP_DEPTH", "1"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_ROWS", "64"}, {"VQX_SS2_STRIP_DEPTH", "3"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_ROWS", "128"}, {"VQX_SS2_STRIP_DEPTH", "2"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_SCHEDULE", "chain"}, {"VQX_SS2_STRIP_ROWS", "64"}, {"VQX_SS2_STRIP_DEPTH", "2"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_SEQUENTIAL", "1"}, {"VQX_SS2_STRIP_ROWS", "96"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_HBLUR", "poles4"}, {"VQX_SS2_STRIP_ROWS", "64"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_STRIP_ROWS", "64"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SCHEDULE", "chain"}, {"VQX_SS2_STRIP_ROWS", "32"}},
+        {{"VQX_SS2_STRIPS", "1"}, {"VQX_SS2_STRIP_MIN", "0"}, {"VQX_SS2_STRIP_XYB", "1"}, {"VQX_SS2_SEQUENTIAL", "1"}, {"VQX_SS2_STRIP_ROWS", "96"}, {"VQX_SS2_STRIP_DEPTH", "3"}}};
+    for (const auto& set : knobs) {
+      std::string what;
+      for (const auto& [k, v] : set) {
+        setenv(k, v, 1);
+        what += fmt::format("{}={} ", k, v);
+      }
+      const std::vector<double> other = column(*run_on_pair(pair, {"ssimulacra2"}, s), "ssimulacra2");
+      for (const auto& [k, v] : set) unsetenv(k);
+      ASSERT_EQ(other.size(), base.size());
+      for (size_t i = 0; i < base.size(); ++i)
+        EXPECT_TRUE(same_bits(other[i], base[i]))
+            << fmt::format("{} {}frame {}: {:.17g} vs {:.17g}", pair, what, i, other[i], base[i]);
+      std::printf("strips engine %s %s: %zu frames same bits\n", pair, what.c_str(), base.size());
+    }
+  }
+}
+
 // The terms' inlined f64 division (div_rn_fast, with __ddiv_rn where its fast path does not
 // apply) against __ddiv_rn, bit for bit, on 2 x 2^27 operand pairs of both kinds the terms divide.
 TEST(Ssimulacra2CudaVariants, FastDivisionMatchesDdivRn) {
@@ -659,7 +784,10 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_VBLUR", "fast2"},
                               {"VQX_SS2_XYB", "split"},
                               {"VQX_SS2_VBLUR", "plain"},
-                              {"VQX_SS2_SCHEDULE", "chain"}};
+                              {"VQX_SS2_SCHEDULE", "chain"},
+                              {"VQX_SS2_SCHEDULE", "concurrent"},
+                              {"VQX_SS2_STRIPS", "0"},
+                              {"VQX_SS2_STRIPS", "1"}};
     for (const auto& knob : knobs) {
       setenv(knob[0], knob[1], 1);
       const std::vector<double> other =

@@ -1,10 +1,14 @@
-// float_ms_ssim on CUDA (shared/spec/ms_ssim.md section 10). Per frame, all enqueued on the
-// engine's stream with no host wait: four 9x9 decimations (reading the uploaded luma directly),
-// one launch of windows, terms and tile sums for all five scales, one launch of the sum trees,
-// which write the 20 f64 sums into the result slot (the engine's one readback per frame). Each
-// pyramid level and each scale's partial sums has its own buffer, allocated once in init().
+// float_ms_ssim on CUDA (shared/spec/ms_ssim.md section 10). Per frame, all enqueued with no host
+// wait; by default (docs/float_ms_ssim.md, session 14) forked from the engine's stream: a side
+// stream runs the four 9x9 decimations (level 1 reading the uploaded luma directly), the windows,
+// terms and tile sums of scales 1-4 in one launch and their sum trees, while the engine's stream
+// runs scale 0's windows in 3 launches of whole tile bands and its sum trees; the trees write the
+// 20 f64 sums into the result slot (the engine's one readback per frame) and the side stream joins
+// back. Each pyramid level and each scale's partial sums has its own buffer, allocated once in
+// init(). VQX_SSIM_FORK / VQX_SSIM_RSPLIT / VQX_SSIM_PYR select the other schedules (same sums).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -42,6 +46,8 @@ class FloatMsSsimCuda final : public CudaMetric {
   }
 
   std::vector<std::string> stage_names() const override {
+    if (fork_ && split_reduce_)
+      return {"scale-0 windows+trees || pyramid + scales 1-4 + trees", "join", "after the join (nothing)"};
     if (fork_)
       return {"scale-0 windows || pyramid + scales 1-4", "join", "sum trees"};
     return {"pyramid (4 decimations)", "windows+terms+tile sums", "sum trees"};
@@ -77,6 +83,11 @@ class FloatMsSsimCuda final : public CudaMetric {
           "float_ms_ssim partial sums");
       partial_ptrs_[k] = partials_[k].get<sc::PartialSum>();
     }
+    if (pyramid_ > 0) {
+      const size_t bytes = sc::pyramid_sync_words(sizes_[0]) * sizeof(unsigned);
+      pyramid_sync_ = cuda::DeviceBuffer(*context.device, bytes, "float_ms_ssim pyramid counters");
+      cuda::check(cudaMemset(pyramid_sync_.get(), 0, bytes), "float_ms_ssim: pyramid counters");
+    }
   }
 
   size_t result_bytes() const override { return sizeof(MsSsimResult); }
@@ -93,34 +104,78 @@ class FloatMsSsimCuda final : public CudaMetric {
       cudaStream_t side = side_->get();
       cuda::check(cudaEventRecord(fork_event_->get(), stream), "float_ms_ssim: fork");
       cuda::check(cudaStreamWaitEvent(side, fork_event_->get(), 0), "float_ms_ssim: fork");
-      for (int k = 1; k < kScales; ++k) {
-        sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(),
-                             level_dis_[k].get<float>(), side);
-        jobs[k].ref = {level_ref_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
-        jobs[k].dis = {level_dis_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
-      }
+      enqueue_pyramid(jobs, side);
       sc::enqueue_windows(jobs.data() + 1, kScales - 1, partial_ptrs_.data() + 1, side);
+      double* sums = &static_cast<MsSsimResult*>(result)->sums[0][0];
+      // VQX_SSIM_RSPLIT=1: each stream reduces its own scales (one tree per scale and quantity
+      // either way: the same sums), so nothing is left after the join.
+      if (split_reduce_)
+        sc::enqueue_reduce(sizes_.data() + 1, kScales - 1, partial_ptrs_.data() + 1, sums + sc::kSumQuantities,
+                           side);
       cuda::check(cudaEventRecord(join_event_->get(), side), "float_ms_ssim: join");
-      sc::enqueue_windows(jobs.data(), 1, partial_ptrs_.data(), stream);
+      enqueue_scale0_windows(jobs[0], stream);
+      if (split_reduce_) sc::enqueue_reduce(sizes_.data(), 1, partial_ptrs_.data(), sums, stream);
       marks.stage(stream, 1);
       cuda::check(cudaStreamWaitEvent(stream, join_event_->get(), 0), "float_ms_ssim: join");
       marks.stage(stream, 2);
-      sc::enqueue_reduce(sizes_.data(), kScales, partial_ptrs_.data(),
-                         &static_cast<MsSsimResult*>(result)->sums[0][0], stream);
+      if (!split_reduce_) sc::enqueue_reduce(sizes_.data(), kScales, partial_ptrs_.data(), sums, stream);
       return;
     }
-    for (int k = 1; k < kScales; ++k) {
-      // Level k from level k-1, reference and distorted independently (spec 3.3).
-      sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(),
-                           level_dis_[k].get<float>(), stream);
-      jobs[k].ref = {level_ref_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
-      jobs[k].dis = {level_dis_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
-    }
+    enqueue_pyramid(jobs, stream);
     marks.stage(stream, 1);
     sc::enqueue_windows(jobs.data(), kScales, partial_ptrs_.data(), stream);
     marks.stage(stream, 2);
     sc::enqueue_reduce(sizes_.data(), kScales, partial_ptrs_.data(),
                        &static_cast<MsSsimResult*>(result)->sums[0][0], stream);
+  }
+
+  // Levels 1-4 (spec 3.3: level k from level k-1, reference and distorted independently) into
+  // jobs[1..4]: one enqueue_decimate per level, or (VQX_SSIM_PYR=1/2) enqueue_pyramid.
+  void enqueue_pyramid(std::array<sc::ScaleJob, kScales>& jobs, cudaStream_t stream) {
+    if (pyramid_ > 0) {
+      std::array<float*, kScales> out_ref{}, out_dis{};
+      for (int k = 1; k < kScales; ++k) {
+        out_ref[size_t(k)] = level_ref_[k].get<float>();
+        out_dis[size_t(k)] = level_dis_[k].get<float>();
+      }
+      sc::enqueue_pyramid(jobs[0].ref, jobs[0].dis, out_ref.data(), out_dis.data(), pyramid_,
+                          pyramid_sync_.get<unsigned>(), stream);
+    }
+    for (int k = 1; k < kScales; ++k) {
+      if (pyramid_ == 0)
+        sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(),
+                             level_dis_[k].get<float>(), stream);
+      jobs[k].ref = {level_ref_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
+      jobs[k].dis = {level_dis_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
+    }
+  }
+
+  // Scale 0's windows; with VQX_SSIM_FORK=N >= 2 as N launches of whole 64-row tile bands (the
+  // same tiles, partials at the same places: the same sums bit for bit), so that the side
+  // stream's kernels, ready between two launches, are dispatched before the next band.
+  void enqueue_scale0_windows(const sc::ScaleJob& job, cudaStream_t stream) {
+    const int chunks = fork_chunks_;
+    const int map_rows = ssim::map_size(sizes_[0]).height;
+    const int tile_rows = (map_rows + sc::kWindowTileRows - 1) / sc::kWindowTileRows;
+    if (chunks <= 1 || tile_rows < 2) {
+      sc::enqueue_windows(&job, 1, partial_ptrs_.data(), stream);
+      return;
+    }
+    const int n = std::min(chunks, tile_rows);
+    const size_t sample_bytes = format_.bit_depth > 8 ? 2 : 1;
+    const size_t tiles_x = sc::partial_count(sizes_[0]) / size_t(tile_rows);
+    for (int c = 0; c < n; ++c) {
+      const int t0 = tile_rows * c / n, t1 = tile_rows * (c + 1) / n;
+      const int row0 = t0 * sc::kWindowTileRows;
+      const int rows = std::min(map_rows, t1 * sc::kWindowTileRows) - row0;
+      sc::ScaleJob band = job;
+      const size_t offset = size_t(row0) * size_t(sizes_[0].width) * sample_bytes;
+      band.ref.data = static_cast<const uint8_t*>(job.ref.data) + offset;
+      band.dis.data = static_cast<const uint8_t*>(job.dis.data) + offset;
+      band.ref.size.height = band.dis.size.height = rows + ssim::kWindowMargin;
+      sc::PartialSum* partials = partial_ptrs_[0] + size_t(t0) * tiles_x * sc::kSumQuantities;
+      sc::enqueue_windows(&band, 1, &partials, stream);
+    }
   }
 
   // The CPU twin's per-frame code (float_ms_ssim.cpp) on the device sums.
@@ -157,9 +212,26 @@ class FloatMsSsimCuda final : public CudaMetric {
   std::array<cuda::DeviceBuffer, kScales> partials_;
   std::array<sc::PartialSum*, kScales> partial_ptrs_{};
   // Scale 0's windows concurrent with the pyramid (enqueue); VQX_SSIM_FORK=0 turns it off
-  // (measured 1-2 % faster on the H200, docs/float_ms_ssim.md).
-  bool fork_ = [] {
+  // (docs/float_ms_ssim.md).
+  // VQX_SSIM_FORK=N >= 2: the same, scale 0's windows in N launches (enqueue_scale0_windows).
+  // Default 3 (session 14: 1080p 0.131 -> 0.123 ms single-frame with the split trees; no change
+  // with frames in flight).
+  int fork_chunks_ = [] {
     const char* v = std::getenv("VQX_SSIM_FORK");
+    return v && *v ? std::max(0, std::atoi(v)) : 3;
+  }();
+  bool fork_ = fork_chunks_ != 0;
+  // VQX_SSIM_PYR: 0 = one launch per pyramid level; 1-4 = sc::enqueue_pyramid's variants (all
+  // four levels in one launch, or level 1 then levels 2-4 in one launch).
+  int pyramid_ = [] {
+    const char* v = std::getenv("VQX_SSIM_PYR");
+    return v && *v ? std::clamp(std::atoi(v), 0, 4) : 0;
+  }();
+  cuda::DeviceBuffer pyramid_sync_;
+  // VQX_SSIM_RSPLIT: 1 (default) = each stream's scales reduced on that stream, 0 = one launch of
+  // all trees after the join.
+  bool split_reduce_ = [] {
+    const char* v = std::getenv("VQX_SSIM_RSPLIT");
     return !(v && *v == '0');
   }();
   std::unique_ptr<cuda::Stream> side_;

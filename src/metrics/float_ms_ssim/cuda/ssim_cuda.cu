@@ -330,6 +330,36 @@ __host__ __device__ constexpr bool sweep_needs(int c, int m) {
   return false;
 }
 
+// ---- Session 14: leaner sweep (decimation variants 16-21) -----------------------------------------
+// decimate_sweep2_kernel<kMode>: decimate_sweep_kernel's tile and runs, with
+// - widen_dec<kShift64>: the bits of widen_scaled_nonneg by one 64-bit shift, (u64(u) << 29) is
+//   (u >> 3) : (u << 29), written straight into the register pair of the double;
+// - a leaner row loader (load_sweep_rows_lean): reflected column indices and shared-memory offsets
+//   once per thread, the row once per row, all of a thread's loads of three rows in flight;
+// - kMode 1, 2, for raw luma (level 1) only: two accumulators per output, one fed by the f32->f64
+//   conversion (XU pipe) and one by the scaled shift widening (ALU), products of the column classes
+//   in kSplitMask going to the first. Exact because at level 1 every partial sum is exact (so their
+//   order and grouping cannot change the sum): the samples are k / 2^(bpc-8) with bpc <= 16, so a
+//   nonzero product is >= 2^-8 * min|kLpf| >= 2^-20 and a multiple of 2^-43 (its f32 rounding
+//   keeps that), and every partial sum is below 256 * sum|kLpf| < 2^9 in magnitude: at most 52
+//   significant bits (prepare_device checks min|kLpf| >= 2^-12 and sum|kLpf| < 2). The output
+//   f32(acc_c + acc_s * 2^896) is then f32 of the exact sum, which the CPU's sequential f64 sum also
+//   is. Other levels (f32 samples of any magnitude) take kShift64 with the CPU's order.
+constexpr int kShift64 = 4;  // a widening mode of the decimation only
+
+template <int M>
+__device__ __forceinline__ double widen_dec(float p) {
+  if constexpr (M == kShift64)
+    return __longlong_as_double(static_cast<long long>(static_cast<unsigned long long>(__float_as_uint(p)) << 29));
+  else return widen_as<M>(p);
+}
+
+template <int M>
+__device__ __forceinline__ float finish_dec(double acc) {
+  if constexpr (M == kShift64) return unscale_to_f32(acc);
+  else return finish_as<M>(acc);
+}
+
 // kNonneg as in decimate_taps (products a * |g|, subtracted where g < 0); else signed samples.
 template <bool kNonneg, int M = kWide>
 __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
@@ -346,7 +376,7 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
 #pragma unroll
       for (int m = 0; m <= kLpfRadius; ++m)
         if (sweep_needs(c, m))
-          w[m] = kNonneg ? widen_as<M>(__fmul_rn(a, c_lpf_abs[v][m])) : widen_scaled(__fmul_rn(a, c_lpf[v][m]));
+          w[m] = kNonneg ? widen_dec<M>(__fmul_rn(a, c_lpf_abs[v][m])) : widen_scaled(__fmul_rn(a, c_lpf[v][m]));
 #pragma unroll
       for (int o = 0; o < kSwRun; ++o) {
         const int u = c - 2 * o;
@@ -358,12 +388,13 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
     }
   }
 #pragma unroll
-  for (int o = 0; o < kSwRun; ++o) out[o] = kNonneg ? finish_as<M>(acc[o]) : unscale_to_f32(acc[o]);
+  for (int o = 0; o < kSwRun; ++o) out[o] = kNonneg ? finish_dec<M>(acc[o]) : unscale_to_f32(acc[o]);
 }
 
 // The sweep tile by rows (decimation variants 7, 8): a warp per input row (reflected once),
 // lanes over columns, a batch of loads in flight before the stores.
-template <typename T>
+// kCg: the plane was written earlier in the same launch (decimate_chain_sweep_kernel): ld.global.cg.
+template <typename T, bool kCg = false>
 __device__ __forceinline__ unsigned load_sweep_rows(const void* data, Size size, int x0, int y0, int load_rows,
                                                     int load_cols, float inverse,
                                                     float (*t)[2][kSwCols][kSwRowsHalf]) {
@@ -378,7 +409,11 @@ __device__ __forceinline__ unsigned load_sweep_rows(const void* data, Size size,
     for (int h = 0; h < kCols; ++h) {
       const int k = lane + 32 * h;
       v[h] = T(0);
-      if (k < load_cols) v[h] = p[row + size_t(reflect_index(2 * x0 + k - kLpfRadius, size.width))];
+      if (k < load_cols) {
+        const T* q = p + row + size_t(reflect_index(2 * x0 + k - kLpfRadius, size.width));
+        if constexpr (kCg) v[h] = __ldcg(q);
+        else v[h] = *q;
+      }
     }
 #pragma unroll
     for (int h = 0; h < kCols; ++h) {
@@ -439,6 +474,430 @@ __global__ void __launch_bounds__(kSwThreads) decimate_sweep_kernel(DevicePlane 
   }
 }
 
+// kMode % 3: 0 = one accumulator per output, 1 / 2 = split, the products of the column classes
+// (lpf_class) {2, 3, 4} / {3, 4} to the conversion; kMode < 3: the scaled widening by one 64-bit
+// shift (kShift64; ptxas makes it one IMAD.WIDE.U32), kMode >= 3: by two 32-bit shifts (kShift;
+// ptxas: SHF + IMAD.SHL, no IMAD.WIDE); kMode >= 6: as kMode - 3 with load_sweep_rows_interior for
+// tiles away from the borders.
+template <int kMode>
+constexpr unsigned kSplitMask = kMode % 3 == 1 ? 0x1cu : kMode % 3 == 2 ? 0x18u : 0u;
+template <int kMode>
+constexpr int kSweepShift = kMode >= 3 ? kShift : kShift64;
+
+template <int kMode>
+__device__ __forceinline__ void sweep_taps_split(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
+                                                 float (&out)[kSwRun]) {
+  double acc_s[kSwRun], acc_c[kSwRun];
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) acc_s[o] = acc_c[o] = 0.0;
+#pragma unroll
+  for (int v = 0; v < kLpfTaps; ++v) {
+#pragma unroll
+    for (int c = 0; c < kSwSamples; ++c) {
+      const float a = t[c & 1][v & 1][jr + (c >> 1)][y + (v >> 1)];
+      double w[kLpfRadius + 1];
+#pragma unroll
+      for (int m = 0; m <= kLpfRadius; ++m)
+        if (sweep_needs(c, m)) {
+          const float p = __fmul_rn(a, c_lpf_abs[v][m]);
+          w[m] = (kSplitMask<kMode> >> m) & 1u ? widen(p) : widen_dec<kSweepShift<kMode>>(p);
+        }
+#pragma unroll
+      for (int o = 0; o < kSwRun; ++o) {
+        const int u = c - 2 * o;
+        if (u >= 0 && u < kLpfTaps) {
+          const int m = lpf_class(u);
+          double& acc = (kSplitMask<kMode> >> m) & 1u ? acc_c[o] : acc_s[o];
+          if (lpf_negative(v) != lpf_negative(u)) acc = __dsub_rn(acc, w[m]);
+          else acc = __dadd_rn(acc, w[m]);
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) out[o] = __double2float_rn(__dadd_rn(acc_c[o], __dmul_rn(acc_s[o], kScaleUp)));
+}
+
+// The sweep tile by rows, leaner: a warp per input row (rows warp, warp + 8, ...: the same row
+// parity, so a thread's shared-memory offsets differ only by a constant per row), lanes over
+// columns, column indices reflected once per thread; three rows' loads in flight at a time.
+template <typename T, bool kCg>
+__device__ __forceinline__ unsigned load_sweep_rows_lean(const void* data, Size size, int x0, int y0, int load_rows,
+                                                         int load_cols, float inverse,
+                                                         float (*t)[2][kSwCols][kSwRowsHalf]) {
+  const T* p = static_cast<const T*>(data);
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  constexpr int kCols = (2 * kSwW + kLpfTaps - 2 + 31) / 32;  // 5 column passes of 32
+  constexpr int kRowSteps = (2 * kSwH + kLpfTaps - 2 + kWarps - 1) / kWarps;  // 9 rows per warp
+  constexpr int kBatch = 3;
+  static_assert(kRowSteps % kBatch == 0 && kWarps % 2 == 0, "rows of one parity per warp");
+  unsigned col[kCols];
+  float* dst[kCols];
+#pragma unroll
+  for (int h = 0; h < kCols; ++h) {
+    const int k = lane + 32 * h;
+    col[h] = k < load_cols ? unsigned(reflect_index(2 * x0 + k - kLpfRadius, size.width)) : 0u;
+    dst[h] = &t[k & 1][warp & 1][k >> 1][warp >> 1];  // row warp; row warp + 8 i is i * 4 further
+  }
+  unsigned negative = 0;
+#pragma unroll
+  for (int i0 = 0; i0 < kRowSteps; i0 += kBatch) {
+    T v[kBatch][kCols];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int r = warp + kWarps * (i0 + i);
+      const unsigned row =
+          r < load_rows ? unsigned(reflect_index(2 * y0 + r - kLpfRadius, size.height)) * unsigned(size.width) : 0u;
+#pragma unroll
+      for (int h = 0; h < kCols; ++h) {
+        v[i][h] = T(0);
+        if (r < load_rows && lane + 32 * h < load_cols) {
+          const T* q = p + (row + col[h]);
+          if constexpr (kCg) v[i][h] = __ldcg(q);
+          else v[i][h] = *q;
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const int r = warp + kWarps * (i0 + i);
+#pragma unroll
+      for (int h = 0; h < kCols; ++h)
+        if (r < load_rows && lane + 32 * h < load_cols) {
+          const float a = to_sample(v[i][h], inverse);
+          dst[h][(kWarps / 2) * (i0 + i)] = a;
+          if constexpr (std::is_floating_point_v<T>) negative |= __float_as_uint(a) >> 31;
+        }
+    }
+  }
+  return negative;
+}
+
+// A full tile whose input needs no reflection (kMode >= 6): no index arithmetic per sample beyond
+// one multiply per row, loads and stores at constant offsets, bounds tests only in the last
+// column pass and the last row step (compile-time).
+template <typename T>
+__device__ __forceinline__ unsigned load_sweep_rows_interior(const void* data, unsigned width, int x0, int y0,
+                                                             float inverse, float (*t)[2][kSwCols][kSwRowsHalf]) {
+  constexpr int kCols = (2 * kSwW + kLpfTaps - 2 + 31) / 32;                  // 5 column passes
+  constexpr int kRowSteps = (2 * kSwH + kLpfTaps - 2 + kWarps - 1) / kWarps;  // 9 rows per warp
+  constexpr int kLastLanes = 2 * kSwW + kLpfTaps - 2 - 32 * (kCols - 1);     // 7 columns in the last pass
+  constexpr int kLastWarps = 2 * kSwH + kLpfTaps - 2 - kWarps * (kRowSteps - 1);  // 7 rows in the last step
+  constexpr int kBatch = 3;
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  float* dst[kCols];
+#pragma unroll
+  for (int h = 0; h < kCols; ++h) {
+    const int k = lane + 32 * h;
+    dst[h] = &t[k & 1][warp & 1][k >> 1][warp >> 1];
+  }
+  const T* base = static_cast<const T*>(data) + (size_t(2 * y0 - kLpfRadius + warp) * width +
+                                                  size_t(2 * x0 - kLpfRadius + lane));
+  unsigned negative = 0;
+#pragma unroll
+  for (int i0 = 0; i0 < kRowSteps; i0 += kBatch) {
+    T v[kBatch][kCols];
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i) {
+      const T* row = base + size_t(kWarps * (i0 + i)) * width;
+#pragma unroll
+      for (int h = 0; h < kCols; ++h) {
+        v[i][h] = T(0);
+        if ((h < kCols - 1 || lane < kLastLanes) && (i0 + i < kRowSteps - 1 || warp < kLastWarps)) v[i][h] = row[32 * h];
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kBatch; ++i)
+#pragma unroll
+      for (int h = 0; h < kCols; ++h)
+        if ((h < kCols - 1 || lane < kLastLanes) && (i0 + i < kRowSteps - 1 || warp < kLastWarps)) {
+          const float a = to_sample(v[i][h], inverse);
+          dst[h][(kWarps / 2) * (i0 + i)] = a;
+          if constexpr (std::is_floating_point_v<T>) negative |= __float_as_uint(a) >> 31;
+        }
+  }
+  return negative;
+}
+
+template <bool kCg, bool kFast = false>
+__device__ __forceinline__ unsigned load_sweep_tile_lean(const DevicePlane& in, int x0, int y0, int load_rows,
+                                                         int load_cols, float (*t)[2][kSwCols][kSwRowsHalf]) {
+  const float inverse = inverse_divisor(in.bit_depth);
+  if constexpr (kFast && !kCg) {
+    const bool interior = load_rows == 2 * kSwH + kLpfTaps - 2 && load_cols == 2 * kSwW + kLpfTaps - 2 &&
+                          2 * x0 - kLpfRadius >= 0 && 2 * x0 - kLpfRadius + load_cols <= in.size.width &&
+                          2 * y0 - kLpfRadius >= 0 && 2 * y0 - kLpfRadius + load_rows <= in.size.height;
+    if (interior) {
+      const unsigned width = unsigned(in.size.width);
+      if (in.type == SampleType::kU8) return load_sweep_rows_interior<uint8_t>(in.data, width, x0, y0, inverse, t);
+      if (in.type == SampleType::kU16) return load_sweep_rows_interior<uint16_t>(in.data, width, x0, y0, inverse, t);
+      return load_sweep_rows_interior<float>(in.data, width, x0, y0, inverse, t);
+    }
+  }
+  if (in.type == SampleType::kU8)
+    return load_sweep_rows_lean<uint8_t, kCg>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+  if (in.type == SampleType::kU16)
+    return load_sweep_rows_lean<uint16_t, kCg>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+  return load_sweep_rows_lean<float, kCg>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
+}
+
+// The runs of one tile after its load: kMode 1, 2 split the accumulators for raw luma (above).
+template <int kMode>
+__device__ __forceinline__ void sweep2_taps(const float (*t)[2][kSwCols][kSwRowsHalf], bool raw, bool any_negative,
+                                            int jr, int y, float (&res)[kSwRun]) {
+  if (kSplitMask<kMode> != 0 && raw) sweep_taps_split<kMode>(t, jr, y, res);
+  else if (any_negative) sweep_taps<false>(t, jr, y, res);
+  else sweep_taps<true, kSweepShift<kMode>>(t, jr, y, res);
+}
+
+template <int kMode>
+__global__ void __launch_bounds__(kSwThreads, 4) decimate_sweep2_kernel(DevicePlane ref, DevicePlane dis,
+                                                                        float* out_ref, float* out_dis, Size half) {
+  __shared__ float t[2][2][kSwCols][kSwRowsHalf];
+  const DevicePlane in = blockIdx.z == 0 ? ref : dis;
+  float* out = blockIdx.z == 0 ? out_ref : out_dis;
+  const int x0 = int(blockIdx.x) * kSwW, y0 = int(blockIdx.y) * kSwH;
+  const int cols = min(kSwW, half.width - x0), rows = min(kSwH, half.height - y0);
+  const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = 2 * cols + kLpfTaps - 2;
+  const unsigned negative = load_sweep_tile_lean<false, (kMode >= 6)>(in, x0, y0, load_rows, load_cols, t);
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  const int y = int(threadIdx.x) % kSwH, jr = (int(threadIdx.x) / kSwH) * kSwRun;
+  float res[kSwRun];
+  sweep2_taps<kMode>(t, in.type != SampleType::kF32, any_negative, jr, y, res);
+  __syncthreads();  // the tile becomes the output staging area
+  float(*staged)[kSwW] = reinterpret_cast<float(*)[kSwW]>(&t[0][0][0][0]);
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) staged[y][jr + o] = res[o];
+  __syncthreads();
+  for (int i = int(threadIdx.x); i < rows * kSwW; i += kSwThreads) {
+    const int r = i / kSwW, c = i % kSwW;
+    if (c < cols) out[size_t(y0 + r) * size_t(half.width) + size_t(x0 + c)] = staged[r][c];
+  }
+}
+
+// decimate_sweep2_kernel's split accumulators rely on exact level-1 sums: min|kLpf| >= 2^-12 and
+// sum|kLpf| < 2 (comment above sweep_taps_split). Called by prepare_device.
+void check_split_decimation_bound() {
+  float smallest = std::fabs(kLpf[0][0]);
+  double total = 0.0;
+  for (int v = 0; v < kLpfTaps; ++v)
+    for (int u = 0; u < kLpfTaps; ++u) {
+      smallest = std::min(smallest, std::fabs(kLpf[v][u]));
+      total += double(std::fabs(kLpf[v][u]));
+    }
+  if (!(smallest >= 0x1p-12f) || !(total < 2.0))
+    throw std::logic_error("ssim: kLpf's magnitudes break the exactness bound of the split decimation");
+}
+
+// ---- The whole pyramid in one launch (session 14, "pyramid and schedule") -----------------------
+// decimate_chain_kernel: the 32x8 tiles of levels first..last of the pyramid in one launch. A
+// block takes a ticket (atomicAdd) and works on tile `ticket` of the list "level first's tiles
+// row by row, then level first+1's, ...". A tile of level k > first first waits until every
+// tile row of level k-1 that its input rows fall in is complete (one counter per tile row,
+// incremented after the tile's outputs are stored and fenced). Tickets are handed out in order,
+// so a block only ever waits on tiles with smaller tickets, whose blocks are resident or done:
+// no deadlock whatever the grid size or residency. The last block to finish resets the counters
+// (the next frame's launch, e.g. a graph replay, starts from zero). Level k-1's samples written
+// in this launch are read with ld.global.cg (L2; an SM's L1 may hold a stale line). Per tile the
+// arithmetic is decimate_kernel<13>'s (the same device functions): the same planes.
+struct ChainTable {
+  DevicePlane in_ref, in_dis;  // level first-1 (raw luma or f32)
+  float* out_ref[kScales];     // level k's planes, k = first..last
+  float* out_dis[kScales];
+  Size size[kScales];          // size[k]: level k (size[0]: the input picture)
+  int tiles_x[kScales];
+  int block_begin[kScales + 1];  // level k's tiles: tickets [block_begin[k], block_begin[k + 1])
+  int row_base[kScales];         // level k's tile-row counters: sync[2 + row_base[k] + tile_row]
+  int first, last, total;
+  unsigned* sync;  // [0] ticket, [1] finished blocks, [2..] tile-row counters; zero between launches
+};
+
+template <bool kCg>
+__device__ __forceinline__ float load_sample_chain(const DevicePlane& p, size_t i, float inverse) {
+  if constexpr (kCg) return __ldcg(static_cast<const float*>(p.data) + i);  // f32 level of this launch
+  else return load_sample(p, i, inverse);
+}
+
+// decimate_kernel's row loader (variants 11-13) for a tile at (x0, y0) of the output.
+template <bool kCg>
+__device__ __forceinline__ unsigned load_chain_tile(const DevicePlane& ref, const DevicePlane& dis, int x0, int y0,
+                                                    int load_rows, int load_cols,
+                                                    float (*split)[2][kDecRows][kDecSplit]) {
+  const Size in = ref.size;
+  const float inverse_r = inverse_divisor(ref.bit_depth), inverse_d = inverse_divisor(dis.bit_depth);
+  const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
+  constexpr int kRowSteps = (kDecRows + kDecThreads / 32 - 1) / (kDecThreads / 32);
+  size_t col_even[2], col_odd[2];
+  bool col_ok[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const int j = lane + 32 * h;
+    col_ok[h] = j < load_cols;
+    col_even[h] = col_ok[h] ? size_t(reflect_index(2 * (x0 + j) - kLpfRadius, in.width)) : 0;
+    col_odd[h] = col_ok[h] ? size_t(reflect_index(2 * (x0 + j) - kLpfRadius + 1, in.width)) : 0;
+  }
+  float v[kRowSteps][2][4];
+#pragma unroll
+  for (int k = 0; k < kRowSteps; ++k) {
+    const int r = warp + (kDecThreads / 32) * k;
+    const size_t row =
+        r < load_rows ? size_t(reflect_index(2 * y0 + r - kLpfRadius, in.height)) * size_t(in.width) : 0;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      if (r < load_rows && col_ok[h]) {
+        v[k][h][0] = load_sample_chain<kCg>(ref, row + col_even[h], inverse_r);
+        v[k][h][1] = load_sample_chain<kCg>(ref, row + col_odd[h], inverse_r);
+        v[k][h][2] = load_sample_chain<kCg>(dis, row + col_even[h], inverse_d);
+        v[k][h][3] = load_sample_chain<kCg>(dis, row + col_odd[h], inverse_d);
+      }
+  }
+  unsigned negative = 0;
+#pragma unroll
+  for (int k = 0; k < kRowSteps; ++k) {
+    const int r = warp + (kDecThreads / 32) * k;
+#pragma unroll
+    for (int h = 0; h < 2; ++h)
+      if (r < load_rows && col_ok[h]) {
+        const int j = lane + 32 * h;
+        split[0][0][r][j] = v[k][h][0];
+        split[0][1][r][j] = v[k][h][1];
+        split[1][0][r][j] = v[k][h][2];
+        split[1][1][r][j] = v[k][h][3];
+        negative |= (__float_as_uint(v[k][h][0]) | __float_as_uint(v[k][h][1]) | __float_as_uint(v[k][h][2]) |
+                     __float_as_uint(v[k][h][3])) >> 31;
+      }
+  }
+  return negative;
+}
+
+__global__ void __launch_bounds__(kDecThreads) decimate_chain_kernel(const __grid_constant__ ChainTable t) {
+  __shared__ float split[2][2][kDecRows][kDecSplit];
+  __shared__ int s_ticket;
+  if (threadIdx.x == 0) s_ticket = int(atomicAdd(&t.sync[0], 1u));
+  __syncthreads();
+  const int ticket = s_ticket;
+  int k = t.first;
+  while (k < t.last && ticket >= t.block_begin[k + 1]) ++k;
+  const int tile = ticket - t.block_begin[k];
+  const Size half = t.size[k], in = t.size[k - 1];
+  const int x0 = (tile % t.tiles_x[k]) * kDecTileW, y0 = (tile / t.tiles_x[k]) * kDecTileH;
+  const int cols = min(kDecTileW, half.width - x0), rows = min(kDecTileH, half.height - y0);
+  const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = cols + kLpfRadius;
+  unsigned negative;
+  if (k == t.first) {
+    negative = load_chain_tile<false>(t.in_ref, t.in_dis, x0, y0, load_rows, load_cols, split);
+  } else {
+    if (threadIdx.x == 0) {
+      // Input rows 2 y0 - 4 .. 2 y0 + load_rows - 5, reflected into [lo, hi] (docs: reflection
+      // below 0 gives rows 0..3, above the last row rows >= n - 4 >= lo).
+      const int lo = max(0, 2 * y0 - kLpfRadius), hi = min(in.height - 1, 2 * y0 + load_rows - 1 - kLpfRadius);
+      const unsigned need = unsigned(t.tiles_x[k - 1]);
+      const volatile unsigned* rows_done = t.sync + 2 + t.row_base[k - 1];
+      for (int tr = lo / kDecTileH; tr <= hi / kDecTileH; ++tr)
+        while (rows_done[tr] < need) __nanosleep(32);
+      __threadfence();
+    }
+    __syncthreads();
+    const DevicePlane pr{t.out_ref[k - 1], SampleType::kF32, 8, in}, pd{t.out_dis[k - 1], SampleType::kF32, 8, in};
+    negative = load_chain_tile<true>(pr, pd, x0, y0, load_rows, load_cols, split);
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  const int tx = int(threadIdx.x) % kDecTileW, ty = int(threadIdx.x) / kDecTileW;
+  if (tx < cols && ty < rows) {
+    float r, d;
+    if (any_negative) decimate_taps<kCvt, kSigned, false>(split, tx, ty, r, d);
+    else decimate_taps<kCvt, kShift, true>(split, tx, ty, r, d);
+    const size_t o = size_t(y0 + ty) * size_t(half.width) + size_t(x0 + tx);
+    t.out_ref[k][o] = r;
+    t.out_dis[k][o] = d;
+  }
+  __threadfence();  // this tile's outputs, before the counter that publishes them
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicAdd(&t.sync[2 + t.row_base[k] + y0 / kDecTileH], 1u);
+    if (atomicAdd(&t.sync[1], 1u) == unsigned(t.total - 1)) {
+      // Every other block has finished (waits included): reset for the next launch.
+      __threadfence();
+      const int counters = t.row_base[t.last] + (t.size[t.last].height + kDecTileH - 1) / kDecTileH;
+      for (int i = 0; i < counters; ++i) t.sync[2 + i] = 0;
+      t.sync[0] = 0;
+      t.sync[1] = 0;
+    }
+  }
+}
+
+// decimate_chain_sweep_kernel: the same scheme with decimate_sweep2_kernel<1>'s tiles (one image,
+// 64x32 outputs, sliding runs sharing the symmetric taps' products). Tickets:
+// level by level, then tile row, image, tile column; one counter per (level, tile row, image).
+struct ChainSweepTable {
+  DevicePlane in[2];          // level first-1: reference, distorted
+  float* out[2][kScales];     // level k's planes, k = first..last
+  Size size[kScales];
+  int tiles_x[kScales];       // 64-wide tiles per tile row
+  int block_begin[kScales + 1];
+  int row_base[kScales];      // counter of (level k, tile row r, image z): sync[2 + 2 * (row_base[k] + r) + z]
+  int first, last, total;
+  unsigned* sync;
+};
+
+__global__ void __launch_bounds__(kSwThreads, 4) decimate_chain_sweep_kernel(const __grid_constant__ ChainSweepTable t) {
+  __shared__ float tile[2][2][kSwCols][kSwRowsHalf];
+  __shared__ int s_ticket;
+  if (threadIdx.x == 0) s_ticket = int(atomicAdd(&t.sync[0], 1u));
+  __syncthreads();
+  const int ticket = s_ticket;
+  int k = t.first;
+  while (k < t.last && ticket >= t.block_begin[k + 1]) ++k;
+  const int index = ticket - t.block_begin[k], per_row = 2 * t.tiles_x[k];
+  const int tile_row = index / per_row, z = (index % per_row) / t.tiles_x[k], tile_col = index % t.tiles_x[k];
+  const Size half = t.size[k], in_size = t.size[k - 1];
+  const int x0 = tile_col * kSwW, y0 = tile_row * kSwH;
+  const int cols = min(kSwW, half.width - x0), rows = min(kSwH, half.height - y0);
+  const int load_rows = 2 * rows + kLpfTaps - 2, load_cols = 2 * cols + kLpfTaps - 2;
+  unsigned negative;
+  const bool raw = k == t.first && t.in[z].type != SampleType::kF32;
+  if (k == t.first) {
+    negative = load_sweep_tile_lean<false>(t.in[z], x0, y0, load_rows, load_cols, tile);
+  } else {
+    if (threadIdx.x == 0) {
+      const int lo = max(0, 2 * y0 - kLpfRadius), hi = min(in_size.height - 1, 2 * y0 + load_rows - 1 - kLpfRadius);
+      const unsigned need = unsigned(t.tiles_x[k - 1]);
+      const volatile unsigned* done = t.sync + 2;
+      for (int r = lo / kSwH; r <= hi / kSwH; ++r)
+        while (done[2 * (t.row_base[k - 1] + r) + z] < need) __nanosleep(32);
+      __threadfence();
+    }
+    __syncthreads();
+    negative = load_sweep_rows_lean<float, true>(t.out[z][k - 1], in_size, x0, y0, load_rows, load_cols, 1.0f, tile);
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  const int y = int(threadIdx.x) % kSwH, jr = (int(threadIdx.x) / kSwH) * kSwRun;
+  float res[kSwRun];
+  sweep2_taps<1>(tile, raw, any_negative, jr, y, res);
+  __syncthreads();  // the tile becomes the output staging area
+  float(*staged)[kSwW] = reinterpret_cast<float(*)[kSwW]>(&tile[0][0][0][0]);
+#pragma unroll
+  for (int o = 0; o < kSwRun; ++o) staged[y][jr + o] = res[o];
+  __syncthreads();
+  float* out = t.out[z][k];
+  for (int i = int(threadIdx.x); i < rows * kSwW; i += kSwThreads) {
+    const int r = i / kSwW, c = i % kSwW;
+    if (c < cols) out[size_t(y0 + r) * size_t(half.width) + size_t(x0 + c)] = staged[r][c];
+  }
+  __threadfence();
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    atomicAdd(&t.sync[2 + 2 * (t.row_base[k] + tile_row) + z], 1u);
+    if (atomicAdd(&t.sync[1], 1u) == unsigned(t.total - 1)) {
+      __threadfence();
+      const int counters = 2 * (t.row_base[t.last] + (t.size[t.last].height + kSwH - 1) / kSwH);
+      for (int i = 0; i < counters; ++i) t.sync[2 + i] = 0;
+      t.sync[0] = 0;
+      t.sync[1] = 0;
+    }
+  }
+}
+
 // ---- Box decimation (float_ssim) ----------------------------------------------------------------
 
 __global__ void box_decimate_kernel(DevicePlane in, int factor, float* out, Size small) {
@@ -475,22 +934,23 @@ static_assert(size_t(kQuantities) * kInH * kPassW * sizeof(float) >=
                   sizeof(DoubleDouble) * kSumQuantities * kThreads,
               "the block tree reuses the horizontal-pass region");
 
-template <typename T>
+// kH, kNumWarps: the tile's rows and the block's warps (window_tall_kernel: 138 rows, 16 warps).
+template <typename T, int kH = kInH, int kNumWarps = kWarps>
 __device__ __forceinline__ unsigned load_window_rows(const void* ref_data, const void* dis_data, size_t width, int x0,
                                                      int y0, int in_rows, int in_cols, float inverse_r,
-                                                     float inverse_d, float (*in)[kInH][kInStride]) {
+                                                     float inverse_d, float (*in)[kH][kInStride]) {
   const T* ref = static_cast<const T*>(ref_data);
   const T* dis = static_cast<const T*>(dis_data);
   const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
   constexpr int kBatch = 4;
   unsigned negative = 0;
-  for (int r0 = warp; r0 < in_rows; r0 += kWarps * kBatch) {
+  for (int r0 = warp; r0 < in_rows; r0 += kNumWarps * kBatch) {
     T a[kBatch][2], b[kBatch][2];
 #pragma unroll
     for (int k = 0; k < kBatch; ++k)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int r = r0 + kWarps * k, c = lane + 32 * h;
+        const int r = r0 + kNumWarps * k, c = lane + 32 * h;
         a[k][h] = b[k][h] = T(0);
         if (r < in_rows && c < in_cols) {
           const size_t index = size_t(y0 + r) * width + size_t(x0 + c);
@@ -502,7 +962,7 @@ __device__ __forceinline__ unsigned load_window_rows(const void* ref_data, const
     for (int k = 0; k < kBatch; ++k)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        const int r = r0 + kWarps * k, c = lane + 32 * h;
+        const int r = r0 + kNumWarps * k, c = lane + 32 * h;
         if (r < in_rows && c < in_cols) {
           const float rv = to_sample(a[k][h], inverse_r), dv = to_sample(b[k][h], inverse_d);
           in[0][r][c] = rv;
@@ -875,6 +1335,824 @@ __global__ void __launch_bounds__(kThreads, 3) window_kernel(const __grid_consta
   }
 }
 
+// ---- Window kernel, session 14: longer sliding runs, branch-free divisions (variants 17+) ----
+// window_run_kernel: the prologue and the signed path of window_kernel<16>; the sign-free path by
+// run_body below. Every variant gives the same planes and terms as the plain twins
+// (EverySpeedVariantBitIdentical).
+//
+// Longer runs share more products: a run of R outputs walks R + 10 samples, and each sample's
+// products with the symmetric tap pairs are formed and widened once (kGaussian is symmetric bit
+// for bit): 76 products for R = 8 (9.5 per output), 126 for R = 16 (7.9), 222 for R = 32 (6.9);
+// each accumulator still receives its taps k = 0..10 in order, and at most 11 accumulators are
+// live at any sample, so the registers do not grow with R. Fewer, longer tasks also divide the
+// index arithmetic, the loads of the squared quantities and the loop overhead by R.
+
+template <int R>
+__host__ __device__ constexpr bool run_needs(int s, int m) {
+  for (int o = 0; o < R; ++o) {
+    const int k = s - o;
+    if (k >= 0 && k < kWindowTaps && (k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k) == m) return true;
+  }
+  return false;
+}
+
+// The R outputs of a run from its R + 10 samples x (taps k = 0..10 of output o are x[o + k]).
+// Sign-free terms only (the widening modes kShift / kWide / kCvt of a sign-free tile: products of
+// samples with their sign bit clear and the positive Gaussian, never -0), so each accumulator's
+// first tap is assigned (+0 + t == t bit for bit), as slide_taps<M, true>.
+//
+// Mixed widening (M = kMix13 / kMix12 / kMix23): widen_scaled_nonneg (IMAD.SHL + SHF, two issue
+// slots on the FMA and ALU pipes) and widen_scaled_wide (one IMAD.WIDE.U32 on the FMA pipe) give
+// the same bits for a sign-free product, so one accumulator may take both; every third / second
+// product (or two of three) of a run by IMAD.WIDE spreads the widenings over the pipes.
+enum MixMode : int { kMix13 = 4, kMix12 = 5, kMix23 = 6 };
+
+template <int M>
+__host__ __device__ constexpr bool mix_wide(int n) {
+  if constexpr (M == kMix13) return n % 3 == 0;
+  else if constexpr (M == kMix12) return n % 2 == 0;
+  else if constexpr (M == kMix23) return n % 3 != 0;
+  else return M == kWide;
+}
+
+//
+// M = kSigned (tiles with a sample whose sign bit is set; the compact kernel's signed path): any
+// finite term by widen_scaled, and each accumulator starts at +0 as the CPU's (a -0 product then
+// leaves +0, as upstream's 0.0 + -0.0).
+template <int M, int R>
+__device__ __forceinline__ void run_taps(const float (&x)[R + kWindowMargin], float (&out)[R]) {
+  static_assert(M == kShift || M == kWide || M == kCvt || M == kSigned || M >= kMix13, "widening mode");
+  constexpr bool kAssign = M != kSigned;
+  double acc[R];
+  int n = 0;  // products so far (compile-time after unrolling): picks the widening of a mix
+#pragma unroll
+  for (int s = 0; s < R + kWindowMargin; ++s) {
+    double w[kWindowTaps / 2 + 1];
+#pragma unroll
+    for (int m = 0; m <= kWindowTaps / 2; ++m)
+      if (run_needs<R>(s, m)) {
+        const float p = __fmul_rn(x[s], c_gaussian[m]);
+        if constexpr (M == kCvt) w[m] = widen(p);
+        else if constexpr (M == kSigned) w[m] = widen_scaled(p);
+        else w[m] = mix_wide<M>(n) ? widen_scaled_wide(p) : widen_scaled_nonneg(p);
+        ++n;
+      }
+#pragma unroll
+    for (int o = 0; o < R; ++o) {
+      const int k = s - o;
+      if (k == 0) acc[o] = kAssign ? w[0] : __dadd_rn(0.0, w[0]);
+      else if (k > 0 && k < kWindowTaps) acc[o] = __dadd_rn(acc[o], w[k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k]);
+    }
+  }
+#pragma unroll
+  for (int o = 0; o < R; ++o) out[o] = finish_as<M>(acc[o]);
+}
+
+// Horizontal pass by runs of R columns: a task is (quantity, run, row), a warp's lanes take
+// neighbouring rows (odd strides: no bank conflicts); the quantity's samples formed as
+// window_h_one forms them (r, d, r*r, d*d, r*d in f32).
+template <int M, int R>
+__device__ __forceinline__ void run_h(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], int in_rows) {
+  constexpr int kRunsPerRow = kTileW / R, kPerQuantity = kInH * kRunsPerRow, kS = R + kWindowMargin;
+  static_assert(kTileW % R == 0, "whole runs");
+  for (int t = int(threadIdx.x); t < kQuantities * kPerQuantity; t += kThreads) {
+    const int q = t / kPerQuantity, rem = t - q * kPerQuantity, run = rem / kInH, r = rem - run * kInH;
+    if (r >= in_rows) continue;
+    const int c0 = run * R;
+    const float* pr = &in[0][r][c0];
+    const float* pd = &in[1][r][c0];
+    float x[kS], out[R];
+    if (q == 0) {
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = pr[i];
+    } else if (q == 1) {
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = pd[i];
+    } else if (q == 4) {
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(pr[i], pd[i]);
+    } else {  // r*r or d*d: one plane, each sample loaded once
+      const float* p = q == 2 ? pr : pd;
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(p[i], p[i]);
+    }
+    run_taps<M, R>(x, out);
+#pragma unroll
+    for (int o = 0; o < R; ++o) pass[q][r][c0 + o] = out[o];
+  }
+}
+
+// Vertical pass by runs of R rows, results back in place. R = 8: a run per thread and quantity
+// (slide_v's shape, kThreads = 32 columns x 8 runs). R = 16: 32 columns x 4 runs = 128 tasks per
+// quantity, so two quantities per round (the last round: the fifth alone); a barrier between a
+// round's reads and its writes (a run reads rows other runs write), none between rounds (they
+// touch different quantities).
+template <int M, int R>
+__device__ __forceinline__ void run_v(float (*pass)[kInH][kPassW]) {
+  constexpr int kS = R + kWindowMargin, kRuns = kTileH / R, kPerQuantity = kRuns * kTileW;
+  static_assert(kThreads % kPerQuantity == 0, "whole quantities per round");
+  constexpr int kPerRound = kThreads / kPerQuantity;
+  const int c = int(threadIdx.x) % kTileW, y0 = ((int(threadIdx.x) / kTileW) % kRuns) * R;
+  const int part = int(threadIdx.x) / kPerQuantity;
+#pragma unroll 1
+  for (int q0 = 0; q0 < kQuantities; q0 += kPerRound) {
+    const int q = q0 + part;
+    float x[kS], out[R];
+    if (q < kQuantities) {
+#pragma unroll
+      for (int s = 0; s < kS; ++s) x[s] = pass[q][y0 + s][c];
+      run_taps<M, R>(x, out);
+    }
+    __syncthreads();  // every run of this round has read its quantity's rows
+    if (q < kQuantities) {
+#pragma unroll
+      for (int o = 0; o < R; ++o) pass[q][y0 + o][c] = out[o];
+    }
+  }
+  __syncthreads();
+}
+
+// The fast path of the correctly rounded f64 division __ddiv_rn compiles to on sm_90 (the same
+// sequence as SSIMULACRA2's div_rn_fast, src/metrics/ssimulacra2/cuda/ssimulacra2_cuda.cu):
+// reciprocal seed (MUFU.RCP64H of b's high word, low word 1), two Newton steps, the quotient and
+// one residual correction, each one DFMA/DMUL. Without __ddiv_rn's branch to its slow path the
+// two divisions of a pixel (l and c) interleave. `fast` is false where the sequence is not known
+// to give the exact quotient (an operand or the quotient zero, denormal, near the ends of the
+// exponent range, infinite or NaN); the caller then takes __ddiv_rn. Checked bit for bit against
+// __ddiv_rn on the device (division_mismatches: random operands of both divisions' shapes,
+// random f64 pairs and special values).
+__device__ __forceinline__ double div_rn_fast(double a, double b, bool& fast) {
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(b));
+  double y = __hiloint2double(__double2hiint(r), 1);
+  double e = __fma_rn(-b, y, 1.0);
+  e = __fma_rn(e, e, e);
+  y = __fma_rn(y, e, y);
+  e = __fma_rn(-b, y, 1.0);
+  y = __fma_rn(y, e, y);
+  const double q0 = __dmul_rn(a, y);
+  const double res = __fma_rn(-b, q0, a);
+  const double q = __fma_rn(y, res, q0);
+  const uint32_t ah = uint32_t(__double2hiint(a)) & 0x7fffffffu;
+  const uint32_t bh = uint32_t(__double2hiint(b)) & 0x7fffffffu;
+  const uint32_t qh = uint32_t(__double2hiint(q)) & 0x7fffffffu;
+  // Exponent fields: a >= 2^-967, b and q at least 2^-1000, all three below 2^900.
+  fast = ah - 0x03800000u < 0x78300000u - 0x03800000u && bh - 0x01700000u < 0x78300000u - 0x01700000u &&
+         qh - 0x01700000u < 0x78300000u - 0x01700000u;
+  return q;
+}
+
+__device__ __forceinline__ double div_rn(double a, double b) {
+  bool fast;
+  const double q = div_rn_fast(a, b, fast);
+  return fast ? q : __ddiv_rn(a, b);
+}
+
+// div_rn_fast for a denominator that is a widened f32 (both divisions of lcs_terms): b's range
+// test is then implied by q's. A finite f32 lies in [2^-149, 2^128), inside the range the test
+// asks for b (2^-1000 .. 2^900); an infinite or NaN b (or a zero one) makes the reciprocal
+// sequence give a NaN quotient, which fails q's test. division_mismatches checks it as well.
+__device__ __forceinline__ double div_rn_f32_den(double a, float b32) {
+  const double b = widen(b32);
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(b));
+  double y = __hiloint2double(__double2hiint(r), 1);
+  double e = __fma_rn(-b, y, 1.0);
+  e = __fma_rn(e, e, e);
+  y = __fma_rn(y, e, y);
+  e = __fma_rn(-b, y, 1.0);
+  y = __fma_rn(y, e, y);
+  const double q0 = __dmul_rn(a, y);
+  const double res = __fma_rn(-b, q0, a);
+  const double q = __fma_rn(y, res, q0);
+  const uint32_t ah = uint32_t(__double2hiint(a)) & 0x7fffffffu;
+  const uint32_t qh = uint32_t(__double2hiint(q)) & 0x7fffffffu;
+  const bool fast = ah - 0x03800000u < 0x78300000u - 0x03800000u && qh - 0x01700000u < 0x78300000u - 0x01700000u;
+  return fast ? q : __ddiv_rn(a, b);
+}
+
+// lcs_terms<true> with the two f64 divisions by div_rn_f32_den (same operands, same bits), and
+// the numerators by one fused operation each: (2 mu_r) * mu_d is exact in f64 (two 24-bit
+// significands, exponents far inside the range), so DADD(DMUL(2 mu_r, mu_d), C1) ==
+// DFMA(2 mu_r, mu_d, C1); likewise 2 * sigma is exact, so DADD(DMUL(2, sigma), C2) ==
+// DFMA(2, sigma, C2).
+__device__ __forceinline__ void lcs_terms_fast(float mu_r, float mu_d, float sum_rr, float sum_dd, float sum_rd,
+                                               double& l, double& c, float& s) {
+  float var_r = __fsub_rn(sum_rr, __fmul_rn(mu_r, mu_r));
+  float var_d = __fsub_rn(sum_dd, __fmul_rn(mu_d, mu_d));
+  var_r = 0.0f > var_r ? 0.0f : var_r;
+  var_d = 0.0f > var_d ? 0.0f : var_d;
+  const float cov = __fsub_rn(sum_rd, __fmul_rn(mu_r, mu_d));
+  const float sigma = __fsqrt_rn(__fmul_rn(var_r, var_d));
+  const double ln = __fma_rn(__dmul_rn(2.0, widen(mu_r)), widen(mu_d), widen(kC1));
+  const float ld = __fadd_rn(__fadd_rn(__fmul_rn(mu_r, mu_r), __fmul_rn(mu_d, mu_d)), kC1);
+  const double cn = __fma_rn(2.0, widen(sigma), widen(kC2));
+  const float cd = __fadd_rn(__fadd_rn(var_r, var_d), kC2);
+  l = div_rn_f32_den(ln, ld);
+  c = div_rn_f32_den(cn, cd);
+  const float cov_fixed = (cov < 0.0f && sigma <= 0.0f) ? 0.0f : cov;  // zli-nflx flat fix
+  s = __fdiv_rn(__fadd_rn(cov_fixed, kC3), __fadd_rn(sigma, kC3));
+}
+
+// The sign-free path of window_run_kernel: horizontal runs of kHR columns, vertical runs of kVR
+// rows, all five quantities widened by M, then window_body's statistics, terms (f32 sqrt; kFastDiv:
+// lcs_terms_fast), plain per-thread sums and the block tree.
+// lcs_terms<true> with only the numerators fused (lcs_terms_fast's DFMA numerators, exact as
+// argued there) and the divisions by __ddiv_rn: the branch-free divisions measured slower.
+__device__ __forceinline__ void lcs_terms_fused(float mu_r, float mu_d, float sum_rr, float sum_dd, float sum_rd,
+                                                double& l, double& c, float& s) {
+  float var_r = __fsub_rn(sum_rr, __fmul_rn(mu_r, mu_r));
+  float var_d = __fsub_rn(sum_dd, __fmul_rn(mu_d, mu_d));
+  var_r = 0.0f > var_r ? 0.0f : var_r;
+  var_d = 0.0f > var_d ? 0.0f : var_d;
+  const float cov = __fsub_rn(sum_rd, __fmul_rn(mu_r, mu_d));
+  const float sigma = __fsqrt_rn(__fmul_rn(var_r, var_d));
+  l = __ddiv_rn(__fma_rn(__dmul_rn(2.0, widen(mu_r)), widen(mu_d), widen(kC1)),
+                widen(__fadd_rn(__fadd_rn(__fmul_rn(mu_r, mu_r), __fmul_rn(mu_d, mu_d)), kC1)));
+  c = __ddiv_rn(__fma_rn(2.0, widen(sigma), widen(kC2)), widen(__fadd_rn(__fadd_rn(var_r, var_d), kC2)));
+  const float cov_fixed = (cov < 0.0f && sigma <= 0.0f) ? 0.0f : cov;  // zli-nflx flat fix
+  s = __fdiv_rn(__fadd_rn(cov_fixed, kC3), __fadd_rn(sigma, kC3));
+}
+
+// kTerms: 0 = lcs_terms<true>, 1 = lcs_terms_fast, 2 = lcs_terms_fused. kColumnLoop: each thread
+// keeps its column (tid % 32) and steps down the rows by 8, the same pixels in the same order as
+// i = tid, tid + 256, ... (256 = 8 x 32), without the per-pixel division, modulo and column test.
+template <int M, int kHR, int kVR, int kTerms, bool kColumnLoop = false>
+__device__ __forceinline__ void run_body(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], float* smem,
+                                         const WindowTaps& taps, PartialSum* partials, int tile, Size map, int x0,
+                                         int y0, int cols, int rows, int in_rows) {
+  run_h<M, kHR>(in, pass, in_rows);
+  __syncthreads();
+  run_v<M, kVR>(pass);
+  double plain[kSumQuantities] = {};
+  const int c0 = int(threadIdx.x) % kTileW;
+  constexpr int kRowStep = kThreads / kTileW;
+  static_assert(kRowStep * kTileW == kThreads, "whole rows per step");
+  const int first = kColumnLoop ? (c0 < cols ? int(threadIdx.x) / kTileW : rows) : int(threadIdx.x);
+  const int end = kColumnLoop ? rows : rows * kTileW;
+  for (int i = first; i < end; i += kColumnLoop ? kRowStep : kThreads) {
+    const int y = kColumnLoop ? i : i / kTileW, c = kColumnLoop ? c0 : i % kTileW;
+    if (!kColumnLoop && c >= cols) continue;
+    const float mu_r = pass[0][y][c], mu_d = pass[1][y][c];
+    const float sum_rr = pass[2][y][c], sum_dd = pass[3][y][c], sum_rd = pass[4][y][c];
+    double l, cs;
+    float s;
+    if constexpr (kTerms == 1) lcs_terms_fast(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    else if constexpr (kTerms == 2) lcs_terms_fused(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    else lcs_terms<true>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    const double sd = widen(s);
+    const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
+    plain[0] = __dadd_rn(plain[0], l);
+    plain[1] = __dadd_rn(plain[1], cs);
+    plain[2] = __dadd_rn(plain[2], sd);
+    plain[3] = __dadd_rn(plain[3], ssim);
+    if (taps.mu_r) {
+      const size_t o = size_t(y0 + y) * size_t(map.width) + size_t(x0 + c);
+      taps.mu_r[o] = mu_r;
+      taps.mu_d[o] = mu_d;
+      taps.sum_rr[o] = sum_rr;
+      taps.sum_dd[o] = sum_dd;
+      taps.sum_rd[o] = sum_rd;
+      taps.l[o] = l;
+      taps.c[o] = cs;
+      taps.s[o] = s;
+    }
+  }
+  __syncthreads();  // the pass region becomes the tree's scratch
+  auto red = reinterpret_cast<DoubleDouble(*)[kThreads]>(smem + kInputFloats);
+#pragma unroll
+  for (int q = 0; q < kSumQuantities; ++q) red[q][threadIdx.x] = {plain[q], 0.0};
+  __syncthreads();
+  block_tree<kThreads>(red);
+  if (threadIdx.x < kSumQuantities) {
+    const DoubleDouble v = red[threadIdx.x][0];
+    partials[size_t(tile) * kSumQuantities + threadIdx.x] = {v.hi, v.lo};
+  }
+}
+
+// Window variants of this section (the first variant number is kRunVariant0):
+//   17: horizontal runs of 16, vertical runs of 8 (w16 otherwise: shift widening, f32 sqrt)
+//   18: runs of 16 in both passes          19: 18 with branch-free divisions (lcs_terms_fast)
+//   20: 19 with IMAD.WIDE widening          21: horizontal runs of 32, vertical 16, fast divisions
+//   22 / 23 / 24: 19 with a third / half / two thirds of the widenings by IMAD.WIDE
+// (25-32: window_compact_kernel below) and, after those:
+//   33: 18 with the column-wise terms loop (run_body's kColumnLoop): the default since session 14
+//   34: 33 with the fused numerators (lcs_terms_fused)
+//   35 / 36: 33 / 34 with horizontal runs of 32
+// (37: window_tall_kernel below). Measured on the H200 (docs, "Session 14: window kernel"): 33 is
+// the fastest; IMAD.WIDE, the 4-blocks-per-SM layout, the branch-free divisions, runs of 32 and
+// two tiles per block are not faster. They stay behind VQX_SSIM_WIN, bit-checked by
+// EverySpeedVariantBitIdenticalRuns, until the design settles.
+constexpr int kRunVariant0 = 17, kRunVariants = 8;
+constexpr int kRunVariant2 = 33, kRunVariants2 = 4;
+
+// The block's tile (window_kernel's prologue with the row loader): returns whether a sample has
+// its sign bit set.
+struct TileGeometry {
+  int j, tile, x0, y0, cols, rows, in_rows;
+  Size map;
+};
+
+__device__ __forceinline__ bool load_tile(const JobTable& t, float (*in)[kInH][kInStride], TileGeometry& g) {
+  int j = 0;
+  while (j + 1 < t.count && int(blockIdx.x) >= t.block_begin[j + 1]) ++j;
+  const ScaleJob& job = t.job[j];
+  const int tile = int(blockIdx.x) - t.block_begin[j];
+  const Size size = job.ref.size;
+  const Size map = {size.width - kWindowMargin, size.height - kWindowMargin};  // map_size
+  const int x0 = (tile % t.tiles_x[j]) * kTileW, y0 = (tile / t.tiles_x[j]) * kTileH;
+  const int cols = min(kTileW, map.width - x0), rows = min(kTileH, map.height - y0);
+  const int in_cols = cols + kWindowMargin, in_rows = rows + kWindowMargin;
+  g = {j, tile, x0, y0, cols, rows, in_rows, map};
+  const float inverse_r = inverse_divisor(job.ref.bit_depth), inverse_d = inverse_divisor(job.dis.bit_depth);
+  unsigned negative = 0;
+  if (job.ref.type == job.dis.type) {
+    const size_t width = size_t(size.width);
+    if (job.ref.type == SampleType::kU8)
+      negative = load_window_rows<uint8_t>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                           inverse_d, in);
+    else if (job.ref.type == SampleType::kU16)
+      negative = load_window_rows<uint16_t>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                            inverse_d, in);
+    else
+      negative = load_window_rows<float>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                         inverse_d, in);
+  } else {
+    for (int i = int(threadIdx.x); i < in_rows * in_cols; i += kThreads) {
+      const int r = i / in_cols, c = i % in_cols;
+      const size_t index = size_t(y0 + r) * size_t(size.width) + size_t(x0 + c);
+      const float rv = load_sample(job.ref, index, inverse_r), dv = load_sample(job.dis, index, inverse_d);
+      in[0][r][c] = rv;
+      in[1][r][c] = dv;
+      negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
+    }
+  }
+  return __syncthreads_or(int(negative)) != 0;
+}
+
+template <int kVariant>
+__global__ void __launch_bounds__(kThreads, 3) window_run_kernel(const __grid_constant__ JobTable t) {
+  extern __shared__ __align__(16) float smem[];
+  float(*in)[kInH][kInStride] = reinterpret_cast<float(*)[kInH][kInStride]>(smem);  // [ref, dis]
+  float(*pass)[kInH][kPassW] = reinterpret_cast<float(*)[kInH][kPassW]>(smem + kInputFloats);
+
+  int j = 0;
+  while (j + 1 < t.count && int(blockIdx.x) >= t.block_begin[j + 1]) ++j;
+  const ScaleJob& job = t.job[j];
+  const int tile = int(blockIdx.x) - t.block_begin[j];
+  const Size size = job.ref.size;
+  const Size map = {size.width - kWindowMargin, size.height - kWindowMargin};  // map_size
+  const int x0 = (tile % t.tiles_x[j]) * kTileW, y0 = (tile / t.tiles_x[j]) * kTileH;
+  const int cols = min(kTileW, map.width - x0), rows = min(kTileH, map.height - y0);
+  const int in_cols = cols + kWindowMargin, in_rows = rows + kWindowMargin;
+
+  const float inverse_r = inverse_divisor(job.ref.bit_depth), inverse_d = inverse_divisor(job.dis.bit_depth);
+  unsigned negative = 0;
+  if (job.ref.type == job.dis.type) {
+    const size_t width = size_t(size.width);
+    if (job.ref.type == SampleType::kU8)
+      negative = load_window_rows<uint8_t>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                           inverse_d, in);
+    else if (job.ref.type == SampleType::kU16)
+      negative = load_window_rows<uint16_t>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                            inverse_d, in);
+    else
+      negative = load_window_rows<float>(job.ref.data, job.dis.data, width, x0, y0, in_rows, in_cols, inverse_r,
+                                         inverse_d, in);
+  } else {
+    for (int i = int(threadIdx.x); i < in_rows * in_cols; i += kThreads) {
+      const int r = i / in_cols, c = i % in_cols;
+      const size_t index = size_t(y0 + r) * size_t(size.width) + size_t(x0 + c);
+      const float rv = load_sample(job.ref, index, inverse_r), dv = load_sample(job.dis, index, inverse_d);
+      in[0][r][c] = rv;
+      in[1][r][c] = dv;
+      negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
+    }
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  PartialSum* partials = t.partials[j];
+  if (any_negative)  // window_kernel<16>'s signed path
+    window_body<kCvt, kCvt, kShift, kShift, kSigned, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0,
+                                                           cols, rows, in_rows);
+  else if constexpr (kVariant == 17)
+    run_body<kShift, 16, 8, false>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 18)
+    run_body<kShift, 16, 16, false>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 19)
+    run_body<kShift, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 20)
+    run_body<kWide, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 21)
+    run_body<kShift, 32, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 33)
+    run_body<kShift, 16, 16, 0, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 34)
+    run_body<kShift, 16, 16, 2, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 35)
+    run_body<kShift, 32, 16, 0, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 36)
+    run_body<kShift, 32, 16, 2, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 22)
+    run_body<kMix13, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else if constexpr (kVariant == 23)
+    run_body<kMix12, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+  else
+    run_body<kMix23, 16, 16, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0, cols, rows, in_rows);
+}
+
+// ---- Compact window kernel (variants 25+): four blocks per SM --------------------------------
+// window_kernel and window_run_kernel take 74,296 bytes of shared memory (and up to 80
+// registers): three blocks per SM. This kernel keeps the input tile (2 x 74 x 43 floats) and
+// only the horizontal sums of r*r, d*d, r*d (3 x 74 x 33): 54,760 bytes, and at most 64
+// registers, so four blocks (32 warps) fit an SM. The horizontal sums of mu_r and mu_d go back
+// into the input tile, as a [74][33] plane at the start of the same image's [74][43] samples
+// (the stride of the squares, so that the vertical pass has one stride): mu row r covers
+// offsets 33r .. 33r + 31 < 43(r + 1), i.e. samples of rows <= r only. The horizontal pass is
+// row-local, so once the squared quantities of every row are done (phase 1) and the mu tasks of
+// rows <= r have read their samples (phase 2, in sub-rounds of whole rows, in order: read,
+// barrier, write), nothing reads those samples again. Signed tiles take the same code with the
+// signed widening (run_taps<kSigned>).
+constexpr int kSquares = 3;  // r*r, d*d, r*d
+constexpr size_t kCompactSmem = (kInputFloats + size_t(kSquares) * kInH * kPassW) * sizeof(float);
+static_assert(size_t(kSquares) * kInH * kPassW * sizeof(float) >= sizeof(DoubleDouble) * kSumQuantities * kThreads,
+              "the block tree reuses the squares' region");
+static_assert(kCompactSmem <= 56 * 1024, "four blocks per SM");
+
+// Quantity q's plane of horizontal (then vertical) sums, [kInH][kPassW]: mu_r, mu_d over the
+// input tile, the squares after it.
+template <int kH = kInH>
+__device__ __forceinline__ float* compact_plane(float* smem, int q) {
+  return q < 2 ? smem + size_t(q) * kH * kInStride : smem + 2 * size_t(kH) * kInStride + size_t(q - 2) * kH * kPassW;
+}
+
+// kH, kT: the tile's input rows and the block's threads (window_tall_kernel: 138, 512).
+template <int M, int R, int kH = kInH, int kT = kThreads>
+__device__ __forceinline__ void compact_h(float* smem, float (*in)[kH][kInStride], float (*sq)[kH][kPassW],
+                                          int in_rows) {
+  constexpr int kRunsPerRow = kTileW / R, kPerQuantity = kH * kRunsPerRow, kS = R + kWindowMargin;
+  // Phase 1: r*r, d*d, r*d of every row; a warp's lanes take neighbouring rows.
+  for (int t = int(threadIdx.x); t < kSquares * kPerQuantity; t += kT) {
+    const int q = t / kPerQuantity, rem = t - q * kPerQuantity, run = rem / kH, r = rem - run * kH;
+    if (r >= in_rows) continue;
+    const int c0 = run * R;
+    float x[kS], out[R];
+    if (q == 2) {
+      const float* pr = &in[0][r][c0];
+      const float* pd = &in[1][r][c0];
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(pr[i], pd[i]);
+    } else {  // r*r or d*d: one plane, each sample loaded once
+      const float* p = &in[q][r][c0];
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(p[i], p[i]);
+    }
+    run_taps<M, R>(x, out);
+#pragma unroll
+    for (int o = 0; o < R; ++o) sq[q][r][c0 + o] = out[o];
+  }
+  // Phase 2: mu_r and mu_d, all tasks of kRows whole rows per sub-round; lanes over rows.
+  constexpr int kTasksPerRow = 2 * kRunsPerRow, kRows = kT / kTasksPerRow;
+#pragma unroll 1
+  for (int r0 = 0; r0 < kH; r0 += kRows) {
+    const int n = min(kRows, kH - r0);
+    const int r = r0 + int(threadIdx.x) % n, task = int(threadIdx.x) / n;
+    const int q = task / kRunsPerRow, c0 = (task % kRunsPerRow) * R;
+    const bool active = task < kTasksPerRow && r < in_rows;
+    float out[R];
+    if (active) {
+      const float* p = &in[q][r][c0];
+      float x[kS];
+#pragma unroll
+      for (int i = 0; i < kS; ++i) x[i] = p[i];
+      run_taps<M, R>(x, out);
+    }
+    __syncthreads();  // every task of these rows has read its samples
+    if (active) {
+      float* mu = compact_plane<kH>(smem, q) + r * kPassW + c0;
+#pragma unroll
+      for (int o = 0; o < R; ++o) mu[o] = out[o];
+    }
+  }
+  __syncthreads();
+}
+
+// Vertical pass of the compact layout (run_v's rounds: two quantities per round for R = 16).
+// Quantities kQ0 .. kQ1 - 1 only (the mixed schedule of variant 30: mu_r, mu_d, r*r, d*d by runs
+// of 16 in two full rounds, r*d by runs of 8 in a third full round).
+// lt: the thread's index within its 256-thread tile, base: the tile's first row in the planes
+// (window_tall_kernel: two tiles, rows 0 and 64, each with its 256 threads; every thread of the
+// block reaches every barrier).
+template <int M, int R, int kQ0 = 0, int kQ1 = kQuantities, int kH = kInH>
+__device__ __forceinline__ void compact_v(float* smem, int lt = int(threadIdx.x), int base = 0) {
+  constexpr int kS = R + kWindowMargin, kRuns = kTileH / R, kPerQuantity = kRuns * kTileW;
+  static_assert(kThreads % kPerQuantity == 0, "whole quantities per round");
+  constexpr int kPerRound = kThreads / kPerQuantity;
+  const int c = lt % kTileW, y0 = base + ((lt / kTileW) % kRuns) * R;
+  const int part = lt / kPerQuantity;
+#pragma unroll 1
+  for (int q0 = kQ0; q0 < kQ1; q0 += kPerRound) {
+    const int q = q0 + part;
+    float* p = compact_plane<kH>(smem, q < kQ1 ? q : 0) + y0 * kPassW + c;
+    float out[R];
+    if (q < kQ1) {
+      float x[kS];
+#pragma unroll
+      for (int s = 0; s < kS; ++s) x[s] = p[s * kPassW];
+      run_taps<M, R>(x, out);
+    }
+    __syncthreads();  // every run of this round has read its quantity's rows
+    if (q < kQ1) {
+#pragma unroll
+      for (int o = 0; o < R; ++o) p[o * kPassW] = out[o];
+    }
+  }
+  __syncthreads();
+}
+
+template <int M, int kHR, int kVR, bool kFastDiv>
+__device__ __forceinline__ void compact_body(float (*in)[kInH][kInStride], float (*sq)[kInH][kPassW], float* smem,
+                                             const WindowTaps& taps, PartialSum* partials, const TileGeometry& g) {
+  compact_h<M, kHR>(smem, in, sq, g.in_rows);
+  if constexpr (kVR == 0) {  // runs of 16 for four quantities, of 8 for the fifth: three full rounds
+    compact_v<M, 16, 0, 4>(smem);
+    compact_v<M, 8, 4, 5>(smem);
+  } else {
+    compact_v<M, kVR>(smem);
+  }
+  auto mu_r_plane = reinterpret_cast<const float(*)[kPassW]>(compact_plane(smem, 0));
+  auto mu_d_plane = reinterpret_cast<const float(*)[kPassW]>(compact_plane(smem, 1));
+  double plain[kSumQuantities] = {};
+  for (int i = int(threadIdx.x); i < g.rows * kTileW; i += kThreads) {
+    const int y = i / kTileW, c = i % kTileW;
+    if (c >= g.cols) continue;
+    const float mu_r = mu_r_plane[y][c], mu_d = mu_d_plane[y][c];
+    const float sum_rr = sq[0][y][c], sum_dd = sq[1][y][c], sum_rd = sq[2][y][c];
+    double l, cs;
+    float s;
+    if constexpr (kFastDiv) lcs_terms_fast(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    else lcs_terms<true>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    const double sd = widen(s);
+    const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
+    plain[0] = __dadd_rn(plain[0], l);
+    plain[1] = __dadd_rn(plain[1], cs);
+    plain[2] = __dadd_rn(plain[2], sd);
+    plain[3] = __dadd_rn(plain[3], ssim);
+    if (taps.mu_r) {
+      const size_t o = size_t(g.y0 + y) * size_t(g.map.width) + size_t(g.x0 + c);
+      taps.mu_r[o] = mu_r;
+      taps.mu_d[o] = mu_d;
+      taps.sum_rr[o] = sum_rr;
+      taps.sum_dd[o] = sum_dd;
+      taps.sum_rd[o] = sum_rd;
+      taps.l[o] = l;
+      taps.c[o] = cs;
+      taps.s[o] = s;
+    }
+  }
+  __syncthreads();  // the squares' region becomes the tree's scratch
+  auto red = reinterpret_cast<DoubleDouble(*)[kThreads]>(smem + kInputFloats);
+#pragma unroll
+  for (int q = 0; q < kSumQuantities; ++q) red[q][threadIdx.x] = {plain[q], 0.0};
+  __syncthreads();
+  block_tree<kThreads>(red);
+  if (threadIdx.x < kSumQuantities) {
+    const DoubleDouble v = red[threadIdx.x][0];
+    partials[size_t(g.tile) * kSumQuantities + threadIdx.x] = {v.hi, v.lo};
+  }
+}
+
+// Compact variants: 25: runs of 16 in both passes, shift widening, fast divisions (as 19);
+// 26: the same with runs of 8 (fewer registers); 27: 25 with a third of the widenings by
+// IMAD.WIDE (as 22); 28: 25 with vertical runs of 8 (five full rounds); 29: 25 with half the
+// widenings by IMAD.WIDE (as 23); 30: 25 with the vertical runs 16, 16, 16, 16, 8 (three full
+// rounds); 31 / 32: 25 with all / two thirds of the widenings by IMAD.WIDE.
+constexpr int kCompactVariant0 = kRunVariant0 + kRunVariants, kCompactVariants = 8;
+
+template <int kVariant>
+__global__ void __launch_bounds__(kThreads, 4) window_compact_kernel(const __grid_constant__ JobTable t) {
+  extern __shared__ __align__(16) float smem[];
+  float(*in)[kInH][kInStride] = reinterpret_cast<float(*)[kInH][kInStride]>(smem);  // [ref, dis]
+  float(*sq)[kInH][kPassW] = reinterpret_cast<float(*)[kInH][kPassW]>(smem + kInputFloats);
+  TileGeometry g;
+  const bool any_negative = load_tile(t, in, g);
+  const WindowTaps& taps = t.job[g.j].taps;
+  PartialSum* partials = t.partials[g.j];
+  constexpr int kR = kVariant == 26 ? 8 : 16;
+  constexpr int kVR = kVariant == 26 || kVariant == 28 ? 8 : kVariant == 30 ? 0 : 16;
+  constexpr int kM = kVariant == 27   ? kMix13
+                    : kVariant == 29 ? kMix12
+                    : kVariant == 31 ? kWide
+                    : kVariant == 32 ? kMix23
+                                     : kShift;
+  if (any_negative) compact_body<kSigned, kR, kVR, true>(in, sq, smem, taps, partials, g);
+  else compact_body<kM, kR, kVR, true>(in, sq, smem, taps, partials, g);
+}
+
+// ---- Tall window kernel (variant 37): two vertically adjacent tiles per block ----------------
+// A block of 512 threads takes the map tiles (tx, 2k) and (tx, 2k + 1) of a scale: one input tile
+// of 138 rows instead of two of 74, so the horizontal pass computes 138 rows instead of 148 (the
+// 10 rows of vertical margin once per 128 map rows instead of per 64) and the loads and the
+// block's set-up are shared. Compact layout (window_compact_kernel: mu sums over the input tile),
+// 102,120 bytes of shared memory and at most 64 registers: two blocks (32 warps) per SM. Each
+// half of the block then does exactly window_run_kernel<33>'s work for its tile: the vertical
+// pass by runs of 16, the column-wise terms loop (the same pixels in the same order per thread),
+// its own 256-thread block tree, one partial per tile at the tile's index. So the partials, the
+// sums and the tree shape are those of the 64-row tiling; only the block-to-tile mapping
+// changes (enqueue_windows launches tiles_x x ceil(tiles_y / 2) blocks per scale).
+constexpr int kTallTiles = 2, kTallThreads = kThreads * kTallTiles, kTallWarps = kTallThreads / 32;
+constexpr int kTallInH = kTallTiles * kTileH + kWindowMargin;
+constexpr size_t kTallInputFloats = 2 * size_t(kTallInH) * kInStride;
+constexpr size_t kTallSmem = (kTallInputFloats + size_t(kSquares) * kTallInH * kPassW) * sizeof(float);
+static_assert(kTallInputFloats * sizeof(float) % 16 == 0, "the squares' region must stay aligned for doubles");
+static_assert(size_t(kSquares) * kTallInH * kPassW * sizeof(float) >=
+                  kTallTiles * sizeof(DoubleDouble) * kSumQuantities * kThreads,
+              "the two block trees reuse the squares' region");
+static_assert(2 * (kTallSmem + 1024) <= 228 * 1024, "two blocks per SM");
+constexpr int kTallVariant = kRunVariant2 + kRunVariants2;
+
+template <int M>
+__device__ __forceinline__ void tall_body(float (*in)[kTallInH][kInStride], float (*sq)[kTallInH][kPassW], float* smem,
+                                          const WindowTaps& taps, PartialSum* partials, int tiles_x, int tx, int ty0,
+                                          int x0, int y0, int cols, int rows, int in_rows, Size map) {
+  const int half = int(threadIdx.x) / kThreads, lt = int(threadIdx.x) % kThreads;
+  compact_h<M, 16, kTallInH, kTallThreads>(smem, in, sq, in_rows);
+  compact_v<M, 16, 0, kQuantities, kTallInH>(smem, lt, half * kTileH);
+  auto mu_r_plane = reinterpret_cast<const float(*)[kPassW]>(compact_plane<kTallInH>(smem, 0));
+  auto mu_d_plane = reinterpret_cast<const float(*)[kPassW]>(compact_plane<kTallInH>(smem, 1));
+  const int tile_rows = min(kTileH, rows - half * kTileH);  // <= 0: this half has no tile
+  double plain[kSumQuantities] = {};
+  const int c = lt % kTileW;
+  if (c < cols)
+    for (int y = lt / kTileW; y < tile_rows; y += kThreads / kTileW) {
+      const int yy = half * kTileH + y;
+      const float mu_r = mu_r_plane[yy][c], mu_d = mu_d_plane[yy][c];
+      const float sum_rr = sq[0][yy][c], sum_dd = sq[1][yy][c], sum_rd = sq[2][yy][c];
+      double l, cs;
+      float s;
+      lcs_terms<true>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+      const double sd = widen(s);
+      const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
+      plain[0] = __dadd_rn(plain[0], l);
+      plain[1] = __dadd_rn(plain[1], cs);
+      plain[2] = __dadd_rn(plain[2], sd);
+      plain[3] = __dadd_rn(plain[3], ssim);
+      if (taps.mu_r) {
+        const size_t o = size_t(y0 + yy) * size_t(map.width) + size_t(x0 + c);
+        taps.mu_r[o] = mu_r;
+        taps.mu_d[o] = mu_d;
+        taps.sum_rr[o] = sum_rr;
+        taps.sum_dd[o] = sum_dd;
+        taps.sum_rd[o] = sum_rd;
+        taps.l[o] = l;
+        taps.c[o] = cs;
+        taps.s[o] = s;
+      }
+    }
+  __syncthreads();  // the squares' region becomes the trees' scratch
+  auto red = reinterpret_cast<DoubleDouble(*)[kSumQuantities][kThreads]>(smem + kTallInputFloats)[half];
+#pragma unroll
+  for (int q = 0; q < kSumQuantities; ++q) red[q][lt] = {plain[q], 0.0};
+  __syncthreads();
+  // block_tree<kThreads> per half (the same fixed tree as the 256-thread kernels).
+#pragma unroll
+  for (int stride = kThreads / 2; stride > 0; stride >>= 1) {
+    if (lt < stride)
+#pragma unroll
+      for (int q = 0; q < kSumQuantities; ++q) red[q][lt] = dd_sum(red[q][lt], red[q][lt + stride]);
+    __syncthreads();
+  }
+  if (lt < kSumQuantities && tile_rows > 0) {
+    const DoubleDouble v = red[lt][0];
+    partials[(size_t(ty0 + half) * size_t(tiles_x) + size_t(tx)) * kSumQuantities + lt] = {v.hi, v.lo};
+  }
+}
+
+template <int kVariant>
+__global__ void __launch_bounds__(kTallThreads, 2) window_tall_kernel(const __grid_constant__ JobTable t) {
+  extern __shared__ __align__(16) float smem[];
+  auto in = reinterpret_cast<float(*)[kTallInH][kInStride]>(smem);  // [ref, dis]
+  auto sq = reinterpret_cast<float(*)[kTallInH][kPassW]>(smem + kTallInputFloats);
+  int j = 0;
+  while (j + 1 < t.count && int(blockIdx.x) >= t.block_begin[j + 1]) ++j;
+  const ScaleJob& job = t.job[j];
+  const int b = int(blockIdx.x) - t.block_begin[j];
+  const Size size = job.ref.size;
+  const Size map = {size.width - kWindowMargin, size.height - kWindowMargin};  // map_size
+  const int tx = b % t.tiles_x[j], ty0 = (b / t.tiles_x[j]) * kTallTiles;
+  const int x0 = tx * kTileW, y0 = ty0 * kTileH;
+  const int cols = min(kTileW, map.width - x0), rows = min(kTallTiles * kTileH, map.height - y0);
+  const int in_cols = cols + kWindowMargin, in_rows = rows + kWindowMargin;
+  const float inverse_r = inverse_divisor(job.ref.bit_depth), inverse_d = inverse_divisor(job.dis.bit_depth);
+  unsigned negative = 0;
+  if (job.ref.type == job.dis.type) {
+    const size_t width = size_t(size.width);
+    if (job.ref.type == SampleType::kU8)
+      negative = load_window_rows<uint8_t, kTallInH, kTallWarps>(job.ref.data, job.dis.data, width, x0, y0, in_rows,
+                                                                 in_cols, inverse_r, inverse_d, in);
+    else if (job.ref.type == SampleType::kU16)
+      negative = load_window_rows<uint16_t, kTallInH, kTallWarps>(job.ref.data, job.dis.data, width, x0, y0, in_rows,
+                                                                  in_cols, inverse_r, inverse_d, in);
+    else
+      negative = load_window_rows<float, kTallInH, kTallWarps>(job.ref.data, job.dis.data, width, x0, y0, in_rows,
+                                                               in_cols, inverse_r, inverse_d, in);
+  } else {
+    for (int i = int(threadIdx.x); i < in_rows * in_cols; i += kTallThreads) {
+      const int r = i / in_cols, c = i % in_cols;
+      const size_t index = size_t(y0 + r) * size_t(size.width) + size_t(x0 + c);
+      const float rv = load_sample(job.ref, index, inverse_r), dv = load_sample(job.dis, index, inverse_d);
+      in[0][r][c] = rv;
+      in[1][r][c] = dv;
+      negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
+    }
+  }
+  const bool any_negative = __syncthreads_or(int(negative)) != 0;
+  if (any_negative)
+    tall_body<kSigned>(in, sq, smem, job.taps, t.partials[j], t.tiles_x[j], tx, ty0, x0, y0, cols, rows, in_rows, map);
+  else
+    tall_body<kShift>(in, sq, smem, job.taps, t.partials[j], t.tiles_x[j], tx, ty0, x0, y0, cols, rows, in_rows, map);
+}
+
+// Device check of div_rn against __ddiv_rn: operands of both divisions' shapes (l: an f64
+// numerator 2 mu_r mu_d + C1 over an f32 denominator; c: 2 sigma + C2 over an f32), random f64
+// pairs over the whole exponent range, and special values; the count of differing quotients.
+__device__ __forceinline__ uint32_t mix32(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdull;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ull;
+  x ^= x >> 33;
+  return uint32_t(x);
+}
+
+__global__ void division_check_kernel(uint64_t count, uint32_t seed, unsigned long long* mismatches) {
+  // Special operands: zeros, denormals, the ends of the range, infinities, NaN, and the
+  // constants and magnitudes the terms meet.
+  const double specials[] = {0.0, -0.0, 1.0, -1.0, 0x1p-1074, 0x1p-1022, 0x1.fffffffffffffp-1023, 0x1p-967,
+                             0x1p-1000, 0x1p900, 0x1p1023, 0x1.fffffffffffffp1023, __longlong_as_double(0x7ff0000000000000ll),
+                             __longlong_as_double(0x7ff8000000000000ll), double(kC1), double(kC2), 6.5025, 58.5225,
+                             65025.0, 1e-300, 1e300, 0x1p-149, 0x1p-126};
+  constexpr int kSpecials = sizeof(specials) / sizeof(specials[0]);
+  unsigned long long bad = 0;
+  auto test = [&](double a, double b) {
+    const double q = div_rn(a, b), e = __ddiv_rn(a, b);
+    const bool both_nan = q != q && e != e;
+    bad += !both_nan && __double_as_longlong(q) != __double_as_longlong(e);
+  };
+  auto test32 = [&](double a, float b) {  // div_rn_f32_den
+    const double q = div_rn_f32_den(a, b), e = __ddiv_rn(a, double(b));
+    const bool both_nan = q != q && e != e;
+    bad += !both_nan && __double_as_longlong(q) != __double_as_longlong(e);
+  };
+  const float specials32[] = {0.0f, -0.0f, 1.0f, 0x1p-149f, 0x1p-126f, 0x1.fffffep127f, kC1, kC2, 65025.0f,
+                              __int_as_float(0x7f800000), __int_as_float(0xff800000), __int_as_float(0x7fc00000),
+                              -kC1, 0x1p-100f};
+  constexpr int kSpecials32 = sizeof(specials32) / sizeof(specials32[0]);
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count; i += uint64_t(gridDim.x) * blockDim.x) {
+    const uint64_t key = (uint64_t(seed) << 40) ^ (i * 8);
+    // l's shape: means on the 8-bit scale (any sign), numerator in f64, denominator f32.
+    const float mr = __uint_as_float(0x43800000u) * (float(mix32(key)) * 0x1p-32f) - 8.0f;
+    const float md = __uint_as_float(0x43800000u) * (float(mix32(key + 1)) * 0x1p-32f) - 8.0f;
+    const double ln = __dadd_rn(__dmul_rn(__dmul_rn(2.0, double(mr)), double(md)), double(kC1));
+    const float ld = __fadd_rn(__fadd_rn(__fmul_rn(mr, mr), __fmul_rn(md, md)), kC1);
+    test(ln, double(ld));
+    test32(ln, ld);
+    // The fused numerators of lcs_terms_fast against the separate operations.
+    bad += __double_as_longlong(ln) != __double_as_longlong(__fma_rn(__dmul_rn(2.0, double(mr)), double(md), double(kC1)));
+    // c's shape: sigma and variances up to ~2^16 (and tiny ones).
+    const float sh = float(mix32(key + 2) & 31u);
+    const float va = (float(mix32(key + 3)) * 0x1p-32f) * exp2f(sh - 15.0f);
+    const float vb = (float(mix32(key + 4)) * 0x1p-32f) * exp2f(sh - 15.0f);
+    const float sigma = __fsqrt_rn(__fmul_rn(va, vb));
+    const double cn = __dadd_rn(__dmul_rn(2.0, double(sigma)), double(kC2));
+    const float cd = __fadd_rn(__fadd_rn(va, vb), kC2);
+    test(cn, double(cd));
+    test32(cn, cd);
+    bad += __double_as_longlong(cn) != __double_as_longlong(__fma_rn(2.0, double(sigma), double(kC2)));
+    // Any f32 means (random bit patterns): the fused numerator against the separate operations.
+    const float fr = __uint_as_float(mix32(key + 12)), fd = __uint_as_float(mix32(key + 13));
+    const double sep = __dadd_rn(__dmul_rn(__dmul_rn(2.0, double(fr)), double(fd)), double(kC1));
+    const double fused = __fma_rn(__dmul_rn(2.0, double(fr)), double(fd), double(kC1));
+    bad += sep == sep && __double_as_longlong(sep) != __double_as_longlong(fused);
+    const double sep2 = __dadd_rn(__dmul_rn(2.0, double(fabsf(fr))), double(kC2));
+    bad += sep2 == sep2 && __double_as_longlong(sep2) != __double_as_longlong(__fma_rn(2.0, double(fabsf(fr)), double(kC2)));
+    // Random f64 bit patterns (every exponent, both signs), and an f32 denominator.
+    const double ra = __longlong_as_double(static_cast<long long>((uint64_t(mix32(key + 5)) << 32) | mix32(key + 6)));
+    const double rb = __longlong_as_double(static_cast<long long>((uint64_t(mix32(key + 7)) << 32) | mix32(key + 8)));
+    test(ra, rb);
+    test(ra, double(__uint_as_float(mix32(key + 9))));
+    test32(ra, __uint_as_float(mix32(key + 9)));
+    test32(ra, specials32[mix32(key + 14) % kSpecials32]);
+    test32(specials[mix32(key + 15) % kSpecials], specials32[mix32(key + 16) % kSpecials32]);
+    test32(specials[mix32(key + 15) % kSpecials], __uint_as_float(mix32(key + 9)));
+    // Specials against specials and random operands.
+    const int sa = int(mix32(key + 10) % kSpecials), sb = int(mix32(key + 11) % kSpecials);
+    test(specials[sa], specials[sb]);
+    test(specials[sa], rb);
+    test(ra, specials[sb]);
+  }
+  if (bad) atomicAdd(mismatches, bad);  // integer atomics: the count does not depend on the order
+}
+
 // ---- Per-scale sums ---------------------------------------------------------------------------
 
 constexpr int kReduceThreads = 256, kReduceThreadsWide = 1024;
@@ -905,14 +2183,26 @@ __global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ Redu
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = 17, kDecimateVariants = 16;
+constexpr int kWindowVariants = kTallVariant + 1, kDecimateVariants = 16;
+static_assert(kCompactVariant0 + kCompactVariants == kRunVariant2, "variant numbers are contiguous");
 constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 9, 14, 15: above 1080p
 // Defaults: the fastest combination measured on the H200 (docs/float_ms_ssim.md, speed pass 3).
 // Session 13's last round (docs): window 16, decimation 15 (the sweep for 4K's level 1, else
 // the generic kernel with the row loader and conversion/shift widening), 1024-thread trees.
-constexpr int kDefaultWindow = 16, kDefaultDecimate = 15, kDefaultReduce = 1;
+// Session 14 (docs, "Session 14: window kernel"): window 33 (runs of 16 in both passes, the
+// column-wise terms loop; 4K window kernel 0.330 -> 0.299 ms).
+constexpr int kDefaultWindow = 33;
+constexpr int kDefaultDecimate = 15, kDefaultReduce = 1;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
-int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimate), 0, kDecimateVariants - 1);
+constexpr int kDecimateVariantsS14 = 27;  // session 14: variants 16-26 (decimate_sweep2_kernel)
+static_assert(kDecimateVariantsS14 > kDecimateVariants && kDefaultDecimate < kDecimateVariants,
+              "session 14 adds decimation variants and a new default");
+// Session 14's default (docs/float_ms_ssim.md, "pyramid and schedule"): decimate_sweep2_kernel<7>
+// (split accumulators at level 1, two-shift widening, interior loader) for inputs of 2e6 samples
+// and up (1080p's level 1, 4K's levels 1 and 2), else the 32x8 kernel 13.
+constexpr int kDefaultDecimateS14 = 26;
+constexpr size_t kSweep2MinPixels = size_t(2000000);  // variants 19-21: 1080p's level 1 and up
+int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimateS14), 0, kDecimateVariantsS14 - 1);
 int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", kDefaultReduce), 0, 1);
 const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<0>), reinterpret_cast<const void*>(window_kernel<1>),
@@ -923,7 +2213,22 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<10>), reinterpret_cast<const void*>(window_kernel<11>),
     reinterpret_cast<const void*>(window_kernel<12>), reinterpret_cast<const void*>(window_kernel<13>),
     reinterpret_cast<const void*>(window_kernel<14>), reinterpret_cast<const void*>(window_kernel<15>),
-    reinterpret_cast<const void*>(window_kernel<16>)};
+    reinterpret_cast<const void*>(window_kernel<16>), reinterpret_cast<const void*>(window_run_kernel<17>),
+    reinterpret_cast<const void*>(window_run_kernel<18>), reinterpret_cast<const void*>(window_run_kernel<19>),
+    reinterpret_cast<const void*>(window_run_kernel<20>), reinterpret_cast<const void*>(window_run_kernel<21>),
+    reinterpret_cast<const void*>(window_run_kernel<22>), reinterpret_cast<const void*>(window_run_kernel<23>),
+    reinterpret_cast<const void*>(window_run_kernel<24>), reinterpret_cast<const void*>(window_compact_kernel<25>),
+    reinterpret_cast<const void*>(window_compact_kernel<26>), reinterpret_cast<const void*>(window_compact_kernel<27>),
+    reinterpret_cast<const void*>(window_compact_kernel<28>), reinterpret_cast<const void*>(window_compact_kernel<29>),
+    reinterpret_cast<const void*>(window_compact_kernel<30>), reinterpret_cast<const void*>(window_compact_kernel<31>),
+    reinterpret_cast<const void*>(window_compact_kernel<32>), reinterpret_cast<const void*>(window_run_kernel<33>),
+    reinterpret_cast<const void*>(window_run_kernel<34>), reinterpret_cast<const void*>(window_run_kernel<35>),
+    reinterpret_cast<const void*>(window_run_kernel<36>), reinterpret_cast<const void*>(window_tall_kernel<37>)};
+// Dynamic shared memory of a window variant: the compact kernels' smaller layout.
+size_t window_smem(int variant) {
+  if (variant == kTallVariant) return kTallSmem;
+  return variant >= kCompactVariant0 && variant < kCompactVariant0 + kCompactVariants ? kCompactSmem : kWindowSmem;
+}
 
 int tiles_x(Size plane) { return (map_size(plane).width + kTileW - 1) / kTileW; }
 int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH; }
@@ -934,7 +2239,7 @@ SpeedVariants speed_variants() { return {g_window_variant, g_decimate_variant, g
 
 void set_speed_variants(SpeedVariants v) {
   g_window_variant = std::clamp(v.window, 0, kWindowVariants - 1);
-  g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariants - 1);
+  g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariantsS14 - 1);
   g_reduce_variant = std::clamp(v.reduce, 0, 1);
 }
 
@@ -949,6 +2254,7 @@ DevicePlane luma_plane(const void* picture, const PictureFormat& format) {
 
 void prepare_device() {
   using vqx::cuda::check;
+  check_split_decimation_bound();
   check(cudaMemcpyToSymbol(c_gaussian, kGaussian, sizeof(c_gaussian)), "ssim: window table");
   check(cudaMemcpyToSymbol(c_lpf, kLpf, sizeof(c_lpf)), "ssim: decimation table");
   for (int k = 0; k < kWindowTaps; ++k)  // slide_v shares the products of taps k and 10-k
@@ -970,6 +2276,15 @@ void prepare_device() {
   for (const void* kernel : kWindowKernels)
     check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWindowSmem)),
           "ssim: window kernel shared memory");
+  // The compact and tall window kernels (session 14): their own shared memory, and all of the
+  // SM's unified memory as shared memory (4 or 2 blocks per SM).
+  for (int v = 0; v < kWindowVariants; ++v)
+    if (window_smem(v) != kWindowSmem) {
+      check(cudaFuncSetAttribute(kWindowKernels[v], cudaFuncAttributeMaxDynamicSharedMemorySize, int(window_smem(v))),
+            "ssim: window kernel shared memory");
+      check(cudaFuncSetAttribute(kWindowKernels[v], cudaFuncAttributePreferredSharedMemoryCarveout, 100),
+            "ssim: window kernel carveout");
+    }
 }
 
 void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis,
@@ -983,6 +2298,38 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
   if (variant == 9) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : 0;
   // Variants 14, 15 (auto): the sweep (7) for large inputs as 9, else 12 / 13.
   if (variant == 14 || variant == 15) variant = ref.size.pixels() >= kSweepMinPixels ? 7 : variant - 2;
+  // Variants 19-26 (auto, session 14): for inputs of 1080p and up 17, 7, 16 / sweep2 modes 4, 5, 3
+  // (as 1, 2, 0 with the two-shift widening) / 6, 7 (3, 4 with the interior loader), else 13.
+  if (variant >= 19) {
+    constexpr int kLarge[] = {17, 7, 16, -4, -5, -3, -6, -7};  // negative: decimate_sweep2_kernel<-v>
+    variant = ref.size.pixels() < kSweep2MinPixels ? 13 : kLarge[variant - 19];
+  }
+  if (variant < 0) {
+    dim3 sweep(unsigned((half.width + kSwW - 1) / kSwW), unsigned((half.height + kSwH - 1) / kSwH), 2);
+    if (variant == -4)
+      decimate_sweep2_kernel<4><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == -5)
+      decimate_sweep2_kernel<5><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == -6)
+      decimate_sweep2_kernel<6><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == -7)
+      decimate_sweep2_kernel<7><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else
+      decimate_sweep2_kernel<3><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    vqx::cuda::check_launch("ssim: decimate_sweep2_kernel");
+    return;
+  }
+  if (variant >= 16) {
+    dim3 sweep(unsigned((half.width + kSwW - 1) / kSwW), unsigned((half.height + kSwH - 1) / kSwH), 2);
+    if (variant == 16)
+      decimate_sweep2_kernel<0><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else if (variant == 17)
+      decimate_sweep2_kernel<1><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    else
+      decimate_sweep2_kernel<2><<<sweep, kSwThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+    vqx::cuda::check_launch("ssim: decimate_sweep2_kernel");
+    return;
+  }
   if (variant == 10)
     decimate_kernel<10><<<grid, kDecThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   else if (variant == 11)
@@ -1014,6 +2361,97 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
   vqx::cuda::check_launch("ssim: decimate_kernel");
 }
 
+namespace {
+// Level k's tile rows of decimate_chain_kernel, and the counter words for levels 1..kScales-1.
+int chain_tile_rows(Size level) { return (level.height + kDecTileH - 1) / kDecTileH; }
+}  // namespace
+
+static_assert(kTileH == kWindowTileRows, "float_ms_ssim_cuda.cpp cuts scale 0 into bands of whole tile rows");
+
+size_t pyramid_sync_words(Size plane) {
+  size_t generic = 2, sweep = 2;  // decimate_chain_kernel's counters, decimate_chain_sweep_kernel's
+  for (int k = 1; k < kScales; ++k) {
+    plane = half_size(plane);
+    generic += size_t(chain_tile_rows(plane));
+    sweep += 2 * size_t((plane.height + kSwH - 1) / kSwH);
+  }
+  return std::max(generic, sweep);
+}
+
+namespace {
+// Variants 3 (levels 1-4) and 4 (level 1 by enqueue_decimate, levels 2-4) of enqueue_pyramid.
+void enqueue_chain_sweep(const DevicePlane& ref, const DevicePlane& dis, float* const* out_ref, float* const* out_dis,
+                         int first, unsigned* sync, cudaStream_t stream) {
+  ChainSweepTable t{};
+  t.size[0] = ref.size;
+  for (int k = 1; k < kScales; ++k) t.size[k] = half_size(t.size[k - 1]);
+  if (first == 1) {
+    t.in[0] = ref;
+    t.in[1] = dis;
+  } else {
+    t.in[0] = {out_ref[first - 1], SampleType::kF32, 8, t.size[first - 1]};
+    t.in[1] = {out_dis[first - 1], SampleType::kF32, 8, t.size[first - 1]};
+  }
+  t.first = first;
+  t.last = kScales - 1;
+  t.sync = sync;
+  int blocks = 0, rows = 0;
+  for (int k = 1; k < kScales; ++k) {
+    t.out[0][k] = out_ref[k];
+    t.out[1][k] = out_dis[k];
+    t.tiles_x[k] = (t.size[k].width + kSwW - 1) / kSwW;
+    const int tile_rows = (t.size[k].height + kSwH - 1) / kSwH;
+    t.row_base[k] = rows;
+    rows += tile_rows;
+    t.block_begin[k] = blocks;
+    if (k >= first) blocks += 2 * t.tiles_x[k] * tile_rows;
+  }
+  t.block_begin[kScales] = blocks;
+  t.total = blocks;
+  decimate_chain_sweep_kernel<<<unsigned(blocks), kSwThreads, 0, stream>>>(t);
+  vqx::cuda::check_launch("ssim: decimate_chain_sweep_kernel");
+}
+}  // namespace
+
+void enqueue_pyramid(const DevicePlane& ref, const DevicePlane& dis, float* const* out_ref, float* const* out_dis,
+                     int variant, unsigned* sync, cudaStream_t stream) {
+  int first = variant;
+  if (first == 3 || first == 4) {  // the sweep tiles
+    if (first == 4) enqueue_decimate(ref, dis, out_ref[1], out_dis[1], stream);
+    enqueue_chain_sweep(ref, dis, out_ref, out_dis, first - 2, sync, stream);
+    return;
+  }
+  first = std::clamp(first, 1, 2);
+  if (first == 2) enqueue_decimate(ref, dis, out_ref[1], out_dis[1], stream);  // level 1 as configured
+  ChainTable t{};
+  t.size[0] = ref.size;
+  for (int k = 1; k < kScales; ++k) t.size[k] = half_size(t.size[k - 1]);
+  if (first == 1) {
+    t.in_ref = ref;
+    t.in_dis = dis;
+  } else {
+    t.in_ref = {out_ref[first - 1], SampleType::kF32, 8, t.size[first - 1]};
+    t.in_dis = {out_dis[first - 1], SampleType::kF32, 8, t.size[first - 1]};
+  }
+  t.first = first;
+  t.last = kScales - 1;
+  t.sync = sync;
+  int blocks = 0, rows = 0;
+  for (int k = 1; k < kScales; ++k) {
+    t.out_ref[k] = out_ref[k];
+    t.out_dis[k] = out_dis[k];
+    t.tiles_x[k] = (t.size[k].width + kDecTileW - 1) / kDecTileW;
+    t.row_base[k] = rows;  // counters of every level from 1, whatever `first` (fixed layout)
+    rows += chain_tile_rows(t.size[k]);
+    t.block_begin[k] = blocks;
+    if (k >= first) blocks += t.tiles_x[k] * chain_tile_rows(t.size[k]);
+  }
+  t.block_begin[kScales] = blocks;
+  t.total = blocks;
+  decimate_chain_kernel<<<unsigned(blocks), kDecThreads, 0, stream>>>(t);
+  vqx::cuda::check_launch("ssim: decimate_chain_kernel");
+}
+
 void enqueue_box_decimate(const DevicePlane& in, int factor, float* out, cudaStream_t stream) {
   const Size small = box_decimated_size(in.size, factor);
   dim3 block(32, 8);
@@ -1022,24 +2460,41 @@ void enqueue_box_decimate(const DevicePlane& in, int factor, float* out, cudaStr
   vqx::cuda::check_launch("ssim: box_decimate_kernel");
 }
 
+uint64_t division_mismatches(uint64_t count, uint32_t seed) {
+  using vqx::cuda::check;
+  unsigned long long* counter = nullptr;
+  check(cudaMalloc(&counter, sizeof(*counter)), "ssim: division check");
+  check(cudaMemset(counter, 0, sizeof(*counter)), "ssim: division check");
+  division_check_kernel<<<1024, 256>>>(count, seed, counter);
+  vqx::cuda::check_launch("ssim: division_check_kernel");
+  unsigned long long host = 0;
+  check(cudaMemcpy(&host, counter, sizeof(host), cudaMemcpyDeviceToHost), "ssim: division check");
+  check(cudaFree(counter), "ssim: division check");
+  return host;
+}
+
+int window_variant_count() { return kWindowVariants; }
+
 size_t partial_count(Size plane) { return size_t(tiles_x(plane)) * size_t(tiles_y(plane)); }
 
 void enqueue_windows(const ScaleJob* jobs, int count, PartialSum* const* partials, cudaStream_t stream) {
   JobTable t{};
   t.count = count;
   int blocks = 0;
+  const int variant = g_window_variant;
+  const bool tall = variant == kTallVariant;  // a block per two vertically adjacent tiles
   for (int j = 0; j < count; ++j) {
     t.job[j] = jobs[j];
     t.partials[j] = partials[j];
     t.tiles_x[j] = tiles_x(jobs[j].ref.size);
     t.block_begin[j] = blocks;
-    blocks += int(partial_count(jobs[j].ref.size));
+    blocks += tall ? tiles_x(jobs[j].ref.size) * ((tiles_y(jobs[j].ref.size) + kTallTiles - 1) / kTallTiles)
+                   : int(partial_count(jobs[j].ref.size));
   }
   t.block_begin[count] = blocks;
-  const int variant = g_window_variant;
   void* args[] = {&t};
-  vqx::cuda::check(cudaLaunchKernel(kWindowKernels[variant], dim3(unsigned(blocks)), dim3(kThreads), args,
-                                    kWindowSmem, stream),
+  vqx::cuda::check(cudaLaunchKernel(kWindowKernels[variant], dim3(unsigned(blocks)), dim3(tall ? kTallThreads : kThreads),
+                                    args, window_smem(variant), stream),
                    "ssim: window_kernel launch");
   vqx::cuda::check_launch("ssim: window_kernel");
   vqx::cuda::check_launch("ssim: window_kernel");

@@ -39,11 +39,12 @@ struct DevicePlane {
 // VQX_SSIM_RED); tests and benches switch them between launches (not thread-safe: set before
 // enqueueing).
 struct SpeedVariants {
-  int window = 0;    // 0..16 (default 16)
+  int window = 0;    // 0..window_variant_count() - 1 (default 33)
   int decimate = 0;  // 0..15 (default 15: 7 for inputs above 3000x2000 samples, else 13; 9/14: 7, else 0/12)
   int reduce = 0;    // 0..1 (default 1: 1024 threads per tree; the sums differ only in rounding)
 };
 SpeedVariants speed_variants();
+int window_variant_count();
 void set_speed_variants(SpeedVariants variants);
 
 // The luma plane of a picture in the engine's device layout (plane 0 first).
@@ -57,6 +58,21 @@ void prepare_device();
 // out_* = decimate_plain(in_*), half_size(in.size).
 void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis,
                       cudaStream_t stream);
+
+// Session 14 (docs/float_ms_ssim.md, "pyramid and schedule"): SpeedVariants::decimate also takes
+// 16..26 (decimate_sweep2_kernel; 19-26: a sweep for inputs of 2e6 samples and up, else 13), and
+// the default is 26, whatever the comment in SpeedVariants says.
+
+// Levels 1..kScales-1 of the pyramid (out_ref[k], out_dis[k]: level k, half_size of level k-1;
+// [0] unused), the same planes as kScales-1 enqueue_decimate calls, in one launch whose tiles are
+// handed out in order, each level's tiles waiting for the rows of the previous level they read.
+// variant 1: levels 1-4 in decimate_kernel<13>'s 32x8 tiles; 2: level 1 by enqueue_decimate (the
+// decimation variant), levels 2-4 as 1; 3, 4: as 1, 2 with decimate_sweep_kernel's 64x32 tiles.
+// `sync`: pyramid_sync_words(ref.size) words, zero before the first call (each launch leaves them
+// zero); one buffer per stream that may run it concurrently.
+size_t pyramid_sync_words(Size plane);
+void enqueue_pyramid(const DevicePlane& ref, const DevicePlane& dis, float* const* out_ref, float* const* out_dis,
+                     int variant, unsigned* sync, cudaStream_t stream);
 
 // float_ssim's box decimation by `factor` >= 2 (box_decimate): box_decimated_size(in.size, factor).
 void enqueue_box_decimate(const DevicePlane& in, int factor, float* out, cudaStream_t stream);
@@ -90,6 +106,10 @@ struct ScaleJob {
 
 inline constexpr int kMaxJobs = kScales;
 
+// Map rows of one window tile: partial_count(plane) / (tiles per tile row) is the number of tile
+// rows; a plane cut into bands of whole tile rows gives the same tiles (the same partials).
+inline constexpr int kWindowTileRows = 64;
+
 // Partial sums one scale produces (a fixed function of its plane size): one per window tile.
 size_t partial_count(Size plane);
 
@@ -98,6 +118,11 @@ size_t partial_count(Size plane);
 // per scale).
 void enqueue_windows(const ScaleJob* jobs, int count, PartialSum* const* partials,
                      cudaStream_t stream);
+
+// How many of `count` operand pairs (random ones of the shapes of the l and c divisions, random
+// f64 pairs, special values) the window kernel's branch-free division (variants 19+) rounds
+// differently from __ddiv_rn; 0 is the requirement. Synchronous; for tests.
+uint64_t division_mismatches(uint64_t count, uint32_t seed);
 
 // Reduces each scale's partials in a fixed tree: sums[j * kSumQuantities + q] (f64) for job j,
 // quantity q. The tree's shape depends only on the plane sizes.

@@ -30,6 +30,7 @@
 // tables (EOTF LUT, blur coefficients, YUV matrix, cbrt bias) come from the CPU code, not
 // recomputed. Only the order of the sums differs (15.2): a tree whose shape depends only on the
 // plane size, so every run gives the same bits.
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -37,6 +38,8 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/device_context.h"
@@ -395,11 +398,13 @@ template <Source kSource, bool kXyb = true>
 __global__ void __launch_bounds__(256)
 xyb_down_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
                 float cbrt_bias, float* __restrict__ xyb, float* __restrict__ down, bool write_down,
-                float* __restrict__ debug_linear) {
+                float* __restrict__ debug_linear, uint32_t oy0 = 0, uint32_t oy_end = UINT32_MAX) {
+  // Row range (the strip schedule): rows [oy0, oy_end) of the half-size grid, i.e. image rows
+  // [2 oy0, 2 oy_end); the grid's y dimension covers that range.
   const uint32_t ow = (w + 1) / 2, oh = (h + 1) / 2;
   const uint32_t ox = blockIdx.x * blockDim.x + threadIdx.x;
-  const uint32_t oy = blockIdx.y * blockDim.y + threadIdx.y;
-  if (ox >= ow || oy >= oh) return;
+  const uint32_t oy = oy0 + blockIdx.y * blockDim.y + threadIdx.y;
+  if (ox >= ow || oy >= oh || oy >= oy_end) return;
   const size_t n = size_t(w) * h;
   float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
   // The block's two columns and rows (the last repeated for odd sizes) and their chroma indices.
@@ -1156,6 +1161,11 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
+// Row range and ring (the strip schedule, session 14; the interface of every horizontal kernel
+// that takes part in it): the kernel processes image rows [row0, row0 + rows) (one block per 32
+// of them), reads the XYB rows from the full planes as before, and writes output row y to ring
+// row y % ring_rows of planes whose stride is ring_rows * w (ring_rows = h: the full planes; the
+// defaults: every row, whole planes).
 // kStoreAll (session 14, VQX_SS2_HBLUR=poles2all; not the default): phase 2 adds all of the
 // thread's output quads into their own registers before it issues their stores (one quad at a
 // time, nvcc reuses a float4 store's registers for the next quad, which then waits for the store
@@ -1164,7 +1174,11 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
 template <bool kVec, bool kSets = false, bool kStoreAll = false>
 __global__ void __launch_bounds__(kPoleThreads, 2)
 blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
-                        float* __restrict__ hblur, float* __restrict__ debug_products) {
+                        float* __restrict__ hblur, float* __restrict__ debug_products,
+                        uint32_t row0 = 0, uint32_t row_count = UINT32_MAX,
+                        uint32_t ring_rows = 0) {
+  if (ring_rows == 0) ring_rows = h;  // the defaults: all rows, whole planes
+  if (row_count > h - row0) row_count = h - row0;
   extern __shared__ float smem[];
   float* ring = smem;                        // [3 tiles][2 images][kLines][kTileRow]
   float* sums = smem + 6 * kTileSlot;        // [5 planes][kLines][kTileRow]
@@ -1176,11 +1190,19 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
   constexpr int kSumsPer = (kTileElems + kPoleThreads - 1) / kPoleThreads;  // (line, step)s
   const size_t n = size_t(w) * h;
   const int c = blockIdx.y;
-  const uint32_t y0 = blockIdx.x * kLines;
+  const uint32_t y0 = row0 + blockIdx.x * kLines;
   const int lane = threadIdx.x, q = threadIdx.y, tid = q * kLines + lane;
   const int plane = q / 3, pole = q % 3;
   const float n2 = coef.n2[pole], d1 = coef.d1[pole];
-  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
+  const uint32_t row_end = row0 + row_count;
+  const uint32_t rows = row_end - y0 < uint32_t(kLines) ? row_end - y0 : uint32_t(kLines);
+  // Output planes: ring rows (ring_rows >= 32 unless ring_rows = h < 32, where y0 = 0).
+  const size_t nr = size_t(w) * ring_rows;
+  const uint32_t ring0 = y0 % ring_rows;
+  auto ring_row = [&](int r) {
+    const uint32_t y = ring0 + uint32_t(r);
+    return y >= ring_rows ? y - ring_rows : y;
+  };
   const float* img1 = xyb + size_t(c) * n;
   const float* img2 = xyb + size_t(3 + c) * n;
   // kSets: set 0 = {mu1, s11} (planes 0, 2), 1 = {mu2, s22} (1, 3), 2 = {s12} (4).
@@ -1297,7 +1319,7 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
     const bool live = (kSets ? e < set_units : e < kBlurPlanes * kUnits) && uint32_t(r) < rows;
     st_smem[m] = 3 * p * kTileSlot + r * kTileRow + j;
     st_col[m] = live ? j - 4 : INT32_MIN / 2;
-    st_row[m] = live ? hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w : hblur;
+    st_row[m] = live ? hblur + size_t(c * kBlurPlanes + p) * nr + size_t(ring_row(r)) * w : hblur;
   }
   const int tiles = int((long(w) + 4 + kTile - 1) / kTile);
   fetch(0);
@@ -1380,7 +1402,7 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
         const long t = t0 + j;
         if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
           const float* o = pout + 3 * p * kTileSlot + r * kTileRow + j;
-          hblur[size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t)] =
+          hblur[size_t(c * kBlurPlanes + p) * nr + size_t(ring_row(r)) * w + size_t(t)] =
               fadd(fadd(o[0], o[kTileSlot]), o[2 * kTileSlot]);
         }
       }
@@ -1633,23 +1655,47 @@ blur_rows_walk_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Blu
 // (kBatch = 2 with 96 registers: two at a time, 4 blocks per SM; VQX_SS2_VBLUR=fast2)
 // without branches (div_rn_fast, __ddiv_rn only where it does not apply; rows outside the plane
 // add +0.0, which leaves a non-negative sum's bits unchanged), with 32-bit pixel indices.
-template <int kMinBlocks, bool kFast = false, int kBatch = kTermRows>
+// kStrip (the strip schedule, session 14): one launch walks only the chunks y0 in
+// [strip.y_begin, strip.y_end) (chunk bases -20 + 20 j, the full-frame kernel's grid) and reads
+// the horizontal-pass rows from a ring of strip.ring_rows rows (image row y at ring row
+// y % ring_rows; plane stride ring_rows * w). Everything a thread carries from one chunk to the
+// next (the three poles' recurrence state, the last 10 inputs, its six f64 accumulators) is
+// loaded from strip.fstate / dstate at the start of a launch and stored at its end, so every
+// column's operations and every accumulator's order of additions are those of one full-frame
+// launch; the last strip adds the block's threads as the full-frame kernel does.
+struct VStrip {
+  int y_begin = -kChunkRows, y_end = 0;  // chunk bases y0 of this launch: y_begin <= y0 < y_end
+  uint32_t ring_rows = 0;                // rows of the horizontal-pass planes
+  float* fstate = nullptr;               // [16][threads]: prev1[3], prev2[3], prev_b[10]
+  double* dstate = nullptr;              // [kSums][threads]
+  bool first = true, last = true;        // load the state (!first); block sums (last)
+};
+constexpr int kStripFloats = 16;
+
+template <int kMinBlocks, bool kFast = false, int kBatch = kTermRows, bool kStrip = false>
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
 blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
                           uint32_t w, uint32_t h, BlurCoef coef, size_t f32_end,
                           Dd* __restrict__ partials, float* __restrict__ debug_vblur,
-                          double* __restrict__ debug_terms) {
+                          double* __restrict__ debug_terms, VStrip strip = VStrip{}) {
   __shared__ float blurred[kBlurPlanes][kChunkRows][kLines];
   __shared__ double block_sums[kSums][kBlockThreads];
+  static_assert(!kStrip || kFast, "the strip schedule runs the fast terms kernel only");
   const size_t n = size_t(w) * h;
   const int c = blockIdx.y;
   const int lane = threadIdx.x, k = threadIdx.y, tid = k * kLines + lane;
   const uint32_t x = blockIdx.x * kLines + lane;
   const bool valid = x < w;
-  const float* src = hblur + size_t(c * kBlurPlanes + k) * n + (valid ? x : 0);
+  const uint32_t ring = kStrip ? strip.ring_rows : h;  // rows of a horizontal-pass plane
+  const float* src = hblur + size_t(c * kBlurPlanes + k) * (size_t(w) * ring) + (valid ? x : 0);
   const float* img1 = xyb + size_t(c) * n;
   const float* img2 = xyb + size_t(3 + c) * n;
   const long len = long(h);
+  const long y_begin = kStrip ? long(strip.y_begin) : -long(kChunkRows);
+  const long y_end = kStrip ? long(strip.y_end) : len;
+  // The thread's slot in the strip state (coalesced across the warp), formed where it is used.
+  auto state_threads = [&] { return gridDim.x * gridDim.y * uint32_t(kBlockThreads); };
+  auto state_at = [&] { return (uint32_t(c) * gridDim.x + blockIdx.x) * kBlockThreads + tid; };
 
   if constexpr (kFast) {  // rows outside the plane are read (and their terms dropped): finite
     for (int i = tid; i < kBlurPlanes * kChunkRows * kLines; i += kBlockThreads)
@@ -1663,6 +1709,22 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
   float prev_b[10];  // in[t + 4] of the previous chunk's last 10 steps = in[t - 6] of this one's
 #pragma unroll
   for (int i = 0; i < 10; ++i) prev_b[i] = 0.0f;
+  if constexpr (kStrip) {
+    if (!strip.first) {
+      const uint32_t st = state_threads();
+      const float* f = strip.fstate + state_at();
+      const double* d = strip.dstate + state_at();
+#pragma unroll
+      for (int p = 0; p < 3; ++p) {
+        rec.prev1[p] = f[p * st];
+        rec.prev2[p] = f[(3 + p) * st];
+      }
+#pragma unroll
+      for (int i = 0; i < 10; ++i) prev_b[i] = f[(6 + i) * st];
+#pragma unroll
+      for (int s = 0; s < kSums; ++s) acc[s] = d[s * st];
+    }
+  }
 
   // Chunk base y0 = -20 holds the warm-up steps t = -4 ... -1 (spec 6.2 starts at t = -N + 1).
   // The next chunk's inputs are loaded into registers while this one is walked.
@@ -1671,20 +1733,29 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
     if constexpr (kFast) {  // rows wholly inside the plane (all but the first and last chunks)
       const long r0 = y0 + 4;
       if (valid && r0 >= 0 && r0 + kChunkRows <= len) {
-        const float* p = src + size_t(r0) * w;
+        if constexpr (kStrip) {  // ring row r0 % ring, wrapping to ring row 0
+          uint32_t rr = uint32_t(r0) % ring;
 #pragma unroll
-        for (int i = 0; i < kChunkRows; ++i, p += w) b_next[i] = __ldg(p);
+          for (int i = 0; i < kChunkRows; ++i) {
+            b_next[i] = __ldg(src + rr * w);
+            rr = rr + 1 == ring ? 0u : rr + 1;
+          }
+        } else {
+          const float* p = src + size_t(r0) * w;
+#pragma unroll
+          for (int i = 0; i < kChunkRows; ++i, p += w) b_next[i] = __ldg(p);
+        }
         return;
       }
     }
 #pragma unroll
     for (int i = 0; i < kChunkRows; ++i) {
       const long row = y0 + i + 4;
-      b_next[i] = valid && row >= 0 && row < len ? __ldg(src + size_t(row) * w) : 0.0f;
+      b_next[i] = valid && row >= 0 && row < len ? __ldg(src + size_t(kStrip ? row % long(ring) : row) * w) : 0.0f;
     }
   };
-  fetch(-kChunkRows);
-  for (long y0 = -kChunkRows; y0 < len; y0 += kChunkRows) {
+  fetch(y_begin);
+  for (long y0 = y_begin; y0 < y_end; y0 += kChunkRows) {
     float b[kChunkRows];
 #pragma unroll
     for (int i = 0; i < kChunkRows; ++i) b[i] = b_next[i];
@@ -1700,7 +1771,7 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
         pre2[m] = __ldg(img2 + p);
       }
     }
-    if (y0 + kChunkRows < len) fetch(y0 + kChunkRows);
+    if (y0 + kChunkRows < y_end) fetch(y0 + kChunkRows);
     if constexpr (kFast) {
       // Every row of the chunk steps, without the range test: the steps before t = -4 see zero
       // inputs and zero state, and their o = ((n2 * +0) - (d1 * +0)) - +0 is +0 for each pole
@@ -1823,6 +1894,23 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
     }
     __syncthreads();
   }
+  if constexpr (kStrip) {
+    if (!strip.last) {  // the state for the next strip's launch
+      const uint32_t st = state_threads();
+      float* f = strip.fstate + state_at();
+      double* d = strip.dstate + state_at();
+#pragma unroll
+      for (int p = 0; p < 3; ++p) {
+        f[p * st] = rec.prev1[p];
+        f[(3 + p) * st] = rec.prev2[p];
+      }
+#pragma unroll
+      for (int i = 0; i < 10; ++i) f[(6 + i) * st] = prev_b[i];
+#pragma unroll
+      for (int s = 0; s < kSums; ++s) d[s * st] = acc[s];
+      return;
+    }
+  }
   // Block: thread s adds the 160 threads' sums of accumulator s in thread order, in
   // double-double (exact up to the final rounding in the reduce kernel).
 #pragma unroll
@@ -1871,6 +1959,10 @@ constexpr size_t kConcurrentBytes = size_t{640} << 20;
 // bytes: 831 MiB at 3840x2160, about 965 MiB peak with the linear pyramid and the engine's
 // frames. Larger pictures run every scale in sequence in one set of planes.
 constexpr size_t kChainBytes = size_t{880} << 20;
+// With the strip schedule: the metric's planes (with the linear pyramid) within this many bytes,
+// so that the engine's default (as many replicas as fit 1 GiB with its frame slots) keeps two
+// frames in flight at 4K: 2 x 440 MiB + 4 slots of two 4K 4:2:0 frames (95 MiB) < 1 GiB.
+constexpr size_t kStripBudgetBytes = size_t{440} << 20;
 
 bool aligned16(const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; }
 
@@ -1898,6 +1990,7 @@ class Pipeline {
     hblur_async_ = options.hblur_async;
     poles2_store_all_ = options.poles2_store_all;
     fast_xyb_ = options.fast_xyb;
+    xyb_strips_ = options.strip_xyb && !options.split_xyb;
     format_ = format;
     edge_difference_ = edge_difference;
     rgb_ = matrix == nullptr;
@@ -1984,24 +2077,109 @@ class Pipeline {
     const size_t n0 = size_t(format.width) * format.height;
     const size_t n1 = scales_ > 1 ? size_t(width_[1]) * height_[1] : 0;
     // The schedule: forced by the options (tests, profiling) where it applies, else by size.
+    // The strip schedule (session 14): scales at least strip_min_height rows high run their
+    // horizontal pass in strips of strip_rows rows into a ring of planes, the vertical pass
+    // following strip by strip (enqueue_strips). Only the default kernels take part.
+    const bool strip_kernels = options.strip_rows > 0 && !options.row_walk &&
+                               options.row_groups == kRowPoles && options.poles_sums &&
+                               !options.poles_split && options.fast_terms &&
+                               !options.vblur_low_regs && options.terms_batch == kTermRows;
+    size_t hpx[kNumScales] = {};  // pixels of one horizontal-pass plane of scale s
+    strips_any_ = false;
+    size_t state_threads = 0;
+    for (int s = 0; s < scales_; ++s) {
+      StripPlan& p = strip_[s];
+      p = StripPlan{};
+      const uint32_t h = height_[s];
+      if (strip_kernels && h >= uint32_t(std::max(options.strip_min_height, 1)) &&
+          size_t(width_[s]) * h <= size_t{UINT32_MAX}) {
+        p.on = true;
+        p.rows = std::max<uint32_t>(32, (uint32_t(options.strip_rows) + 31) / 32 * 32);
+        p.count = int(ceil_div(h, p.rows));
+        p.depth = std::min(std::max(options.strip_depth, 1), p.count);
+        const uint64_t ring = uint64_t(p.depth) * p.rows + 32;
+        p.ring_rows = ring >= h || (debug && !options.strip_debug_ring) ? h : uint32_t(ring);
+        // Chunk bases (-20 + 20 j) of each strip's vertical launch: those whose inputs
+        // (rows y0 + 4 ... y0 + 23) lie in the rows the strips so far have written.
+        int y = -kChunkRows;
+        for (int i = 0; i < p.count; ++i) {
+          const uint32_t avail = std::min<uint64_t>(uint64_t(i + 1) * p.rows, h);
+          const int end = avail == h ? int(h) : kChunkRows * int((avail - 4) / kChunkRows);
+          p.y_begin.push_back(y);
+          p.y_end.push_back(end);
+          y = end;
+        }
+        p.state_offset = state_threads;
+        state_threads += size_t(3) * table_.strips[s] * kBlockThreads;
+        strips_any_ = true;
+      }
+      hpx[s] = size_t(width_[s]) * (p.on ? p.ring_rows : height_[s]);
+    }
+    // The schedule: forced by the options (tests, profiling) where it applies, else by size.
+    size_t sum_n = 0, sum_h = 0, max_h = 0, rest_h = 0;
+    for (int s = 0; s < scales_; ++s) {
+      sum_n += size_t(width_[s]) * height_[s];
+      sum_h += hpx[s];
+      max_h = std::max(max_h, hpx[s]);
+      if (s > 0) rest_h = std::max(rest_h, hpx[s]);
+    }
+    const size_t concurrent_bytes = sizeof(float) * (6 * sum_n + 15 * sum_h);
+    const size_t chain_bytes = sizeof(float) * (6 * (n0 + n1) + 15 * (hpx[0] + rest_h));
+    const size_t pyramid_bytes = sizeof(float) * linear_floats;
     schedule_ = Schedule::kSequential;
     if (options.concurrent && scales_ > 1) {
       if (options.force_chain) schedule_ = Schedule::kChain;
-      else if (sizeof(float) * 21 * pyramid <= kConcurrentBytes) schedule_ = Schedule::kConcurrent;
-      else if (sizeof(float) * 21 * (n0 + n1) <= kChainBytes) schedule_ = Schedule::kChain;
+      else if (options.force_concurrent) schedule_ = Schedule::kConcurrent;
+      else if (strips_any_) {
+        // With strips, the schedule that keeps the metric within kStripBudgetBytes (so that the
+        // engine keeps two frames in flight within its 1 GiB), preferring concurrency.
+        if (concurrent_bytes <= kConcurrentBytes &&
+            concurrent_bytes + pyramid_bytes <= kStripBudgetBytes)
+          schedule_ = Schedule::kConcurrent;
+        else if (chain_bytes + pyramid_bytes <= kStripBudgetBytes)
+          schedule_ = Schedule::kChain;
+      } else if (sizeof(float) * 21 * pyramid <= kConcurrentBytes)
+        schedule_ = Schedule::kConcurrent;
+      else if (sizeof(float) * 21 * (n0 + n1) <= kChainBytes)
+        schedule_ = Schedule::kChain;
     }
     concurrent_ = schedule_ != Schedule::kSequential;
-    const size_t set = schedule_ == Schedule::kConcurrent ? pyramid
-                       : schedule_ == Schedule::kChain    ? n0 + n1
-                                                          : n0;
-    xyb_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 6 * set, "ssimulacra2 XYB planes");
-    hblur_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 15 * set,
+    const size_t xyb_set = schedule_ == Schedule::kConcurrent ? sum_n
+                           : schedule_ == Schedule::kChain    ? n0 + n1
+                                                              : n0;
+    const size_t hblur_set = schedule_ == Schedule::kConcurrent ? sum_h
+                             : schedule_ == Schedule::kChain    ? hpx[0] + rest_h
+                                                                : max_h;
+    xyb_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 6 * xyb_set, "ssimulacra2 XYB planes");
+    hblur_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 15 * hblur_set,
                                      "ssimulacra2 horizontal blur planes");
-    for (size_t s = 0, offset = 0; s < size_t(scales_); ++s) {
-      xyb_at_[s] = xyb_.get<float>() + 6 * offset;
-      hblur_at_[s] = hblur_.get<float>() + 15 * offset;
-      if (schedule_ == Schedule::kConcurrent || (schedule_ == Schedule::kChain && s == 0))
-        offset += size_t(width_[s]) * height_[s];
+    for (size_t s = 0, xo = 0, ho = 0; s < size_t(scales_); ++s) {
+      xyb_at_[s] = xyb_.get<float>() + 6 * xo;
+      hblur_at_[s] = hblur_.get<float>() + 15 * ho;
+      if (schedule_ == Schedule::kConcurrent || (schedule_ == Schedule::kChain && s == 0)) {
+        xo += size_t(width_[s]) * height_[s];
+        ho += hpx[s];
+      }
+    }
+    if (strips_any_) {
+      strip_fstate_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * kStripFloats * state_threads,
+                                              "ssimulacra2 strip state");
+      strip_dstate_ = vqx::cuda::DeviceBuffer(device, sizeof(double) * kSums * state_threads,
+                                              "ssimulacra2 strip sums");
+      strip_state_threads_ = state_threads;
+      for (int s = 0; s < scales_; ++s) {
+        StripPlan& p = strip_[s];
+        if (!p.on) continue;
+        p.start = std::make_unique<vqx::cuda::Event>(false);
+        p.x_end = std::make_unique<vqx::cuda::Event>(false);
+        p.xyb_stream = std::make_unique<vqx::cuda::Stream>();
+        for (int i = 0; i < p.depth; ++i) p.streams.push_back(std::make_unique<vqx::cuda::Stream>());
+        for (int i = 0; i < p.count; ++i) {
+          p.h_done.push_back(std::make_unique<vqx::cuda::Event>(false));
+          p.v_done.push_back(std::make_unique<vqx::cuda::Event>(false));
+          p.x_done.push_back(std::make_unique<vqx::cuda::Event>(false));
+        }
+      }
     }
     const int side_streams = schedule_ == Schedule::kConcurrent ? scales_ - 1
                              : schedule_ == Schedule::kChain    ? 1
@@ -2039,11 +2217,161 @@ class Pipeline {
   void enqueue_scale(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream,
                      StageMarks* marks) {
     if (marks) marks->stage(stream, size_t(3 * s));
-    enqueue_xyb(s, ref, dis, stream);
+    if (!xyb_in_strips(s)) traced("XYB", s, -1, stream, [&] { enqueue_xyb(s, ref, dis, stream); });
     if (marks) marks->stage(stream, size_t(3 * s + 1));
-    enqueue_rows(s, stream);
+    if (strip_[s].on) {
+      if (xyb_in_strips(s)) enqueue_strips(s, stream, ref, dis);
+      else enqueue_strips(s, stream);
+      if (marks) marks->stage(stream, size_t(3 * s + 2));
+      return;
+    }
+    traced("H", s, -1, stream, [&] { enqueue_rows(s, stream); });
     if (marks) marks->stage(stream, size_t(3 * s + 2));
-    enqueue_columns(s, stream);
+    traced("V", s, -1, stream, [&] { enqueue_columns(s, stream); });
+  }
+
+  // Stages 2-3 of scale s, by strips where its plan says so.
+  void enqueue_blurs(int s, cudaStream_t stream) {
+    if (strip_[s].on) {
+      enqueue_strips(s, stream);
+      return;
+    }
+    traced("H", s, -1, stream, [&] { enqueue_rows(s, stream); });
+    traced("V", s, -1, stream, [&] { enqueue_columns(s, stream); });
+  }
+
+  // The strip schedule of scale s (session 14): for strip i (image rows [i R, i R + R)), the
+  // horizontal pass into the ring on H stream i % depth, after the vertical launch of strip
+  // i - depth (the last reader of those ring rows); then, on `stream`, the vertical launch of
+  // the chunks whose inputs strips 0..i have written, carrying the columns' state to the next.
+  // So H of strips i + 1 .. i + depth runs beside V of strip i. Every H stream joins `stream`
+  // through the h_done events; no host wait, graph-capturable.
+  //
+  // With ref/dis (VQX_SS2_STRIP_XYB=1): the scale's XYB + downsample also runs by strips, on
+  // its own stream ahead of the H streams (a three-stage pipeline XYB -> H -> V); `xyb_done`, if
+  // given, is recorded after the last strip's XYB (the next scale's linear planes are complete).
+  bool xyb_in_strips(int s) const { return strip_[s].on && xyb_strips_; }
+
+  void enqueue_strips(int s, cudaStream_t stream, const uint8_t* ref = nullptr,
+                      const uint8_t* dis = nullptr, cudaEvent_t xyb_done = nullptr) {
+    StripPlan& p = strip_[s];
+    const uint32_t h = height_[s];
+    const bool with_xyb = ref != nullptr;
+    check(cudaEventRecord(p.start->get(), stream), "ssimulacra2: strips fork");
+    cudaStream_t xs = with_xyb ? p.xyb_stream->get() : nullptr;
+    if (with_xyb) {
+      check(cudaStreamWaitEvent(xs, p.start->get(), 0), "ssimulacra2: strips fork");
+      for (int i = 0; i < p.count; ++i) {
+        const uint32_t row0 = uint32_t(i) * p.rows;
+        const uint32_t row_end = std::min(row0 + p.rows, h);
+        traced("XYB", s, i, xs, [&] { enqueue_xyb_rows(s, ref, dis, xs, row0 / 2, (row_end + 1) / 2); });
+        check(cudaEventRecord(p.x_done[size_t(i)]->get(), xs), "ssimulacra2: strips");
+      }
+      if (xyb_done) check(cudaEventRecord(xyb_done, xs), "ssimulacra2: strips");
+    }
+    for (int i = 0; i < p.count; ++i) {
+      cudaStream_t hs = p.streams[size_t(i % p.depth)]->get();
+      check(cudaStreamWaitEvent(hs, i < p.depth ? p.start->get() : p.v_done[size_t(i - p.depth)]->get(), 0),
+            "ssimulacra2: strips");
+      if (with_xyb) check(cudaStreamWaitEvent(hs, p.x_done[size_t(i)]->get(), 0), "ssimulacra2: strips");
+      const uint32_t row0 = uint32_t(i) * p.rows;
+      traced("H", s, i, hs, [&] {
+        enqueue_rows_range(s, hs, row0, std::min(p.rows, h - row0), p.ring_rows);
+      });
+      check(cudaEventRecord(p.h_done[size_t(i)]->get(), hs), "ssimulacra2: strips");
+      check(cudaStreamWaitEvent(stream, p.h_done[size_t(i)]->get(), 0), "ssimulacra2: strips");
+      traced("V", s, i, stream, [&] { enqueue_columns_strip(s, stream, i); });
+      if (i + p.depth < p.count)
+        check(cudaEventRecord(p.v_done[size_t(i)]->get(), stream), "ssimulacra2: strips");
+    }
+    if (with_xyb) {  // the XYB stream joins (already an ancestor through the H strips)
+      check(cudaEventRecord(p.x_end->get(), xs), "ssimulacra2: strips join");
+      check(cudaStreamWaitEvent(stream, p.x_end->get(), 0), "ssimulacra2: strips join");
+    }
+  }
+
+  // The XYB + downsample of rows [oy0, oy_end) of the half-size grid of scale s (image rows
+  // [2 oy0, 2 oy_end)): xyb_down_kernel with its row range, for the XYB by strips.
+  void enqueue_xyb_rows(int s, const uint8_t* ref, const uint8_t* dis, cudaStream_t stream,
+                        uint32_t oy0, uint32_t oy_end) {
+    const uint32_t w = width_[s], h = height_[s];
+    FrameSource fs = source_;
+    fs.frame[0] = ref;
+    fs.frame[1] = dis;
+    const bool write_down = s + 1 < scales_;
+    float* down = write_down ? level_[s + 1] : nullptr;
+    float* dl = debug_linear_.get() != nullptr && s == 0 ? debug_linear_.get<float>() : nullptr;
+    float* xyb = xyb_at_[s];
+    const dim3 block(32, 8);
+    const dim3 grid(ceil_div(half_size(w), 32), ceil_div(oy_end - oy0, 8));
+    if (fast_xyb_ && s > 0)  // the fast XYB kernel (the default), with the same row range
+      xyb_down_fast_kernel<Source::kLinear><<<grid, block, 0, stream>>>(
+          fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr, oy0, oy_end);
+    else if (fast_xyb_ && dl)
+      launch_xyb_fast<true, true>(fs, grid, block, w, h, xyb, down, write_down, dl, stream, oy0, oy_end);
+    else if (fast_xyb_)
+      launch_xyb_fast<true, false>(fs, grid, block, w, h, xyb, down, write_down, nullptr, stream, oy0,
+                                   oy_end);
+    else if (s > 0)
+      xyb_down_kernel<Source::kLinear><<<grid, block, 0, stream>>>(
+          fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr, oy0, oy_end);
+    else if (rgb_ && format_.bit_depth > 8)
+      xyb_down_kernel<Source::kRgb16><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+    else if (rgb_)
+      xyb_down_kernel<Source::kRgb8><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+    else if (format_.bit_depth > 8)
+      xyb_down_kernel<Source::kYuv16><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+    else
+      xyb_down_kernel<Source::kYuv8><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+    check_launch("ssimulacra2: xyb_down_kernel (strip)");
+  }
+
+  // The horizontal pass of image rows [row0, row0 + rows) of scale s into planes of ring_rows
+  // rows (the default kernel, poles2 or poles4).
+  void enqueue_rows_range(int s, cudaStream_t stream, uint32_t row0, uint32_t rows,
+                          uint32_t ring_rows) {
+    const uint32_t w = width_[s], h = height_[s];
+    const bool debug = debug_linear_.get() != nullptr;
+    float* products = debug ? debug_products_.get<float>() : nullptr;
+    const dim3 grid(ceil_div(rows, kLines), 3);
+    const dim3 pblock(kLines, kPoleWarps);
+    auto kernel = vec_rows_[s] && poles_sets_ ? blur_rows_poles2_kernel<true, true>
+                  : poles_sets_                 ? blur_rows_poles2_kernel<false, true>
+                  : vec_rows_[s]                ? blur_rows_poles2_kernel<true>
+                                                : blur_rows_poles2_kernel<false>;
+    kernel<<<grid, pblock, kPoles2Smem, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s], products,
+                                                  row0, rows, ring_rows);
+    check_launch("ssimulacra2: blur_rows_poles2_kernel (strip)");
+  }
+
+  // The vertical pass + terms of strip i of scale s (the fast terms kernel, kStrip).
+  void enqueue_columns_strip(int s, cudaStream_t stream, int i) {
+    const StripPlan& p = strip_[s];
+    const uint32_t w = width_[s], h = height_[s];
+    const size_t n = size_t(w) * h;
+    const bool debug = debug_linear_.get() != nullptr;
+    const dim3 block(kLines, kBlurPlanes);
+    const dim3 grid(table_.strips[s], 3);
+    const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
+    VStrip v;
+    v.y_begin = p.y_begin[size_t(i)];
+    v.y_end = p.y_end[size_t(i)];
+    v.ring_rows = p.ring_rows;
+    v.fstate = strip_fstate_.get<float>() + kStripFloats * p.state_offset;
+    v.dstate = strip_dstate_.get<double>() + kSums * p.state_offset;
+    v.first = i == 0;
+    v.last = i + 1 == p.count;
+    // A scale's state: [16][its threads] floats and [6][its threads] doubles, after the scales
+    // before it.
+    blur_columns_terms_kernel<3, true, kTermRows, true><<<grid, block, 0, stream>>>(
+        hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
+        partials_.get<Dd>() + table_.partial_offset[s],
+        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr, v);
+    check_launch("ssimulacra2: blur_columns_terms_kernel (strip)");
   }
 
   // Stage 1 of scale s: XYB of scale s and the linear planes of scale s + 1.
@@ -2104,19 +2432,20 @@ class Pipeline {
 
   template <bool kXyb, bool kDebug>
   void launch_xyb_fast(const FrameSource& fs, dim3 grid, dim3 block, uint32_t w, uint32_t h,
-                       float* xyb, float* down, bool write_down, float* dl, cudaStream_t stream) {
+                       float* xyb, float* down, bool write_down, float* dl, cudaStream_t stream,
+                       uint32_t oy0 = 0, uint32_t oy_end = UINT32_MAX) {
     if (rgb_ && format_.bit_depth > 8)
       xyb_down_fast_kernel<Source::kRgb16, kXyb, kDebug><<<grid, block, 0, stream>>>(
-          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
     else if (rgb_)
       xyb_down_fast_kernel<Source::kRgb8, kXyb, kDebug><<<grid, block, 0, stream>>>(
-          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
     else if (format_.bit_depth > 8)
       xyb_down_fast_kernel<Source::kYuv16, kXyb, kDebug><<<grid, block, 0, stream>>>(
-          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
     else
       xyb_down_fast_kernel<Source::kYuv8, kXyb, kDebug><<<grid, block, 0, stream>>>(
-          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
   }
 
   // Stage 2 of scale s: the horizontal pass of its 15 blurs.
@@ -2217,8 +2546,32 @@ class Pipeline {
     kernel<<<grid, block, 0, stream>>>(
         hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
         partials_.get<Dd>() + table_.partial_offset[s],
-        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr);
+        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr,
+        VStrip{});
     check_launch("ssimulacra2: blur_columns_terms_kernel");
+  }
+
+  // Timeline of one frame (bench only): each stage enqueued through traced() gets timing events
+  // before and after it on its stream (graph nodes when captured).
+  struct TraceMark {
+    const char* what;
+    int scale, strip;
+    std::unique_ptr<vqx::cuda::Event> begin, end;
+  };
+  void set_trace(std::vector<TraceMark>* trace) { trace_ = trace; }
+
+  template <typename F>
+  void traced(const char* what, int s, int strip, cudaStream_t stream, F&& enqueue) {
+    if (!trace_) {
+      enqueue();
+      return;
+    }
+    trace_->push_back(TraceMark{what, s, strip, std::make_unique<vqx::cuda::Event>(),
+                                std::make_unique<vqx::cuda::Event>()});
+    TraceMark& m = trace_->back();  // reserved by the caller: no reallocation
+    check(cudaEventRecordWithFlags(m.begin->get(), stream, cudaEventRecordExternal), "trace");
+    enqueue();
+    check(cudaEventRecordWithFlags(m.end->get(), stream, cudaEventRecordExternal), "trace");
   }
 
   // Stage 4: writes all 108 sums (zeros for absent scales) to `result`.
@@ -2230,15 +2583,23 @@ class Pipeline {
   std::vector<std::string> stage_names() const {
     std::vector<std::string> names;
     if (concurrent_) {
-      names = {"s0 yuv->linear->xyb+down", "s0 blur H (15 planes)", "s0 blur V + terms + sums",
+      names = {xyb_in_strips(0) ? "s0 (XYB in the strips)" : "s0 yuv->linear->xyb+down",
+               xyb_in_strips(0) ? "s0 XYB + blur H + V + terms, strips"
+               : strip_[0].on   ? "s0 blur H + V + terms, strips"
+                                : "s0 blur H (15 planes)",
+               strip_[0].on ? "s0 (in the strips)" : "s0 blur V + terms + sums",
                "scales 1.. (side streams) beyond s0", "reduce 108 sums"};
       return names;
     }
     for (int s = 0; s < kNumScales; ++s) {
       const std::string scale = "s" + std::to_string(s) + " ";
-      names.push_back(scale + (s == 0 ? "yuv->linear->xyb+down" : "xyb+down"));
-      names.push_back(scale + "blur H (15 planes)");
-      names.push_back(scale + "blur V + terms + sums");
+      names.push_back(scale + (xyb_in_strips(s) ? "(XYB in the strips)"
+                               : s == 0         ? "yuv->linear->xyb+down"
+                                                : "xyb+down"));
+      names.push_back(scale + (xyb_in_strips(s) ? "XYB + blur H + V + terms, strips"
+                               : strip_[s].on   ? "blur H + V + terms, strips"
+                                                : "blur H (15 planes)"));
+      names.push_back(scale + (strip_[s].on ? "(in the strips)" : "blur V + terms + sums"));
     }
     names.push_back("reduce 108 sums");
     return names;
@@ -2260,40 +2621,59 @@ class Pipeline {
       return;
     }
     if (marks) marks->stage(stream, 0);
-    enqueue_xyb(0, ref, dis, stream, split_xyb_ ? 1 : 0);
-    check(cudaEventRecord(xyb_done_[0]->get(), stream), "ssimulacra2: fork");
-    if (split_xyb_) enqueue_xyb(0, ref, dis, stream, 2);
+    if (xyb_in_strips(0)) {  // scale 0's XYB, H and V by strips; the side streams fork from it
+      if (marks) marks->stage(stream, 1);
+      enqueue_strips(0, stream, ref, dis, xyb_done_[0]->get());
+      if (marks) marks->stage(stream, 2);
+    } else {
+      traced("XYB", 0, -1, stream, [&] { enqueue_xyb(0, ref, dis, stream, split_xyb_ ? 1 : 0); });
+      check(cudaEventRecord(xyb_done_[0]->get(), stream), "ssimulacra2: fork");
+      if (split_xyb_) enqueue_xyb(0, ref, dis, stream, 2);
+    }
     if (schedule_ == Schedule::kChain) {
       // Scales 1.. in order on one side stream, in one set of planes: each scale's XYB follows
       // the previous scale's vertical pass, the last reader of that set.
       cudaStream_t side = side_[1]->get();
       check(cudaStreamWaitEvent(side, xyb_done_[0]->get(), 0), "ssimulacra2: fork");
       for (int s = 1; s < scales_; ++s) {
-        enqueue_xyb(s, ref, dis, side);
-        enqueue_rows(s, side);
-        enqueue_columns(s, side);
+        if (xyb_in_strips(s)) {
+          enqueue_strips(s, side, ref, dis);
+          continue;
+        }
+        traced("XYB", s, -1, side, [&] { enqueue_xyb(s, ref, dis, side); });
+        enqueue_blurs(s, side);
       }
       check(cudaEventRecord(side_done_[1]->get(), side), "ssimulacra2: join");
     }
     for (int s = 1; s < scales_ && schedule_ == Schedule::kConcurrent; ++s) {
       cudaStream_t side = side_[s]->get();
       check(cudaStreamWaitEvent(side, xyb_done_[s - 1]->get(), 0), "ssimulacra2: fork");
-      enqueue_xyb(s, ref, dis, side, split_xyb_ ? 1 : 0);
-      check(cudaEventRecord(xyb_done_[s]->get(), side), "ssimulacra2: fork");
-      if (split_xyb_) enqueue_xyb(s, ref, dis, side, 2);
-      enqueue_rows(s, side);
-      enqueue_columns(s, side);
+      if (xyb_in_strips(s)) {
+        enqueue_strips(s, side, ref, dis, xyb_done_[s]->get());
+      } else {
+        traced("XYB", s, -1, side, [&] { enqueue_xyb(s, ref, dis, side, split_xyb_ ? 1 : 0); });
+        check(cudaEventRecord(xyb_done_[s]->get(), side), "ssimulacra2: fork");
+        if (split_xyb_) enqueue_xyb(s, ref, dis, side, 2);
+        enqueue_blurs(s, side);
+      }
       check(cudaEventRecord(side_done_[s]->get(), side), "ssimulacra2: join");
     }
-    if (marks) marks->stage(stream, 1);
-    enqueue_rows(0, stream);
-    if (marks) marks->stage(stream, 2);
-    enqueue_columns(0, stream);
+    if (!xyb_in_strips(0)) {  // (otherwise enqueued above, before the side streams fork)
+      if (marks) marks->stage(stream, 1);
+      if (strip_[0].on) {
+        enqueue_strips(0, stream);
+        if (marks) marks->stage(stream, 2);
+      } else {
+        traced("H", 0, -1, stream, [&] { enqueue_rows(0, stream); });
+        if (marks) marks->stage(stream, 2);
+        traced("V", 0, -1, stream, [&] { enqueue_columns(0, stream); });
+      }
+    }
     if (marks) marks->stage(stream, 3);
     for (int s = 1; s < scales_; ++s)
       if (side_done_[s]) check(cudaStreamWaitEvent(stream, side_done_[s]->get(), 0), "ssimulacra2: join");
     if (marks) marks->stage(stream, 4);
-    enqueue_reduce(stream, result);
+    traced("reduce", 0, -1, stream, [&] { enqueue_reduce(stream, result); });
   }
 
   FrameSums frame_sums(const double* result) const {
@@ -2322,7 +2702,8 @@ class Pipeline {
     get(d.linear, s == 0 ? debug_linear_.get() : level_[s], 6 * n);
     get(d.xyb, xyb_at_[s], 6 * n);
     get(d.products, debug_products_.get(), 9 * n);
-    get(d.hblur, hblur_at_[s], 15 * n);
+    // A ring (strip_debug_ring) holds only the last rows: no full plane to read back.
+    if (!strip_[s].on || strip_[s].ring_rows == d.height) get(d.hblur, hblur_at_[s], 15 * n);
     get(d.vblur, debug_vblur_.get(), 15 * n);
     get(d.terms, debug_terms_.get(), 9 * n);
     return d;
@@ -2344,6 +2725,26 @@ class Pipeline {
   bool fast_xyb_ = false;
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
+  // The strip schedule of one scale (enqueue_strips).
+  struct StripPlan {
+    bool on = false;
+    uint32_t rows = 0;       // image rows per strip (a multiple of 32)
+    int count = 0;           // strips
+    int depth = 1;           // strips of the ring: H of strip i waits for V of strip i - depth
+    uint32_t ring_rows = 0;  // rows of the horizontal-pass planes (depth * rows + 32, or h)
+    std::vector<int> y_begin, y_end;  // chunk bases of each strip's vertical launch
+    size_t state_offset = 0;          // this scale's threads in the strip state
+    std::vector<std::unique_ptr<vqx::cuda::Stream>> streams;  // depth streams for H
+    std::unique_ptr<vqx::cuda::Event> start, x_end;
+    std::vector<std::unique_ptr<vqx::cuda::Event>> h_done, v_done, x_done;
+    std::unique_ptr<vqx::cuda::Stream> xyb_stream;  // xyb_strips_: the strips' XYB
+  };
+  bool xyb_strips_ = false;
+  StripPlan strip_[kNumScales];
+  std::vector<TraceMark>* trace_ = nullptr;
+  bool strips_any_ = false;
+  size_t strip_state_threads_ = 0;
+  vqx::cuda::DeviceBuffer strip_fstate_, strip_dstate_;
   bool vec_rows_[kNumScales] = {};
   BlurCoef coef_{};
   float cbrt_bias_ = 0.0f;
@@ -2457,6 +2858,28 @@ class Ssimulacra2Cuda final : public CudaMetric {
     if (vblur && std::string(vblur) == "plain") options.fast_terms = false;
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
+    options.force_concurrent = schedule && std::string(schedule) == "concurrent";
+    // The strip schedule (session 14): VQX_SS2_STRIPS=1 (or VQX_SS2_STRIP_ROWS=N, rows per strip)
+    // turns it on, VQX_SS2_STRIPS=0 off (every scale's blurs on whole planes, the default);
+    // VQX_SS2_STRIP_DEPTH (strips in the ring), VQX_SS2_STRIP_MIN (the smallest plane height
+    // that runs in strips) and VQX_SS2_STRIP_XYB=1 (the XYB by strips too) tune it.
+    auto env_int = [](const char* name, int fallback) {
+      const char* v = std::getenv(name);
+      if (!v || !*v) return fallback;
+      char* end = nullptr;
+      const long x = std::strtol(v, &end, 10);
+      return end && *end == '\0' && x >= 0 && x <= (1 << 20) ? int(x) : fallback;
+    };
+    // Rows per strip when only VQX_SS2_STRIPS=1 is given: with depth 1 and planes of at least
+    // 1440 rows (the defaults), a 4K frame's metric takes 435 MiB, so the engine keeps two frames
+    // in flight within 1 GiB (docs/ssimulacra2.md, session 14).
+    constexpr int kStripRowsOn = 768;
+    const int strips = env_int("VQX_SS2_STRIPS", -1);
+    options.strip_rows = env_int("VQX_SS2_STRIP_ROWS", strips == 1 ? kStripRowsOn : options.strip_rows);
+    if (strips == 0) options.strip_rows = 0;
+    options.strip_depth = env_int("VQX_SS2_STRIP_DEPTH", options.strip_depth);
+    options.strip_min_height = env_int("VQX_SS2_STRIP_MIN", options.strip_min_height);
+    options.strip_xyb = env_int("VQX_SS2_STRIP_XYB", options.strip_xyb ? 1 : 0) != 0;
     const char* xyb = std::getenv("VQX_SS2_XYB");
     if (xyb && std::string(xyb) == "split") options.split_xyb = true;
     if (xyb && std::string(xyb) == "fused") options.split_xyb = false;
@@ -2586,6 +3009,38 @@ DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const Yu
     if (std::memcmp(other.data(), host.data(), sizeof(host)) != 0) t.replicas_differ = true;
   }
   return t;
+}
+
+std::vector<TraceEvent> trace_device_frame(const Picture& ref, const Picture& dis,
+                                           const YuvMatrix* matrix, const PipelineOptions& options) {
+  vqx::cuda::DeviceContext device(0);
+  Pipeline pipeline;
+  pipeline.init(ref.format(), matrix, EdgeDifference::kFloatGroupsOf8, device, options);
+  vqx::cuda::DeviceBuffer sums(device, sizeof(double) * kResultDoubles, "trace sums");
+  const size_t bytes = ref.format().frame_bytes();
+  vqx::cuda::DeviceBuffer input(device, 2 * bytes, "trace frames");
+  check(cudaMemcpy(input.get(), ref.bytes(), bytes, cudaMemcpyHostToDevice), "trace upload");
+  check(cudaMemcpy(input.get<uint8_t>() + bytes, dis.bytes(), bytes, cudaMemcpyHostToDevice),
+        "trace upload");
+  check(cudaDeviceSynchronize(), "trace upload");
+  vqx::cuda::Stream stream;
+  std::vector<Pipeline::TraceMark> marks;
+  marks.reserve(4096);
+  vqx::cuda::Event base;
+  pipeline.set_trace(&marks);
+  vqx::cuda::GraphExec exec = vqx::cuda::GraphExec::capture(stream.get(), [&] {
+    check(cudaEventRecordWithFlags(base.get(), stream.get(), cudaEventRecordExternal), "trace");
+    pipeline.enqueue_frame(input.get<uint8_t>(), input.get<uint8_t>() + bytes, stream.get(),
+                           sums.get<double>(), nullptr);
+  });
+  pipeline.set_trace(nullptr);
+  for (int i = 0; i < 30; ++i) exec.launch(stream.get());  // clocks up; the last one is read
+  check(cudaStreamSynchronize(stream.get()), "trace");
+  std::vector<TraceEvent> out;
+  for (const auto& m : marks)
+    out.push_back(TraceEvent{m.what, m.scale, m.strip, vqx::cuda::elapsed_ms(base, *m.begin),
+                             vqx::cuda::elapsed_ms(base, *m.end)});
+  return out;
 }
 
 namespace {

@@ -3,6 +3,7 @@
 // per-pixel bit-identical to the CPU stages of ssimulacra2_core.h, the 108 sums from a fixed
 // double-double reduction tree, one readback per frame, pooling on the host with pool_score().
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/cuda/cuda_metric.h"
@@ -74,6 +75,24 @@ struct PipelineOptions {
   // 4:2:0 chroma formed once per 2x2 block and float2 stores (the default since session 14; the
   // same bits; VQX_SS2_XYB=plain the kernel before).
   bool fast_xyb = true;
+  // The strip schedule (session 14): each scale at least strip_min_height rows high runs its
+  // horizontal pass in strips of strip_rows rows (a multiple of 32; 0 = the whole plane at once)
+  // into a ring of strip_depth * strip_rows + 32 rows of planes, and its vertical pass + terms
+  // strip by strip behind it (each column's recurrence state, pending inputs and f64
+  // accumulators carried between launches: the same bits as the full-frame kernels). The
+  // horizontal pass of strips i + 1 .. i + strip_depth runs beside the vertical pass of strip i.
+  // Applies with the default kernels only (poles2/poles4 and the fast terms). Off by default:
+  // slower on the H200 (docs/ssimulacra2.md, session 14), kept for its memory (VQX_SS2_STRIPS=1).
+  int strip_rows = 0;
+  int strip_depth = 1;
+  int strip_min_height = 1440;
+  // Debug path: keep the ring (the horizontal-pass planes are then not read back) instead of
+  // full planes.
+  bool strip_debug_ring = false;
+  bool force_concurrent = false;  // scales 1.. on their own side streams at any size
+  // Strips: the XYB + downsample of a scale in strips too, on its own stream ahead of the
+  // horizontal pass (XYB -> H -> V pipeline); not with split_xyb.
+  bool strip_xyb = false;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
@@ -109,6 +128,17 @@ struct DeviceTiming {
 // i % in_flight's stream: device time per frame with several frames in flight.
 DeviceTiming time_device_frames(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
                                 const PipelineOptions& options, int frames, int in_flight = 1);
+
+// Timeline of one frame (bench only): the metric's graph with timing events around every kernel
+// (as graph nodes), replayed; start and end of each kernel in ms from the frame's start. A
+// start is when its stream reached the launch (the kernel may begin later if the GPU is full).
+struct TraceEvent {
+  std::string what;  // XYB, down, H, V, reduce
+  int scale = 0, strip = -1;
+  float start_ms = 0.0f, end_ms = 0.0f;
+};
+std::vector<TraceEvent> trace_device_frame(const Picture& ref, const Picture& dis,
+                                           const YuvMatrix* matrix, const PipelineOptions& options);
 
 }  // namespace ssimulacra2::cuda
 }  // namespace vqx
