@@ -37,6 +37,16 @@ enum Variant {
   kPoles2 = 32768,     // pole split with the input sums formed once per tile
   kPoles3 = 65536,     // kPoles2 in blocks of one plane set (6 warps)
   kPoles4 = 131072,    // kPoles2 with per-plane-set named barriers after the walk
+  kHWarp = 1 << 18,    // the warp-autonomous horizontal kernel, warps per block by size
+  kHWarp4 = 1 << 19,   // the same, 4 warps per block
+  kHWarp8 = 1 << 20,   // the same, 8 warps per block
+  kHWarp2 = 1 << 21,   // the same, 2 warps per block
+  kHWarp16 = 1 << 22,  // the same, 16 warps per block
+  kFastXyb = 1 << 23,  // the XYB kernel with fewer instructions, same bits
+  kHWarpU = 1 << 24,   // kHWarp*: one code path for every plane
+  kPlainXyb = 1 << 25, // the XYB kernel before session 14 (the fast one is the default)
+  kPoles2All = 1 << 26,  // poles2 adding all output quads before their stores (slower)
+  kHWarpA = 1 << 27,     // kHWarp*: tiles by cp.async (v5)
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -80,6 +90,16 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kUniform) options.poles_uniform = true;
   if (variant & kBatch2) options.terms_batch = 2;
   if (variant & kSplitXyb) options.split_xyb = true;
+  if (variant & kHWarp) options.hblur_warps = 0;
+  if (variant & kHWarp4) options.hblur_warps = 4;
+  if (variant & kHWarp8) options.hblur_warps = 8;
+  if (variant & kHWarp2) options.hblur_warps = 2;
+  if (variant & kHWarp16) options.hblur_warps = 16;
+  if (variant & kFastXyb) options.fast_xyb = true;
+  if (variant & kHWarpU) options.hblur_uniform = true;
+  if (variant & kPlainXyb) options.fast_xyb = false;
+  if (variant & kPoles2All) options.poles2_store_all = true;
+  if (variant & kHWarpA) options.hblur_async = true;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -102,25 +122,29 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
 // (pole split with sums per tile, fast terms) beside the kernels before this pass (three groups
 // of planes per thread, plain terms) and the variants; x2/x3: frames in flight on replicas.
 VQX_SS2_DEVICE(1080p, "band1080", format_1080p(), kDefault, true);
-VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kGroups3 | kPlainTerms, true);
-VQX_SS2_DEVICE(1080p_poles_fast, "band1080", format_1080p(), kPoles | kFastTerms, true);
-VQX_SS2_DEVICE(1080p_poles2_fast, "band1080", format_1080p(), kPoles2 | kFastTerms, true);
-VQX_SS2_DEVICE(1080p_poles2_fast2, "band1080", format_1080p(), kPoles2 | kFastTerms | kBatch2, true);
-VQX_SS2_DEVICE(1080p_poles4_fast, "band1080", format_1080p(), kPoles4 | kFastTerms, true);
+VQX_SS2_DEVICE(1080p_plainxyb, "band1080", format_1080p(), kPlainXyb, true);
+VQX_SS2_DEVICE(1080p_poles2all, "band1080", format_1080p(), kPoles2All, true);
+VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kGroups3 | kPlainTerms | kPlainXyb, true);
+VQX_SS2_DEVICE(1080p_hwarp, "band1080", format_1080p(), kHWarp, true);
+VQX_SS2_DEVICE(1080p_hwarpu, "band1080", format_1080p(), kHWarp | kHWarpU, true);
+VQX_SS2_DEVICE(1080p_hwarpa, "band1080", format_1080p(), kHWarp | kHWarpA, true);
 VQX_SS2_DEVICE(1080p_default_x2, "band1080", format_1080p(), kInFlight2, true);
-VQX_SS2_DEVICE(1080p_default_x3, "band1080", format_1080p(), kInFlight3, true);
-VQX_SS2_DEVICE(1080p_default_split, "band1080", format_1080p(), kSplitXyb, true);
+VQX_SS2_DEVICE(1080p_plainxyb_x2, "band1080", format_1080p(), kPlainXyb | kInFlight2, true);
+VQX_SS2_DEVICE(1080p_hwarpu_x2, "band1080", format_1080p(), kHWarp | kHWarpU | kInFlight2, true);
 VQX_SS2_DEVICE(1080p_default_sequential, "band1080", format_1080p(), kDefault, false);
+VQX_SS2_DEVICE(1080p_hwarpu_sequential, "band1080", format_1080p(), kHWarp | kHWarpU, false);
+VQX_SS2_DEVICE(1080p_hwarpa_sequential, "band1080", format_1080p(), kHWarp | kHWarpA, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
-VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms, true);
-VQX_SS2_DEVICE(4k_poles_fast, "uhd4k", format_4k(), kPoles | kFastTerms, true);
-VQX_SS2_DEVICE(4k_poles2_fast, "uhd4k", format_4k(), kPoles2 | kFastTerms, true);
-VQX_SS2_DEVICE(4k_poles2_fast2, "uhd4k", format_4k(), kPoles2 | kFastTerms | kBatch2, true);
-VQX_SS2_DEVICE(4k_poles4_fast, "uhd4k", format_4k(), kPoles4 | kFastTerms, true);
-VQX_SS2_DEVICE(4k_default_split, "uhd4k", format_4k(), kSplitXyb, true);
-VQX_SS2_DEVICE(4k_before_sequential, "uhd4k", format_4k(), kGroups3 | kPlainTerms, false);
+VQX_SS2_DEVICE(4k_plainxyb, "uhd4k", format_4k(), kPlainXyb, true);
+VQX_SS2_DEVICE(4k_poles2all, "uhd4k", format_4k(), kPoles2All, true);
+VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms | kPlainXyb, true);
+VQX_SS2_DEVICE(4k_hwarp, "uhd4k", format_4k(), kHWarp, true);
+VQX_SS2_DEVICE(4k_hwarpu, "uhd4k", format_4k(), kHWarp | kHWarpU, true);
+VQX_SS2_DEVICE(4k_hwarpa, "uhd4k", format_4k(), kHWarp | kHWarpA, true);
 VQX_SS2_DEVICE(4k_default_sequential, "uhd4k", format_4k(), kDefault, false);
-VQX_SS2_DEVICE(4k_poles4_sequential, "uhd4k", format_4k(), kPoles4 | kFastTerms, false);
+VQX_SS2_DEVICE(4k_hwarpu_sequential, "uhd4k", format_4k(), kHWarp | kHWarpU, false);
+VQX_SS2_DEVICE(4k_hwarpa_sequential, "uhd4k", format_4k(), kHWarp | kHWarpA, false);
+VQX_SS2_DEVICE(4k_plainxyb_sequential, "uhd4k", format_4k(), kPlainXyb, false);
 
 // The strip schedule (session 14): rows per strip (0 = whole planes), ring depth, the scale
 // schedule (0 = the metric's choice, 1 = chain, 2 = scales in sequence, 3 = concurrent) and

@@ -14,6 +14,7 @@
 #include "gpu/gpu_support.h"
 #include "io/frame_reader.h"
 #include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
+#include "metrics/ssimulacra2/cuda/ssimulacra2_hblur.h"
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
 #include "metrics/ssimulacra2/ssimulacra2_pipeline.h"
 #include "support/fixtures.h"
@@ -144,7 +145,15 @@ void expect_same_planes(const std::vector<T>& cpu, const std::vector<T>& gpu, ui
 void expect_stages_match(const Picture& ref, const Picture& dis, const YuvMatrix* matrix,
                          EdgeDifference mode, int max_scales, const std::string& label) {
   const CpuStages cpu = cpu_stages(ref, dis, matrix, mode, max_scales);
-  const DebugFrame gpu = run_debug_frame(ref, dis, matrix, mode, max_scales);
+  // VQX_SS2_TEST_HWARPS=N (device rounds): the stages of a candidate warp horizontal kernel
+  // (PipelineOptions::hblur_warps = N) against the CPU instead of the default kernels.
+  ssimulacra2::cuda::PipelineOptions variant;
+  if (const char* hw = std::getenv("VQX_SS2_TEST_HWARPS")) variant.hblur_warps = std::atoi(hw);
+  if (const char* hu = std::getenv("VQX_SS2_TEST_HUNIFORM")) variant.hblur_uniform = std::atoi(hu) != 0;
+  if (const char* ha = std::getenv("VQX_SS2_TEST_HASYNC")) variant.hblur_async = std::atoi(ha) != 0;
+  // VQX_SS2_TEST_XYB=fast: the same with the fast XYB kernel.
+  if (const char* x = std::getenv("VQX_SS2_TEST_XYB")) variant.fast_xyb = std::string(x) == "fast";
+  const DebugFrame gpu = run_debug_frame(ref, dis, matrix, mode, max_scales, variant);
   ASSERT_EQ(cpu.scales.size(), gpu.scales.size()) << label;
   ASSERT_EQ(cpu.sums.scales, gpu.sums.scales) << label;
   for (size_t s = 0; s < cpu.scales.size(); ++s) {
@@ -290,6 +299,11 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     bool poles_sums = false;
     bool poles_split = false;  // poles_sums: false = poles2 (the default), true = poles3
     bool poles_sets = false;   // poles_sums, !poles_split: per-set named barriers (poles4)
+    int hblur_warps = -1;      // >= 0: the warp-autonomous horizontal kernel (0: block by size)
+    bool fast_xyb = false;     // the fast XYB kernel (the default since session 14); false: the one before
+    bool hblur_uniform = false;  // hblur_warps >= 0: one code path for every plane
+    bool poles2_all = false;     // poles2 adding all its quads before their stores (poles2all)
+    bool hblur_async = false;    // hblur_warps >= 0: tiles by cp.async (v5)
     ssimulacra2::cuda::PipelineOptions options() const {
       ssimulacra2::cuda::PipelineOptions o;
       o.row_groups = row_groups;
@@ -300,6 +314,11 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       o.poles_sums = poles_sums;
       o.poles_split = poles_split;
       o.poles_sets = poles_sets;
+      o.hblur_warps = hblur_warps;
+      o.fast_xyb = fast_xyb;
+      o.hblur_uniform = hblur_uniform;
+      o.poles2_store_all = poles2_all;
+      o.hblur_async = hblur_async;
       return o;
     }
   };
@@ -316,7 +335,17 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
                               {ssimulacra2::cuda::kRowPoles, false, false, false, 4, true, true},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, true},
                               {ssimulacra2::cuda::kRowPoles, false, false, false, 4, true, false, true},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, true}};
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 1},
+                              {ssimulacra2::cuda::kRowPoles, false, false, false, 4, true, false, false, 7},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 3, false, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true, false, false, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 3, false, false, false, true}};
   for (const auto& [label, frames] : inputs) {
    for (const EdgeDifference mode : {EdgeDifference::kFloatGroupsOf8, EdgeDifference::kDouble}) {
     if (mode == EdgeDifference::kDouble && label.find("frame") != std::string::npos) continue;
@@ -326,14 +355,17 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       const DebugFrame other =
           run_debug_frame(frames.first, frames.second, &m, mode, kNumScales, v.options());
       const std::string at = fmt::format(
-          "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {} split {} sets {}", label,
+          "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {} split {} sets {} hwarps {}", label,
           mode == EdgeDifference::kDouble ? "f64 edges" : "", v.row_groups, v.low_regs,
-          v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums, v.poles_split, v.poles_sets);
+          v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums, v.poles_split, v.poles_sets,
+          v.hblur_warps) + (v.fast_xyb ? " fast xyb" : "") + (v.hblur_uniform ? " uniform rows" : "") + (v.poles2_all ? " poles2all" : "") + (v.hblur_async ? " async rows" : "");
       ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
       for (size_t s = 0; s < base.scales.size(); ++s) {
         const DebugScale& a = base.scales[s];
         const DebugScale& b = other.scales[s];
         const std::string sc = fmt::format("{} scale {}", at, s);
+        expect_same_planes(a.linear, b.linear, a.width, a.height, sc + " linear RGB");
+        expect_same_planes(a.xyb, b.xyb, a.width, a.height, sc + " XYB");
         expect_same_planes(a.products, b.products, a.width, a.height, sc + " products");
         expect_same_planes(a.hblur, b.hblur, a.width, a.height, sc + " horizontal blur");
         expect_same_planes(a.vblur, b.vblur, a.width, a.height, sc + " blur");
@@ -350,6 +382,82 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
         }
       std::printf("variants %s: same bits\n", at.c_str());
     }
+   }
+  }
+}
+
+// The warp-autonomous horizontal kernel on its own (ssimulacra2_hblur.cu), against the CPU's
+// plain line blur of each plane (products by multiply_planes): row ranges starting at multiples
+// of 32 and rings of fewer rows than the picture (image row y in ring row y % ring_rows, as the
+// strip pipeline uses it), float4 and scalar paths, several block sizes. Ring rows that the range
+// does not cover must keep their initial bits (0xffffffff).
+TEST(Ssimulacra2CudaVariants, WarpRowsRangesAndRings) {
+  VQX_REQUIRE_CUDA();
+  uint32_t seed = 12345;
+  auto next = [&seed] {
+    seed = seed * 1664525u + 1013904223u;
+    return seed;
+  };
+  struct Case {
+    uint32_t w, h, row0, rows, ring;
+    int warps;
+    bool vec;
+  };
+  const Case cases[] = {
+      {64, 96, 0, 96, 96, 0, true},    {64, 96, 0, 96, 96, 0, false},  {100, 70, 0, 70, 70, 3, true},
+      {100, 70, 32, 38, 38, 1, true},  {100, 70, 32, 38, 40, 16, false}, {33, 45, 0, 45, 45, 0, false},
+      {33, 45, 32, 13, 16, 2, false},  {8, 40, 0, 40, 40, 0, true},   {8, 40, 32, 8, 8, 5, true},
+      {132, 200, 64, 100, 128, 0, true}, {132, 200, 96, 64, 64, 4, true}, {1, 33, 0, 33, 33, 0, false},
+      {37, 64, 0, 32, 32, 0, false},   {256, 130, 128, 2, 2, 0, true}};
+  for (const Case& k : cases) {
+    const size_t n = size_t{k.w} * k.h;
+    std::vector<float> xyb(6 * n);
+    for (size_t i = 0; i < xyb.size(); ++i) {
+      const uint32_t r = next();
+      // Mostly XYB-like values, some negative, some exact zeros and a flat stretch.
+      xyb[i] = (r % 17 == 0) ? 0.0f : (i % 997 < 40 ? 0.25f : float(int32_t(r >> 8) % 20000) * 1e-4f);
+    }
+   for (const int mode : {0, 1, 2}) {  // per-plane code, one code path, cp.async tiles (v5)
+    const bool uniform = mode == 1, async = mode == 2;
+    const std::vector<float> ring = ssimulacra2::cuda::debug_blur_rows_warp(
+        xyb, k.w, k.h, k.row0, k.rows, k.ring, k.warps, k.vec, uniform, async);
+    ASSERT_EQ(ring.size(), size_t{15} * k.ring * k.w);
+    std::vector<float> prod(3 * n), line(k.w);
+    size_t mismatches = 0, untouched_bad = 0;
+    for (int c = 0; c < 3; ++c) {
+      const float* img1 = xyb.data() + size_t(c) * n;
+      const float* img2 = xyb.data() + size_t(3 + c) * n;
+      multiply_planes(img1, img1, prod.data(), 0, n);
+      multiply_planes(img2, img2, prod.data() + n, 0, n);
+      multiply_planes(img1, img2, prod.data() + 2 * n, 0, n);
+      const float* src[5] = {img1, img2, prod.data(), prod.data() + n, prod.data() + 2 * n};
+      for (int p = 0; p < 5; ++p) {
+        const float* plane = ring.data() + size_t(5 * c + p) * k.ring * k.w;
+        std::vector<bool> covered(k.ring, false);
+        for (uint32_t y = k.row0; y < k.row0 + k.rows; ++y) {
+          covered[y % k.ring] = true;
+          blur_line_reference(src[p] + size_t{y} * k.w, 1, line.data(), 1, k.w);
+          if (std::memcmp(line.data(), plane + size_t{y % k.ring} * k.w, sizeof(float) * k.w) != 0) {
+            if (mismatches++ == 0)
+              ADD_FAILURE() << fmt::format("{}x{} rows {}+{} ring {} warps {} vec {} mode {}: channel {} plane {} row {} differs",
+                                           k.w, k.h, k.row0, k.rows, k.ring, k.warps, k.vec, mode, c, p, y);
+          }
+        }
+        for (uint32_t r = 0; r < k.ring; ++r) {
+          if (covered[r]) continue;
+          for (uint32_t x = 0; x < k.w; ++x) {
+            uint32_t u;
+            std::memcpy(&u, plane + size_t{r} * k.w + x, 4);
+            if (u != 0xffffffffu) ++untouched_bad;
+          }
+        }
+      }
+    }
+    EXPECT_EQ(mismatches, 0u);
+    EXPECT_EQ(untouched_bad, 0u) << fmt::format("{}x{} rows {}+{} ring {}: rows outside the range written",
+                                                k.w, k.h, k.row0, k.rows, k.ring);
+    std::printf("warp rows %ux%u rows %u+%u ring %u warps %d vec %d mode %d: %zu rows differ, %zu stray writes\n",
+                k.w, k.h, k.row0, k.rows, k.ring, k.warps, int(k.vec), mode, mismatches, untouched_bad);
    }
   }
 }
@@ -488,6 +596,20 @@ TEST(Ssimulacra2CudaVariants, FastDivisionMatchesDdivRn) {
   EXPECT_EQ(bad, 0u);
   std::printf("division: %llu pairs x 2 kinds, %llu differ from __ddiv_rn\n",
               (unsigned long long)count, (unsigned long long)bad);
+}
+
+// The XYB kernel's fast cube root (VQX_SS2_XYB=fast: both divisions as __fdiv_rn's inlined fast
+// path where the input is in range, cbrt_approx elsewhere) against cbrt_approx on every one of
+// the 2^32 f32 bit patterns, and its EOTF (srgb_eotf01) against srgb_eotf on clamp01 of every
+// pattern: their whole domains, so the fast XYB gives the same bits for any pixel.
+TEST(Ssimulacra2CudaVariants, FastCbrtMatchesOnAllFloats) {
+  VQX_REQUIRE_CUDA();
+  uint64_t eotf_bad = 1;
+  const uint64_t bad = ssimulacra2::cuda::cbrt_mismatches(&eotf_bad);
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(eotf_bad, 0u);
+  std::printf("cbrt: 2^32 inputs, %llu differ from cbrt_approx; eotf: %llu differ from srgb_eotf\n",
+              (unsigned long long)bad, (unsigned long long)eotf_bad);
 }
 
 // Section 16's generator (the spec's synthetic pairs).
@@ -649,6 +771,14 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_HBLUR", "poles3"},
                               {"VQX_SS2_HBLUR", "poles4"},
                               {"VQX_SS2_HBLUR", "groups3"},
+                              {"VQX_SS2_HBLUR", "warp"},
+                              {"VQX_SS2_HBLUR", "warp4"},
+                              {"VQX_SS2_HBLUR", "warp1"},
+                              {"VQX_SS2_HBLUR", "warpu"},
+                              {"VQX_SS2_HBLUR", "poles2all"},
+                              {"VQX_SS2_HBLUR", "warpa"},
+                              {"VQX_SS2_XYB", "fast"},
+                              {"VQX_SS2_XYB", "plain"},
                               {"VQX_SS2_VBLUR", "fast"},
                               {"VQX_SS2_VBLUR", "fast4"},
                               {"VQX_SS2_VBLUR", "fast2"},

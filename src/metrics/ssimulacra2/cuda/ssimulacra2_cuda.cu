@@ -4,7 +4,9 @@
 //   1. xyb_down:   linear RGB of both images (from the Y'CbCr or R'G'B' frame at s = 0, from the
 //                  level-s linear planes after), XYB of every pixel, and the 2x2 box downsample of
 //                  the linear planes into level s + 1. Full-resolution linear RGB never touches
-//                  memory: a thread owns one 2x2 block.
+//                  memory: a thread owns one 2x2 block. (xyb_down_fast, the default since session
+//                  14: the same bits with a third fewer instructions; xyb_down with
+//                  VQX_SS2_XYB=plain.)
 //   2. blur_rows_poles2: the horizontal recurrence of all 15 blurs (3 channels x mu1, mu2, s11,
 //                  s22, s12), the products formed on the fly. One thread walks one POLE of one
 //                  line of one plane in the spec's exact order (the three poles are independent
@@ -43,6 +45,7 @@
 #include "engine/cuda/device_context.h"
 #include "engine/error.h"
 #include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
+#include "metrics/ssimulacra2/cuda/ssimulacra2_hblur.h"
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
 
 namespace vqx::ssimulacra2::cuda {
@@ -108,6 +111,24 @@ __device__ __forceinline__ float srgb_eotf(float x) {
 
 __device__ __forceinline__ float clamp01(float v) { return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v); }
 
+// srgb_eotf for the inputs the XYB kernel gives it: clamp01's results (and the R'G'B' samples
+// times 1/peak), i.e. +-0, [0, 1] and NaN (session 14, VQX_SS2_XYB=fast). There t >= 0 (or
+// NaN, which truncates to 0), so the index needs only its upper clamp, and the early returns are
+// what the lookup gives anyway: the table starts with +0 and ends with 1.0f, x = +-0 gives
+// lut[0] + (lut[1] - lut[0]) * +-0 = +0 and x = 1 gives lut[1022] + (lut[1023] - lut[1022]) = 1
+// exactly (an exact difference of two neighbours, added back). eotf_mismatches() compares it with
+// srgb_eotf on clamp01 of every f32 bit pattern.
+__device__ __forceinline__ float srgb_eotf01(float x) {
+  const float t = fmul(x, 1023.0f);
+  int i = __float2int_rz(t);
+  constexpr int kLast = int(kEotfLutSize) - 2;
+  i = i > kLast ? kLast : i;
+  const float f = fsub(t, __int2float_rn(i));
+  const float a = __ldg(&g_eotf_lut[i]);
+  const float b = __ldg(&g_eotf_lut[i + 1]);
+  return fadd(a, fmul(fsub(b, a), f));
+}
+
 // 3.2, with the correctly rounded division.
 __device__ __forceinline__ float cbrt_approx(float x) {
   uint32_t u = __float_as_uint(x);
@@ -119,6 +140,39 @@ __device__ __forceinline__ float cbrt_approx(float x) {
   return x > 0.0f ? y : 0.0f;
 }
 
+// Session 14 (VQX_SS2_XYB=fast): section 3.2's division x / (y * y) written out as the fast path
+// that __fdiv_rn compiles to on sm_90 (MUFU.RCP of b, one Newton step, the quotient and one
+// residual correction, each FFMA rounded once), without __fdiv_rn's per-division range check
+// (FCHK) and branch to its slow path. cbrt_approx_seq is cbrt_approx with both divisions so;
+// cbrt_seq_exact(x) is the range where the caller uses it (2^-60 <= x <= 2^60: the seed y, y * y
+// and the quotient stay far from overflow, underflow and denormals, where the library's fast path
+// applies); elsewhere the caller takes cbrt_approx. cbrt_mismatches() compares the two on every
+// one of the 2^32 f32 bit patterns on the device.
+__device__ __forceinline__ float div_rn_seq(float a, float b) {
+  float r;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(b));
+  const float e = __fmaf_rn(-b, r, 1.0f);
+  const float r1 = __fmaf_rn(r, e, r);
+  const float q = __fmaf_rn(a, r1, 0.0f);
+  const float res = __fmaf_rn(-b, q, a);
+  return __fmaf_rn(r1, res, q);
+}
+
+__device__ __forceinline__ float cbrt_approx_seq(float x) {
+  uint32_t u = __float_as_uint(x);
+  u = u / 3u + 0x2a5137a0u;
+  float y = __uint_as_float(u);
+  const float third = 1.0f / 3.0f;
+  y = fmul(fadd(fmul(2.0f, y), div_rn_seq(x, fmul(y, y))), third);
+  y = fmul(fadd(fmul(2.0f, y), div_rn_seq(x, fmul(y, y))), third);
+  return y;
+}
+
+__device__ __forceinline__ bool cbrt_seq_exact(float x) {
+  // 0x21800000 = 2^-60, 0x5d800000 = 2^60 (positive only: the sign bit makes the difference huge).
+  return __float_as_uint(x) - 0x21800000u <= 0x5d800000u - 0x21800000u;
+}
+
 // 3.3: one pixel to X', Y', B'.
 __device__ __forceinline__ float3 xyb_pixel(float3 rgb, float cbrt_bias) {
   const float r = rgb.x, g = rgb.y, b = rgb.z;
@@ -128,6 +182,31 @@ __device__ __forceinline__ float3 xyb_pixel(float3 rgb, float cbrt_bias) {
   const float L = fsub(cbrt_approx(l), cbrt_bias);
   const float M = fsub(cbrt_approx(m), cbrt_bias);
   const float S = fsub(cbrt_approx(s), cbrt_bias);
+  const float X = fmul(0.5f, fsub(L, M));
+  const float Y = fmul(0.5f, fadd(L, M));
+  return make_float3(fadd(fmul(X, 14.0f), 0.42f), fadd(Y, 0.01f), fadd(fsub(S, Y), 0.55f));
+}
+
+// xyb_pixel with the three cube roots by cbrt_approx_seq where it applies (all three in range:
+// one branch per pixel instead of one per division). The same operations and order otherwise.
+__device__ __forceinline__ float3 xyb_pixel_fast(float3 rgb, float cbrt_bias) {
+  const float r = rgb.x, g = rgb.y, b = rgb.z;
+  const float l = fadd(fadd(fadd(fmul(kM00, r), fmul(kM01, g)), fmul(kM02, b)), kOpsinBias);
+  const float m = fadd(fadd(fadd(fmul(kM10, r), fmul(kM11, g)), fmul(kM12, b)), kOpsinBias);
+  const float s = fadd(fadd(fadd(fmul(kM20, r), fmul(kM21, g)), fmul(kM22, b)), kOpsinBias);
+  float cl, cm, cs;
+  if (cbrt_seq_exact(l) && cbrt_seq_exact(m) && cbrt_seq_exact(s)) {
+    cl = cbrt_approx_seq(l);
+    cm = cbrt_approx_seq(m);
+    cs = cbrt_approx_seq(s);
+  } else {
+    cl = cbrt_approx(l);
+    cm = cbrt_approx(m);
+    cs = cbrt_approx(s);
+  }
+  const float L = fsub(cl, cbrt_bias);
+  const float M = fsub(cm, cbrt_bias);
+  const float S = fsub(cs, cbrt_bias);
   const float X = fmul(0.5f, fsub(L, M));
   const float Y = fmul(0.5f, fadd(L, M));
   return make_float3(fadd(fmul(X, 14.0f), 0.42f), fadd(Y, 0.01f), fadd(fsub(S, Y), 0.55f));
@@ -374,6 +453,151 @@ xyb_down_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, ui
   }
   if (write_down) {
     const size_t nn = size_t(ow) * oh, o = size_t(oy) * ow + ox;
+#pragma unroll
+    for (int p = 0; p < 6; ++p) down[size_t(p) * nn + o] = fmul(sum[p / 3][p % 3], 0.25f);
+  }
+}
+
+// The sources of the fast XYB kernel (session 14): the same operations as linear_pixel, split
+// so that a chroma sample's terms can be formed once for the pixels that share it, with the
+// plane pointers formed once per thread, and srgb_eotf01 for srgb_eotf (the same bits on its
+// inputs).
+template <Source kSource>
+struct FastSource {
+  using Sample = std::conditional_t<kSource == Source::kYuv8 || kSource == Source::kRgb8, uint8_t,
+                                    uint16_t>;
+  const Sample* p[2][3];  // [image][plane]
+  __device__ __forceinline__ explicit FastSource(const FrameSource& fs) {
+#pragma unroll
+    for (int image = 0; image < 2; ++image)
+#pragma unroll
+      for (int k = 0; k < 3; ++k) p[image][k] = reinterpret_cast<const Sample*>(fs.frame[image] + fs.offset[k]);
+  }
+  // Section 2's chroma terms of chroma sample ci: (U, V) normalised, offset and scaled.
+  __device__ __forceinline__ float2 chroma(const FrameSource& fs, int image, uint32_t ci) const {
+    const float U = fmul(__uint2float_rn(p[image][1][ci]), fs.inv_peak);
+    const float V = fmul(__uint2float_rn(p[image][2][ci]), fs.inv_peak);
+    return make_float2(fmul(fsub(U, fs.m.c_off), fs.m.c_scale), fmul(fsub(V, fs.m.c_off), fs.m.c_scale));
+  }
+  __device__ __forceinline__ float3 yuv(const FrameSource& fs, int image, uint32_t li, float2 uv) const {
+    const YuvMatrixDev& m = fs.m;
+    const float Y = fmul(__uint2float_rn(p[image][0][li]), fs.inv_peak);
+    const float yn = fmul(fsub(Y, m.y_off), m.y_scale);
+    const float un = uv.x, vn = uv.y;
+    const float r = fadd(yn, fmul(m.cr_r, vn));
+    const float g = fadd(fadd(yn, fmul(m.cb_g, un)), fmul(m.cr_g, vn));
+    const float b = fadd(yn, fmul(m.cb_b, un));
+    return make_float3(srgb_eotf01(clamp01(r)), srgb_eotf01(clamp01(g)), srgb_eotf01(clamp01(b)));
+  }
+  __device__ __forceinline__ float3 rgb(const FrameSource& fs, int image, uint32_t li) const {
+    return make_float3(srgb_eotf01(fmul(__uint2float_rn(p[image][0][li]), fs.inv_peak)),
+                       srgb_eotf01(fmul(__uint2float_rn(p[image][1][li]), fs.inv_peak)),
+                       srgb_eotf01(fmul(__uint2float_rn(p[image][2][li]), fs.inv_peak)));
+  }
+};
+
+// xyb_down_kernel with fewer instructions, the same bits (VQX_SS2_XYB=fast): the cube roots by
+// xyb_pixel_fast, the EOTF by srgb_eotf01, the plane pointers once per thread, a row's two XYB
+// pixels stored as one float2, the debug stores compiled only into the kDebug kernel, and for Y'CbCr sources whose 2x2 block maps to ONE
+// chroma sample (4:2:0 with even sizes, and the clamped edges) that sample's terms formed once
+// per image instead of four times (a warp-uniform branch in practice; other blocks take the
+// per-pixel chroma).
+template <Source kSource, bool kXyb = true, bool kDebug = false>
+__global__ void __launch_bounds__(256)
+xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
+                     float cbrt_bias, float* __restrict__ xyb, float* __restrict__ down,
+                     bool write_down, float* __restrict__ debug_linear, uint32_t oy0 = 0,
+                     uint32_t oy_end = UINT32_MAX) {
+  // Row range (for a strip schedule): rows [oy0, oy_end) of the half-size grid, i.e. image rows
+  // [2 oy0, 2 oy_end); the grid's y dimension covers that range (0, all: the whole picture).
+  constexpr bool kYuv = kSource == Source::kYuv8 || kSource == Source::kYuv16;
+  const uint32_t ow = (w + 1) / 2, oh = (h + 1) / 2;
+  const uint32_t ox = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t oy = oy0 + blockIdx.y * blockDim.y + threadIdx.y;
+  if (ox >= ow || oy >= oh || oy >= oy_end) return;
+  const uint32_t n = w * h;  // fewer than 2^32 samples (Pipeline::init checks)
+  float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
+  uint32_t col[2], row[2], ccol[2] = {0, 0}, crow[2] = {0, 0};
+#pragma unroll
+  for (int d = 0; d < 2; ++d) {
+    const uint32_t px = 2 * ox + d, py = 2 * oy + d;
+    col[d] = px < w ? px : w - 1;
+    row[d] = py < h ? py : h - 1;
+    if constexpr (kYuv) {
+      ccol[d] = chroma_index(col[d], fs.pw, w);
+      crow[d] = chroma_index(row[d], fs.ph, h);
+    }
+  }
+  const FastSource<kSource> src(fs);
+  float* xyb_plane[2][3];
+#pragma unroll
+  for (int k = 0; k < 6; ++k) xyb_plane[k / 3][k % 3] = xyb + size_t(k) * n;
+  // A row's two pixels are stored together (one float2 per plane, full sectors) when both are
+  // inside the picture and the width is even (the pair then starts at an even index).
+  const bool pairs = (w & 1) == 0;
+  auto pixels = [&](auto&& rgb_at) {
+#pragma unroll
+    for (int dy = 0; dy < 2; ++dy) {
+      const bool in_row = 2 * oy + dy < h;
+      const bool owned[2] = {in_row && 2 * ox < w, in_row && 2 * ox + 1 < w};
+      const uint32_t li[2] = {row[dy] * w + col[0], row[dy] * w + col[1]};
+#pragma unroll
+      for (int image = 0; image < 2; ++image) {
+        float3 p[2];
+#pragma unroll
+        for (int dx = 0; dx < 2; ++dx) {  // the downsample's order: (dy, 0), then (dy, 1)
+          const float3 rgb = rgb_at(image, li[dx], dy, dx);
+          sum[image][0] = fadd(sum[image][0], rgb.x);
+          sum[image][1] = fadd(sum[image][1], rgb.y);
+          sum[image][2] = fadd(sum[image][2], rgb.z);
+          if (kXyb && owned[dx]) {
+            p[dx] = xyb_pixel_fast(rgb, cbrt_bias);
+            if constexpr (kDebug) {
+              float* dl = debug_linear + size_t(3 * image) * n + li[dx];
+              dl[0] = rgb.x;
+              dl[n] = rgb.y;
+              dl[2 * size_t(n)] = rgb.z;
+            }
+          }
+        }
+        if constexpr (kXyb) {
+          if (pairs && owned[1]) {  // owned[1] implies owned[0]
+            *reinterpret_cast<float2*>(xyb_plane[image][0] + li[0]) = make_float2(p[0].x, p[1].x);
+            *reinterpret_cast<float2*>(xyb_plane[image][1] + li[0]) = make_float2(p[0].y, p[1].y);
+            *reinterpret_cast<float2*>(xyb_plane[image][2] + li[0]) = make_float2(p[0].z, p[1].z);
+          } else {
+#pragma unroll
+            for (int dx = 0; dx < 2; ++dx) {
+              if (owned[dx]) {
+                xyb_plane[image][0][li[dx]] = p[dx].x;
+                xyb_plane[image][1][li[dx]] = p[dx].y;
+                xyb_plane[image][2][li[dx]] = p[dx].z;
+              }
+            }
+          }
+        }
+      }
+    }
+  };
+  if constexpr (kYuv) {
+    if (ccol[0] == ccol[1] && crow[0] == crow[1]) {
+      const uint32_t ci = crow[0] * fs.pw + ccol[0];
+      const float2 uv[2] = {src.chroma(fs, 0, ci), src.chroma(fs, 1, ci)};
+      pixels([&](int image, uint32_t li, int, int) { return src.yuv(fs, image, li, uv[image]); });
+    } else {
+      pixels([&](int image, uint32_t li, int dy, int dx) {
+        return src.yuv(fs, image, li, src.chroma(fs, image, crow[dy] * fs.pw + ccol[dx]));
+      });
+    }
+  } else if constexpr (kSource == Source::kLinear) {
+    pixels([&](int image, uint32_t li, int, int) {
+      return linear_pixel<kSource>(fs, linear, n, image, li, 0);
+    });
+  } else {
+    pixels([&](int image, uint32_t li, int, int) { return src.rgb(fs, image, li); });
+  }
+  if (write_down) {
+    const uint32_t nn = ow * oh, o = oy * ow + ox;
 #pragma unroll
     for (int p = 0; p < 6; ++p) down[size_t(p) * nn + o] = fmul(sum[p / 3][p % 3], 0.25f);
   }
@@ -942,7 +1166,12 @@ __device__ __forceinline__ void named_barrier(int id, int threads) {
 // of them), reads the XYB rows from the full planes as before, and writes output row y to ring
 // row y % ring_rows of planes whose stride is ring_rows * w (ring_rows = h: the full planes; the
 // defaults: every row, whole planes).
-template <bool kVec, bool kSets = false>
+// kStoreAll (session 14, VQX_SS2_HBLUR=poles2all; not the default): phase 2 adds all of the
+// thread's output quads into their own registers before it issues their stores (one quad at a
+// time, nvcc reuses a float4 store's registers for the next quad, which then waits for the store
+// to read them). The same operations in the same order. Measured slower in round 4 (1.56 against
+// 1.50 ms at 4K): under the 64-register cap it spills the store pointers.
+template <bool kVec, bool kSets = false, bool kStoreAll = false>
 __global__ void __launch_bounds__(kPoleThreads, 2)
 blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
                         float* __restrict__ hblur, float* __restrict__ debug_products,
@@ -1132,7 +1361,26 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
     else
       __syncthreads();
     // Phase 2: outputs of this tile, sums of the next, the ring and the prefetch.
-    if constexpr (kVec) {
+    if constexpr (kVec && kStoreAll) {
+      float v[kStores][4];
+      bool on[kStores];
+#pragma unroll
+      for (int m = 0; m < kStores; ++m) {
+        const long t = long(tile) * kTile + st_col[m];
+        on[m] = t >= 0 && t < long(w);
+        if (on[m]) {
+          const float* o = pout + st_smem[m];
+#pragma unroll
+          for (int qq = 0; qq < 4; ++qq)
+            v[m][qq] = fadd(fadd(o[qq], o[kTileSlot + qq]), o[2 * kTileSlot + qq]);
+        }
+      }
+#pragma unroll
+      for (int m = 0; m < kStores; ++m)
+        if (on[m])
+          __stcg(reinterpret_cast<float4*>(st_row[m] + (long(tile) * kTile + st_col[m])),
+                 make_float4(v[m][0], v[m][1], v[m][2], v[m][3]));
+    } else if constexpr (kVec) {
 #pragma unroll
       for (int m = 0; m < kStores; ++m) {
         const long t = long(tile) * kTile + st_col[m];
@@ -1737,6 +1985,11 @@ class Pipeline {
     poles_sets_ = options.poles_sets;
     terms_batch_ = options.terms_batch;
     split_xyb_ = options.split_xyb;
+    hblur_warps_ = options.hblur_warps;
+    hblur_uniform_ = options.hblur_uniform;
+    hblur_async_ = options.hblur_async;
+    poles2_store_all_ = options.poles2_store_all;
+    fast_xyb_ = options.fast_xyb;
     xyb_strips_ = options.strip_xyb && !options.split_xyb;
     format_ = format;
     edge_difference_ = edge_difference;
@@ -1785,6 +2038,10 @@ class Pipeline {
           "ssimulacra2: pole kernel shared memory");
     check(cudaFuncSetAttribute(blur_rows_poles3_kernel<false>,
                                cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles3Smem)),
+          "ssimulacra2: pole kernel shared memory");
+    if (hblur_warps_ >= 0) prepare_blur_rows_warp();  // not during a graph capture
+    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<true, false, true>,
+                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
           "ssimulacra2: pole kernel shared memory");
     check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
           "ssimulacra2: EOTF table upload");
@@ -2047,7 +2304,15 @@ class Pipeline {
     float* xyb = xyb_at_[s];
     const dim3 block(32, 8);
     const dim3 grid(ceil_div(half_size(w), 32), ceil_div(oy_end - oy0, 8));
-    if (s > 0)
+    if (fast_xyb_ && s > 0)  // the fast XYB kernel (the default), with the same row range
+      xyb_down_fast_kernel<Source::kLinear><<<grid, block, 0, stream>>>(
+          fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr, oy0, oy_end);
+    else if (fast_xyb_ && dl)
+      launch_xyb_fast<true, true>(fs, grid, block, w, h, xyb, down, write_down, dl, stream, oy0, oy_end);
+    else if (fast_xyb_)
+      launch_xyb_fast<true, false>(fs, grid, block, w, h, xyb, down, write_down, nullptr, stream, oy0,
+                                   oy_end);
+    else if (s > 0)
       xyb_down_kernel<Source::kLinear><<<grid, block, 0, stream>>>(
           fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr, oy0, oy_end);
     else if (rgb_ && format_.bit_depth > 8)
@@ -2135,6 +2400,19 @@ class Pipeline {
                   bool write_down, float* dl, cudaStream_t stream) {
     const uint32_t w = width_[s], h = height_[s];
     float* xyb = xyb_at_[s];
+    if (fast_xyb_) {  // VQX_SS2_XYB=fast: the same bits with fewer instructions
+      if (s > 0)
+        xyb_down_fast_kernel<Source::kLinear, kXyb><<<grid, block, 0, stream>>>(
+            fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr);
+      else if constexpr (kXyb) {
+        if (dl)  // the debug path (tests): linear RGB of scale 0 written too
+          launch_xyb_fast<true, true>(fs, grid, block, w, h, xyb, down, write_down, dl, stream);
+        else
+          launch_xyb_fast<true, false>(fs, grid, block, w, h, xyb, down, write_down, nullptr, stream);
+      } else
+        launch_xyb_fast<false, false>(fs, grid, block, w, h, xyb, down, write_down, nullptr, stream);
+      return;
+    }
     if (s > 0)
       xyb_down_kernel<Source::kLinear, kXyb><<<grid, block, 0, stream>>>(
           fs, level_[s], w, h, cbrt_bias_, xyb, down, write_down, nullptr);
@@ -2152,6 +2430,24 @@ class Pipeline {
           fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl);
   }
 
+  template <bool kXyb, bool kDebug>
+  void launch_xyb_fast(const FrameSource& fs, dim3 grid, dim3 block, uint32_t w, uint32_t h,
+                       float* xyb, float* down, bool write_down, float* dl, cudaStream_t stream,
+                       uint32_t oy0 = 0, uint32_t oy_end = UINT32_MAX) {
+    if (rgb_ && format_.bit_depth > 8)
+      xyb_down_fast_kernel<Source::kRgb16, kXyb, kDebug><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+    else if (rgb_)
+      xyb_down_fast_kernel<Source::kRgb8, kXyb, kDebug><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+    else if (format_.bit_depth > 8)
+      xyb_down_fast_kernel<Source::kYuv16, kXyb, kDebug><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+    else
+      xyb_down_fast_kernel<Source::kYuv8, kXyb, kDebug><<<grid, block, 0, stream>>>(
+          fs, nullptr, w, h, cbrt_bias_, xyb, down, write_down, dl, oy0, oy_end);
+  }
+
   // Stage 2 of scale s: the horizontal pass of its 15 blurs.
   void enqueue_rows(int s, cudaStream_t stream) {
     const uint32_t w = width_[s], h = height_[s];
@@ -2159,6 +2455,19 @@ class Pipeline {
     const dim3 block(kLines, kBlurPlanes);
     const dim3 grid(ceil_div(h, kLines), 3);
     float* products = debug ? debug_products_.get<float>() : nullptr;
+    if (poles2_store_all_ && vec_rows_[s] && !poles_sets_ && row_groups_ == kRowPoles &&
+        poles_sums_ && !poles_split_ && hblur_warps_ < 0) {  // VQX_SS2_HBLUR=poles2all (timing)
+      blur_rows_poles2_kernel<true, false, true><<<grid, dim3(kLines, kPoleWarps), kPoles2Smem,
+                                                   stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
+                                                             products);
+      check_launch("ssimulacra2: blur_rows_poles2_kernel");
+      return;
+    }
+    if (hblur_warps_ >= 0) {  // the warp-autonomous kernel (ssimulacra2_hblur.cu)
+      launch_blur_rows_warp(xyb_at_[s], w, h, coef_.n2, coef_.d1, hblur_at_[s], products, 0, h, h,
+                            hblur_warps_, vec_rows_[s], stream, hblur_uniform_, hblur_async_);
+      return;
+    }
     if (row_groups_ == 2 || row_groups_ == 3) {
       const dim3 gblock(kLines, row_groups_);
       const bool vec = vec_rows_[s];
@@ -2409,6 +2718,11 @@ class Pipeline {
   bool poles_sets_ = false;
   int terms_batch_ = 4;
   bool split_xyb_ = false;
+  int hblur_warps_ = -1;
+  bool hblur_uniform_ = false;
+  bool hblur_async_ = false;
+  bool poles2_store_all_ = false;
+  bool fast_xyb_ = false;
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
   // The strip schedule of one scale (enqueue_strips).
@@ -2502,6 +2816,7 @@ class Ssimulacra2Cuda final : public CudaMetric {
       options.poles_sums = true;
       options.poles_split = false;
     }
+    if (walk && std::string(walk) == "poles2all") options.poles2_store_all = true;  // timing
     if (walk && std::string(walk) == "poles4") {
       options.row_groups = kRowPoles;
       options.poles_sums = true;
@@ -2519,6 +2834,17 @@ class Ssimulacra2Cuda final : public CudaMetric {
       options.poles_sums = false;
     }
     if (walk && std::string(walk) == "groups3") options.row_groups = 3;
+    // VQX_SS2_HBLUR=warp: the warp-autonomous kernel, warps per block by size; warpN: N warps;
+    // warpu / warpuN: the same with one code path for every plane; warpa / warpaN: tiles by
+    // cp.async (v5).
+    if (walk && std::string(walk).rfind("warp", 0) == 0) {
+      const bool uniform = std::string(walk).rfind("warpu", 0) == 0;
+      const bool async = std::string(walk).rfind("warpa", 0) == 0;
+      const char* digits = walk + (uniform || async ? 5 : 4);
+      options.hblur_uniform = uniform;
+      options.hblur_async = async;
+      options.hblur_warps = *digits ? std::atoi(digits) : 0;
+    }
     if (vblur && std::string(vblur) == "regs80") {
       options.vblur_low_regs = true;
       options.fast_terms = false;
@@ -2557,6 +2883,9 @@ class Ssimulacra2Cuda final : public CudaMetric {
     const char* xyb = std::getenv("VQX_SS2_XYB");
     if (xyb && std::string(xyb) == "split") options.split_xyb = true;
     if (xyb && std::string(xyb) == "fused") options.split_xyb = false;
+    // VQX_SS2_XYB=fast (the default) / plain: the session-14 XYB kernel / the one before it.
+    if (xyb && std::string(xyb) == "fast") options.fast_xyb = true;
+    if (xyb && std::string(xyb) == "plain") options.fast_xyb = false;
     pipeline_.init(f, rgb_ ? nullptr : &matrix_, EdgeDifference::kFloatGroupsOf8, *context.device,
                    options);
   }
@@ -2761,7 +3090,37 @@ __global__ void division_check_kernel(uint64_t count, uint32_t seed,
   if (bad) atomicAdd(mismatches, bad);
 }
 
+// Every f32 bit pattern x = base + i: the fast cube root (cbrt_approx_seq where cbrt_seq_exact,
+// as xyb_pixel_fast takes it) against cbrt_approx.
+__global__ void cbrt_check_kernel(uint64_t base, uint64_t count, unsigned long long* mismatches) {
+  unsigned long long bad = 0, eotf_bad = 0;
+  for (uint64_t i = blockIdx.x * uint64_t(blockDim.x) + threadIdx.x; i < count;
+       i += uint64_t(gridDim.x) * blockDim.x) {
+    const float x = __uint_as_float(uint32_t(base + i));
+    const float fast = cbrt_seq_exact(x) ? cbrt_approx_seq(x) : cbrt_approx(x);
+    bad += __float_as_uint(fast) != __float_as_uint(cbrt_approx(x));
+    // The EOTF on its inputs in the XYB kernel: clamp01 of anything (the R'G'B' samples times
+    // 1/peak lie in [0, 1], a subset).
+    const float c = clamp01(x);
+    eotf_bad += __float_as_uint(srgb_eotf01(c)) != __float_as_uint(srgb_eotf(c));
+  }
+  if (bad) atomicAdd(mismatches, bad);
+  if (eotf_bad) atomicAdd(mismatches + 1, eotf_bad);
+}
+
 }  // namespace
+
+uint64_t cbrt_mismatches(uint64_t* eotf_mismatches) {
+  vqx::cuda::DeviceContext device(0);
+  vqx::cuda::DeviceBuffer counter(device, 2 * sizeof(unsigned long long), "cbrt check");
+  check(cudaMemset(counter.get(), 0, 2 * sizeof(unsigned long long)), "cbrt check");
+  cbrt_check_kernel<<<4096, 256>>>(0, uint64_t{1} << 32, counter.get<unsigned long long>());
+  check_launch("ssimulacra2: cbrt_check_kernel");
+  unsigned long long host[2] = {0, 0};
+  check(cudaMemcpy(host, counter.get(), sizeof(host), cudaMemcpyDeviceToHost), "cbrt check");
+  if (eotf_mismatches) *eotf_mismatches = host[1];
+  return host[0];
+}
 
 uint64_t division_mismatches(uint64_t count, uint32_t seed) {
   vqx::cuda::DeviceContext device(0);

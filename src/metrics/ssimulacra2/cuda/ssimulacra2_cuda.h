@@ -64,6 +64,17 @@ struct PipelineOptions {
   // Concurrent/chain schedules: the downsample into the next level in its own kernel before the
   // XYB, so that the next scales start while this scale's XYB runs.
   bool split_xyb = false;
+  // Horizontal pass by the warp-autonomous kernel (ssimulacra2_hblur.cu; VQX_SS2_HBLUR=warp /
+  // warpN): -1 = off (the kernels above), 0 = warps per block chosen by size, N = N warps per block.
+  int hblur_warps = -1;
+  bool hblur_uniform = false;  // hblur_warps >= 0: every plane by one code path (warpu)
+  bool hblur_async = false;    // hblur_warps >= 0: tiles by cp.async (warpa; v5)
+  // poles2 adding all its output quads before their stores (poles2all, timing; slower)
+  bool poles2_store_all = false;
+  // XYB kernel with the cube roots' divisions inlined, the EOTF without its redundant selects,
+  // 4:2:0 chroma formed once per 2x2 block and float2 stores (the default since session 14; the
+  // same bits; VQX_SS2_XYB=plain the kernel before).
+  bool fast_xyb = true;
   // The strip schedule (session 14): each scale at least strip_min_height rows high runs its
   // horizontal pass in strips of strip_rows rows (a multiple of 32; 0 = the whole plane at once)
   // into a ring of strip_depth * strip_rows + 32 rows of planes, and its vertical pass + terms
@@ -98,6 +109,11 @@ DebugFrame run_debug_frame(const Picture& ref, const Picture& dis, const YuvMatr
 // from random f32 bit patterns, plus special values); returns the number of pairs whose bits
 // differ.
 uint64_t division_mismatches(uint64_t count, uint32_t seed);
+
+// Device check of the XYB kernel's fast cube root (VQX_SS2_XYB=fast) against cbrt_approx on all
+// 2^32 f32 bit patterns; returns the number whose result bits differ. eotf_mismatches (if not
+// null): the same count for its EOTF (srgb_eotf01 against srgb_eotf, on clamp01 of every pattern).
+uint64_t cbrt_mismatches(uint64_t* eotf_mismatches = nullptr);
 
 // Device time of the metric's whole frame (its CUDA graph, as the engine runs it), replayed
 // `frames` times after a warm-up on one uploaded pair; for bench/ssimulacra2_cuda_bench.
