@@ -16,4 +16,10 @@ inline void check(cudaError_t error, const char* what) {
 // After a kernel launch (also inside stream capture, where launch errors surface the same way).
 inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
 
+// Lets `kernel` launch with `bytes` of dynamic shared memory (beyond the 48 KB default).
+template <class Kernel>
+void allow_dynamic_smem(Kernel* kernel, size_t bytes, const char* what) {
+  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)), what);
+}
+
 }  // namespace vqx::cuda

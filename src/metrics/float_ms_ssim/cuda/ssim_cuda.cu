@@ -24,11 +24,14 @@
 #include <type_traits>
 
 #include "engine/cuda/cuda_check.h"
+#include "engine/cuda/device_division.cuh"
 #include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
 #include "metrics/float_ssim/float_ssim.h"
 
 namespace vqx::ssim::cuda {
 namespace {
+
+using vqx::cuda::div_rn_fast;
 
 // The CPU's tables, copied by prepare_device() (never recomputed).
 __constant__ float c_gaussian[kWindowTaps];
@@ -1470,36 +1473,6 @@ __device__ __forceinline__ void run_v(float (*pass)[kInH][kPassW]) {
     }
   }
   __syncthreads();
-}
-
-// The fast path of the correctly rounded f64 division __ddiv_rn compiles to on sm_90 (the same
-// sequence as SSIMULACRA2's div_rn_fast, src/metrics/ssimulacra2/cuda/ssimulacra2_cuda.cu):
-// reciprocal seed (MUFU.RCP64H of b's high word, low word 1), two Newton steps, the quotient and
-// one residual correction, each one DFMA/DMUL. Without __ddiv_rn's branch to its slow path the
-// two divisions of a pixel (l and c) interleave. `fast` is false where the sequence is not known
-// to give the exact quotient (an operand or the quotient zero, denormal, near the ends of the
-// exponent range, infinite or NaN); the caller then takes __ddiv_rn. Checked bit for bit against
-// __ddiv_rn on the device (division_mismatches: random operands of both divisions' shapes,
-// random f64 pairs and special values).
-__device__ __forceinline__ double div_rn_fast(double a, double b, bool& fast) {
-  double r;
-  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(b));
-  double y = __hiloint2double(__double2hiint(r), 1);
-  double e = __fma_rn(-b, y, 1.0);
-  e = __fma_rn(e, e, e);
-  y = __fma_rn(y, e, y);
-  e = __fma_rn(-b, y, 1.0);
-  y = __fma_rn(y, e, y);
-  const double q0 = __dmul_rn(a, y);
-  const double res = __fma_rn(-b, q0, a);
-  const double q = __fma_rn(y, res, q0);
-  const uint32_t ah = uint32_t(__double2hiint(a)) & 0x7fffffffu;
-  const uint32_t bh = uint32_t(__double2hiint(b)) & 0x7fffffffu;
-  const uint32_t qh = uint32_t(__double2hiint(q)) & 0x7fffffffu;
-  // Exponent fields: a >= 2^-967, b and q at least 2^-1000, all three below 2^900.
-  fast = ah - 0x03800000u < 0x78300000u - 0x03800000u && bh - 0x01700000u < 0x78300000u - 0x01700000u &&
-         qh - 0x01700000u < 0x78300000u - 0x01700000u;
-  return q;
 }
 
 __device__ __forceinline__ double div_rn(double a, double b) {

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "engine/cuda/cuda_check.h"
+#include "engine/cuda/device_division.cuh"
 #include "engine/cuda/device_context.h"
 #include "engine/error.h"
 #include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
@@ -52,7 +53,9 @@ namespace vqx::ssimulacra2::cuda {
 namespace {
 
 using vqx::cuda::check;
+using vqx::cuda::allow_dynamic_smem;
 using vqx::cuda::check_launch;
+using vqx::cuda::div_rn_fast;
 
 // ---- constants (section 3.1, the same literals and bits as ssimulacra2_core.cpp) ---------------
 
@@ -241,37 +244,6 @@ __device__ __forceinline__ double edge_ratio(float img1, float mu1, float img2, 
     e2 = e2 < 0.0 ? -e2 : e2;
   }
   return __dsub_rn(__ddiv_rn(__dadd_rn(1.0, e2), __dadd_rn(1.0, e1)), 1.0);
-}
-
-// The fast path of the correctly rounded f64 division that __ddiv_rn compiles to on sm_90: the
-// reciprocal seed (MUFU.RCP64H of b's high word, low word 1), two Newton steps, the quotient and
-// one residual correction, each a single DFMA/DMUL. Written out so that the terms of several
-// pixels can be interleaved (__ddiv_rn guards its fast path with a branch to its slow path, which
-// keeps each division apart). `fast` is false where this sequence is not known to be the exact
-// quotient (either operand or the quotient zero, denormal, near the ends of the exponent range,
-// infinite or NaN): a subset of where __ddiv_rn itself leaves its fast path, and the caller then
-// takes __ddiv_rn. division_mismatches() compares the bits with __ddiv_rn on the device.
-__device__ __forceinline__ double div_rn_fast(double a, double b, bool& fast) {
-  double r;
-  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(b));
-  double y = __hiloint2double(__double2hiint(r), 1);
-  double e = __fma_rn(-b, y, 1.0);
-  e = __fma_rn(e, e, e);
-  y = __fma_rn(y, e, y);
-  e = __fma_rn(-b, y, 1.0);
-  y = __fma_rn(y, e, y);
-  const double q0 = __dmul_rn(a, y);
-  const double res = __fma_rn(-b, q0, a);
-  const double q = __fma_rn(y, res, q0);
-  const uint32_t ah = uint32_t(__double2hiint(a)) & 0x7fffffffu;
-  const uint32_t bh = uint32_t(__double2hiint(b)) & 0x7fffffffu;
-  const uint32_t qh = uint32_t(__double2hiint(q)) & 0x7fffffffu;
-  // Exponent fields: a >= 2^-967 (the library's own test: its high word as a float >= 2^-120),
-  // b and q at least 2^-1000, all three below 2^900 (unsigned range tests).
-  fast = ah - 0x03800000u < 0x78300000u - 0x03800000u &&
-         bh - 0x01700000u < 0x78300000u - 0x01700000u &&
-         qh - 0x01700000u < 0x78300000u - 0x01700000u;
-  return q;
 }
 
 // Section 8's operands of the division: (1 + e2) and (1 + e1), as edge_ratio().
@@ -2009,40 +1981,19 @@ class Pipeline {
     if (matrix)
       source_.m = YuvMatrixDev{matrix->cr_r,    matrix->cb_b,    matrix->cb_g,  matrix->cr_g,
                                matrix->y_scale, matrix->c_scale, matrix->y_off, matrix->c_off};
-    check(cudaFuncSetAttribute(blur_rows_poles_kernel<true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoleSmem)),
-          "ssimulacra2: pole kernel shared memory");
-    check(cudaFuncSetAttribute(blur_rows_poles_kernel<false>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoleSmem)),
-          "ssimulacra2: pole kernel shared memory");
-    check(cudaFuncSetAttribute(blur_rows_poles_kernel<true, true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoleSmemUniform)),
-          "ssimulacra2: pole kernel shared memory");
-    check(cudaFuncSetAttribute(blur_rows_poles_kernel<false, true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoleSmemUniform)),
-          "ssimulacra2: pole kernel shared memory");
-    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
-          "ssimulacra2: pole kernel shared memory");
-    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<false>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
-          "ssimulacra2: pole kernel shared memory");
-    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<true, true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
-          "ssimulacra2: pole kernel shared memory");
-    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<false, true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
-          "ssimulacra2: pole kernel shared memory");
-    check(cudaFuncSetAttribute(blur_rows_poles3_kernel<true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles3Smem)),
-          "ssimulacra2: pole kernel shared memory");
-    check(cudaFuncSetAttribute(blur_rows_poles3_kernel<false>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles3Smem)),
-          "ssimulacra2: pole kernel shared memory");
+    const char* what = "ssimulacra2: pole kernel shared memory";
+    allow_dynamic_smem(blur_rows_poles_kernel<true>, kPoleSmem, what);
+    allow_dynamic_smem(blur_rows_poles_kernel<false>, kPoleSmem, what);
+    allow_dynamic_smem(blur_rows_poles_kernel<true, true>, kPoleSmemUniform, what);
+    allow_dynamic_smem(blur_rows_poles_kernel<false, true>, kPoleSmemUniform, what);
+    allow_dynamic_smem(blur_rows_poles2_kernel<true>, kPoles2Smem, what);
+    allow_dynamic_smem(blur_rows_poles2_kernel<false>, kPoles2Smem, what);
+    allow_dynamic_smem(blur_rows_poles2_kernel<true, true>, kPoles2Smem, what);
+    allow_dynamic_smem(blur_rows_poles2_kernel<false, true>, kPoles2Smem, what);
+    allow_dynamic_smem(blur_rows_poles3_kernel<true>, kPoles3Smem, what);
+    allow_dynamic_smem(blur_rows_poles3_kernel<false>, kPoles3Smem, what);
     if (hblur_warps_ >= 0) prepare_blur_rows_warp();  // not during a graph capture
-    check(cudaFuncSetAttribute(blur_rows_poles2_kernel<true, false, true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, int(kPoles2Smem)),
-          "ssimulacra2: pole kernel shared memory");
+    allow_dynamic_smem(blur_rows_poles2_kernel<true, false, true>, kPoles2Smem, what);
     check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
           "ssimulacra2: EOTF table upload");
     // A copy from pageable memory may return before its DMA has landed, and the kernels run on

@@ -459,18 +459,13 @@ int sm_count() {
 void set_smem_once() {
   static std::once_flag once;
   std::call_once(once, [] {
-    const int bytes = int(kWarpSmem * kMaxWarps);
+    const size_t bytes = kWarpSmem * kMaxWarps;
     const char* what = "ssimulacra2: warp row kernel shared memory";
-    check(cudaFuncSetAttribute(blur_rows_warp_kernel<true, false>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
-    check(cudaFuncSetAttribute(blur_rows_warp_kernel<false, false>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
-    check(cudaFuncSetAttribute(blur_rows_warp_kernel<true, true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
-    check(cudaFuncSetAttribute(blur_rows_warp_kernel<false, true>,
-                               cudaFuncAttributeMaxDynamicSharedMemorySize, bytes), what);
-    check(cudaFuncSetAttribute(blur_rows_async_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               int(kAWarpSmem * kAMaxWarps)), what);
+    vqx::cuda::allow_dynamic_smem(blur_rows_warp_kernel<true, false>, bytes, what);
+    vqx::cuda::allow_dynamic_smem(blur_rows_warp_kernel<false, false>, bytes, what);
+    vqx::cuda::allow_dynamic_smem(blur_rows_warp_kernel<true, true>, bytes, what);
+    vqx::cuda::allow_dynamic_smem(blur_rows_warp_kernel<false, true>, bytes, what);
+    vqx::cuda::allow_dynamic_smem(blur_rows_async_kernel, kAWarpSmem * kAMaxWarps, what);
   });
 }
 
