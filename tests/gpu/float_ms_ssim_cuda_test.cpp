@@ -37,20 +37,26 @@ using cuda::check;
 
 // ---- Device helpers ----------------------------------------------------------------------------
 
+// The stage kernels run on `stream`, a non-blocking stream, which does not wait for cudaMemset or
+// cudaMemcpy on the legacy stream (both may return before the device has done them): every
+// upload or fill waits for the device before a kernel may read or overwrite the buffer.
 struct Device {
   cuda::DeviceContext context{0};
   cuda::Stream stream;
   Device() { sc::prepare_device(); }
+  static void settle() { check(cudaDeviceSynchronize(), "settle"); }
 
   template <typename T>
   cuda::DeviceBuffer upload(const std::vector<T>& host) {
     cuda::DeviceBuffer b(context, host.size() * sizeof(T), "test");
     check(cudaMemcpy(b.get(), host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    settle();
     return b;
   }
   cuda::DeviceBuffer filled(size_t bytes) {
     cuda::DeviceBuffer b(context, bytes, "test");
     check(cudaMemset(b.get(), 0xff, bytes), "fill");  // NaN-like garbage: every value must be written
+    settle();
     return b;
   }
   template <typename T>
@@ -337,6 +343,7 @@ void check_fused_pyramid(Device& dev, const std::vector<float>& r, const std::ve
   const size_t words = sc::pyramid_sync_words(size);
   cuda::DeviceBuffer sync(dev.context, words * sizeof(unsigned), "test");
   check(cudaMemset(sync.get(), 0, words * sizeof(unsigned)), "zero");
+  Device::settle();
   const sc::SpeedVariants saved = sc::speed_variants();
   for (int variant : {1, 2, 3, 4})
     for (int dec : {0, 7, 13, 15}) {
@@ -359,6 +366,7 @@ void check_fused_pyramid(Device& dev, const std::vector<float>& r, const std::ve
             check(cudaMemset(pr_out[k], 0xff, sizes[k].pixels() * 4), "fill");
             check(cudaMemset(pd_out[k], 0xff, sizes[k].pixels() * 4), "fill");
           }
+        Device::settle();
         sc::enqueue_pyramid(pr, pd, pr_out, pd_out, variant, sync.get<unsigned>(), dev.stream.get());
         for (int k = 1; k < ssim::kScales; ++k) {
           const std::string tag =
