@@ -47,10 +47,15 @@ enum Variant {
   kPlainXyb = 1 << 25, // the XYB kernel before session 14 (the fast one is the default)
   kPoles2All = 1 << 26,  // poles2 adding all output quads before their stores (slower)
   kHWarpA = 1 << 27,     // kHWarp*: tiles by cp.async (v5)
+  kLean = 1 << 28,       // session 15: the lean vertical/terms kernel (3 blocks per SM)
+  kLean4 = 1 << 29,      // the same at 4 blocks per SM
+  kLean4b2 = 1 << 30,    // the same at 4 blocks per SM, terms two pixels at a time
 };
+// Session 15: the lean kernel's inputs by cp.async (3 / 4 blocks per SM), in the bits above 30.
+constexpr long long kLeanA = 1ll << 31, kLeanA4 = 1ll << 32;
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
-                          int variant, bool concurrent) {
+                          long long variant, bool concurrent) {
   if (!cuda_device_available(0)) {
     state.SkipWithError("no CUDA device");
     return;
@@ -100,6 +105,11 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kPlainXyb) options.fast_xyb = false;
   if (variant & kPoles2All) options.poles2_store_all = true;
   if (variant & kHWarpA) options.hblur_async = true;
+  if (variant & kLean) options.vblur_lean = 3;
+  if (variant & kLean4) options.vblur_lean = 4;
+  if (variant & kLean4b2) options.vblur_lean = 2;
+  if (variant & kLeanA) options.vblur_lean = 5;
+  if (variant & kLeanA4) options.vblur_lean = 6;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -145,6 +155,19 @@ VQX_SS2_DEVICE(4k_default_sequential, "uhd4k", format_4k(), kDefault, false);
 VQX_SS2_DEVICE(4k_hwarpu_sequential, "uhd4k", format_4k(), kHWarp | kHWarpU, false);
 VQX_SS2_DEVICE(4k_hwarpa_sequential, "uhd4k", format_4k(), kHWarp | kHWarpA, false);
 VQX_SS2_DEVICE(4k_plainxyb_sequential, "uhd4k", format_4k(), kPlainXyb, false);
+// Session 15: the lean vertical/terms kernel beside the default.
+VQX_SS2_DEVICE(1080p_lean, "band1080", format_1080p(), kLean, true);
+VQX_SS2_DEVICE(1080p_lean4, "band1080", format_1080p(), kLean4, true);
+VQX_SS2_DEVICE(1080p_lean4b2, "band1080", format_1080p(), kLean4b2, true);
+VQX_SS2_DEVICE(1080p_lean_x2, "band1080", format_1080p(), kLean | kInFlight2, true);
+VQX_SS2_DEVICE(4k_lean, "uhd4k", format_4k(), kLean, true);
+VQX_SS2_DEVICE(4k_lean4, "uhd4k", format_4k(), kLean4, true);
+VQX_SS2_DEVICE(4k_lean4b2, "uhd4k", format_4k(), kLean4b2, true);
+VQX_SS2_DEVICE(4k_lean_sequential, "uhd4k", format_4k(), kLean, false);
+VQX_SS2_DEVICE(1080p_leana, "band1080", format_1080p(), kLeanA, true);
+VQX_SS2_DEVICE(1080p_leana4, "band1080", format_1080p(), kLeanA4, true);
+VQX_SS2_DEVICE(4k_leana, "uhd4k", format_4k(), kLeanA, true);
+VQX_SS2_DEVICE(4k_leana4, "uhd4k", format_4k(), kLeanA4, true);
 
 // The strip schedule (session 14): rows per strip (0 = whole planes), ring depth, the scale
 // schedule (0 = the metric's choice, 1 = chain, 2 = scales in sequence, 3 = concurrent) and

@@ -153,6 +153,9 @@ void expect_stages_match(const Picture& ref, const Picture& dis, const YuvMatrix
   if (const char* ha = std::getenv("VQX_SS2_TEST_HASYNC")) variant.hblur_async = std::atoi(ha) != 0;
   // VQX_SS2_TEST_XYB=fast: the same with the fast XYB kernel.
   if (const char* x = std::getenv("VQX_SS2_TEST_XYB")) variant.fast_xyb = std::string(x) == "fast";
+  // VQX_SS2_TEST_VLEAN=N (session 15): the vertical pass + terms by the lean kernel
+  // (PipelineOptions::vblur_lean = N: 3 = lean, 4 = lean4, 2 = lean4b2) against the CPU.
+  if (const char* vl = std::getenv("VQX_SS2_TEST_VLEAN")) variant.vblur_lean = std::atoi(vl);
   const DebugFrame gpu = run_debug_frame(ref, dis, matrix, mode, max_scales, variant);
   ASSERT_EQ(cpu.scales.size(), gpu.scales.size()) << label;
   ASSERT_EQ(cpu.sums.scales, gpu.sums.scales) << label;
@@ -304,6 +307,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     bool hblur_uniform = false;  // hblur_warps >= 0: one code path for every plane
     bool poles2_all = false;     // poles2 adding all its quads before their stores (poles2all)
     bool hblur_async = false;    // hblur_warps >= 0: tiles by cp.async (v5)
+    int vblur_lean = 0;          // session 15: the lean vertical/terms kernel (3, 4 or 2; 0 off)
     ssimulacra2::cuda::PipelineOptions options() const {
       ssimulacra2::cuda::PipelineOptions o;
       o.row_groups = row_groups;
@@ -319,6 +323,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       o.hblur_uniform = hblur_uniform;
       o.poles2_store_all = poles2_all;
       o.hblur_async = hblur_async;
+      o.vblur_lean = vblur_lean;
       return o;
     }
   };
@@ -345,20 +350,32 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 3, false, true},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, true},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true, false, false, true},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 3, false, false, false, true}};
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 3, false, false, false, true},
+                              // session 15: the default kernels with the lean vertical/terms
+                              // kernel at 3 and 4 blocks per SM, and two pixels at a time
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 3},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 4},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 2},
+                              // and with the inputs by cp.async (leana, leana4)
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 5},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 6}};
+  // VQX_SS2_TEST_VARIANTS=lean (device rounds): only the session-15 variants.
+  const char* only = std::getenv("VQX_SS2_TEST_VARIANTS");
+  const bool only_lean = only && std::string(only) == "lean";
   for (const auto& [label, frames] : inputs) {
    for (const EdgeDifference mode : {EdgeDifference::kFloatGroupsOf8, EdgeDifference::kDouble}) {
     if (mode == EdgeDifference::kDouble && label.find("frame") != std::string::npos) continue;
     const DebugFrame base =
         run_debug_frame(frames.first, frames.second, &m, mode, kNumScales, before.options());
     for (const Variant v : variants) {
+      if (only_lean && v.vblur_lean == 0) continue;
       const DebugFrame other =
           run_debug_frame(frames.first, frames.second, &m, mode, kNumScales, v.options());
       const std::string at = fmt::format(
           "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {} split {} sets {} hwarps {}", label,
           mode == EdgeDifference::kDouble ? "f64 edges" : "", v.row_groups, v.low_regs,
           v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums, v.poles_split, v.poles_sets,
-          v.hblur_warps) + (v.fast_xyb ? " fast xyb" : "") + (v.hblur_uniform ? " uniform rows" : "") + (v.poles2_all ? " poles2all" : "") + (v.hblur_async ? " async rows" : "");
+          v.hblur_warps) + (v.fast_xyb ? " fast xyb" : "") + (v.hblur_uniform ? " uniform rows" : "") + (v.poles2_all ? " poles2all" : "") + (v.hblur_async ? " async rows" : "") + (v.vblur_lean ? fmt::format(" lean {}", v.vblur_lean) : "");
       ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
       for (size_t s = 0; s < base.scales.size(); ++s) {
         const DebugScale& a = base.scales[s];

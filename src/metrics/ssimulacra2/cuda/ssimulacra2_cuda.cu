@@ -1895,6 +1895,253 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
   }
 }
 
+// ---- stage 3, session 15 (VQX_SS2_VBLUR=lean / lean4): the fast terms with fewer instructions --
+//
+// The same partition, walk, chunks, shared memory and sums' tree as blur_columns_terms_kernel
+// <3, true> (every column's recurrence steps and every accumulator's additions are the same
+// operations in the same order); the terms of a pixel are formed with fewer instructions:
+// - One range test per pixel instead of three per division: both divisions take div_rn_fast's
+//   sequence (its own range tests unused, so the compiler drops them) when
+//   z = (num_m * num_s) * (denom_s * (1 + (|e1| + |e2|))) (f32) is finite and nonzero. Then
+//   num_m, num_s, denom_s are finite and nonzero and the f32 differences e1, e2 finite, so
+//   |num_m * num_s| (exact in f64) lies in [2^-298, 2^256], |denom_s| in [2^-149, 2^128], the
+//   quotient in [2^-426, 2^405]; the edge operands 1 + e lie in [1, 2^129] and their quotient in
+//   [2^-129, 2^129]: all inside div_rn_fast's range (a >= 2^-967, b, q >= 2^-1000, all < 2^900),
+//   where its sequence is __ddiv_rn's result. A product that under- or overflows only sends a
+//   pixel to __ddiv_rn. One branch per batch of pixels.
+// - |e| as fabsf: a < 0 ? -a : a differs from it only for -0 (and a NaN's sign), and
+//   1 + double(+-0) = 1 either way.
+// - The clamps as predicated additions: art = max(r, 0) added to a sum adds +0 when r <= 0, which
+//   leaves the (non-negative, never -0) sum's bits unchanged; likewise d < 0 and rows outside the
+//   plane. quartic(det) = quartic(-r) = quartic(r) bit for bit ((-r) * (-r) == r * r), so one
+//   quartic(r) serves both edge sums.
+// - The f64 edge differences (kFloatGroupsOf8's last n % 8 pixels, kDouble's every pixel) in a
+//   branch taken only by threads that hold such a pixel in the chunk: there the edge ratio is
+//   formed again with the f64 differences and __ddiv_rn.
+// - 32-bit row and pixel indices (the dispatch takes it for planes of fewer than 2^32 pixels).
+// The XYB samples of the terms are read through xyb_sample() only (the XYB planes' layout lives
+// there).
+__device__ __forceinline__ float xyb_sample(const float* __restrict__ plane, uint32_t x, uint32_t y,
+                                            uint32_t w) {
+  return __ldg(plane + (y * w + x));
+}
+
+// kAsyncIn (VQX_SS2_VBLUR=leana / leana4): the next chunk's inputs are copied by cp.async into
+// the thread's own slots of shared memory after the walk (no registers held for them during the
+// terms), and read back at the next chunk's walk; out-of-plane rows are zero-filled by the copy.
+__device__ __forceinline__ void cp_async4(float* smem, const float* gmem, uint32_t bytes) {
+  const uint32_t dst = uint32_t(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+template <int kMinBlocks, int kBatch = kTermRows, bool kAsyncIn = false>
+__global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
+blur_columns_terms_lean_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
+                               uint32_t w, uint32_t h, BlurCoef coef, uint32_t f32_end,
+                               Dd* __restrict__ partials, float* __restrict__ debug_vblur,
+                               double* __restrict__ debug_terms) {
+  __shared__ float blurred[kBlurPlanes][kChunkRows][kLines];
+  __shared__ double block_sums[kSums][kBlockThreads];
+  __shared__ float inbuf[kAsyncIn ? kBlurPlanes : 1][kChunkRows][kLines];
+  static_assert(kTermRows % kBatch == 0);
+  const uint32_t n = w * h;
+  const int c = blockIdx.y;
+  const int lane = threadIdx.x, k = threadIdx.y, tid = k * kLines + lane;
+  const uint32_t x = blockIdx.x * kLines + lane;
+  const bool valid = x < w;
+  const float* src = hblur + size_t(c * kBlurPlanes + k) * n + (valid ? x : 0u);
+  const float* img1 = xyb + size_t(c) * n;
+  const float* img2 = xyb + size_t(3 + c) * n;
+  const int len = int(h);
+
+  // Rows outside the plane are read (and their terms dropped): finite.
+  for (int i = tid; i < kBlurPlanes * kChunkRows * kLines; i += kBlockThreads)
+    (&blurred[0][0][0])[i] = 0.0f;
+  __syncthreads();
+  Recurrence rec;
+  double acc[kSums];
+#pragma unroll
+  for (int s = 0; s < kSums; ++s) acc[s] = 0.0;
+  float prev_b[10];  // in[t + 4] of the previous chunk's last 10 steps = in[t - 6] of this one's
+#pragma unroll
+  for (int i = 0; i < 10; ++i) prev_b[i] = 0.0f;
+
+  float b_next[kAsyncIn ? 1 : kChunkRows];
+  auto fetch_async = [&](int y0) {
+    const int r0 = y0 + 4;
+    float* dst = &inbuf[kAsyncIn ? k : 0][0][lane];
+    if (valid && r0 >= 0 && r0 + kChunkRows <= len) {
+      const float* p = src + uint32_t(r0) * w;
+#pragma unroll
+      for (int i = 0; i < kChunkRows; ++i, p += w) cp_async4(dst + i * kLines, p, 4u);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kChunkRows; ++i) {
+        const int row = r0 + i;
+        const bool in = valid && row >= 0 && row < len;
+        cp_async4(dst + i * kLines, src + (in ? uint32_t(row) * w : 0u), in ? 4u : 0u);
+      }
+    }
+    cp_async_commit();
+  };
+  auto fetch = [&](int y0) {
+    if constexpr (kAsyncIn) {
+      fetch_async(y0);
+      return;
+    }
+    const int r0 = y0 + 4;
+    if (valid && r0 >= 0 && r0 + kChunkRows <= len) {
+      const float* p = src + uint32_t(r0) * w;
+#pragma unroll
+      for (int i = 0; i < kChunkRows; ++i, p += w) b_next[i] = __ldg(p);
+      return;
+    }
+#pragma unroll
+    for (int i = 0; i < kChunkRows; ++i) {
+      const int row = r0 + i;
+      b_next[i] = valid && row >= 0 && row < len ? __ldg(src + uint32_t(row) * w) : 0.0f;
+    }
+  };
+  fetch(-kChunkRows);
+  for (int y0 = -kChunkRows; y0 < len; y0 += kChunkRows) {
+    float b[kChunkRows];
+    if constexpr (kAsyncIn) {
+      cp_async_wait_all();  // this thread's own copies (no other thread reads its slots)
+#pragma unroll
+      for (int i = 0; i < kChunkRows; ++i) b[i] = inbuf[k][i][lane];
+    } else {
+#pragma unroll
+      for (int i = 0; i < kChunkRows; ++i) b[i] = b_next[i];
+    }
+    // The XYB samples of this chunk's terms, loaded before the walk (their latency passes there).
+    float pre1[kTermRows], pre2[kTermRows];
+#pragma unroll
+    for (int m = 0; m < kTermRows; ++m) {
+      const int y = y0 + k + kBlurPlanes * m;
+      const bool in = valid && uint32_t(y) < h;
+      pre1[m] = xyb_sample(img1, in ? x : 0u, in ? uint32_t(y) : 0u, w);
+      pre2[m] = xyb_sample(img2, in ? x : 0u, in ? uint32_t(y) : 0u, w);
+    }
+    if (!kAsyncIn && y0 + kChunkRows < len) fetch(y0 + kChunkRows);
+    // Every row of the chunk steps without a range test (see blur_columns_terms_kernel's kFast).
+    auto walk = [&](auto debug) {
+#pragma unroll
+      for (int i = 0; i < kChunkRows; ++i) {
+        const float a = i < 10 ? prev_b[i] : b[i - 10];
+        const float o = rec.step(coef, fadd(a, b[i]));
+        blurred[k][i][lane] = o;
+        if constexpr (decltype(debug)::value) {
+          const int t = y0 + i;
+          if (valid && uint32_t(t) < h)
+            debug_vblur[size_t(c * kBlurPlanes + k) * n + size_t(t) * w + x] = o;
+        }
+      }
+    };
+    if (debug_vblur) walk(std::true_type{});
+    else walk(std::false_type{});
+#pragma unroll
+    for (int i = 0; i < 10; ++i) prev_b[i] = b[i + 10];
+    // kAsyncIn: the walk has consumed this chunk's inputs; the next chunk's copies run during
+    // the terms.
+    if (kAsyncIn && y0 + kChunkRows < len) fetch(y0 + kChunkRows);
+    __syncthreads();
+    // Does this thread hold a pixel with the f64 edge difference (index >= f32_end) here? Its
+    // last row in the plane has the largest index.
+    const int y_last = min(y0 + k + kBlurPlanes * (kTermRows - 1), len - 1);
+    const bool tail = valid && y_last >= 0 && uint32_t(y_last) * w + x >= f32_end;
+#pragma unroll
+    for (int m0 = 0; m0 < kTermRows; m0 += kBatch) {
+      double sa[kBatch], sb[kBatch], sq[kBatch], ea[kBatch], eb[kBatch], eq[kBatch];
+      bool fast = true;
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m) {
+        const int i = k + kBlurPlanes * (m0 + m);
+        const float mu1 = blurred[0][i][lane], mu2 = blurred[1][i][lane];
+        const float s11 = blurred[2][i][lane], s22 = blurred[3][i][lane];
+        const float s12 = blurred[4][i][lane];
+        // Section 7, as ssim_term().
+        const float mu11 = fmul(mu1, mu1), mu22 = fmul(mu2, mu2), mu12 = fmul(mu1, mu2);
+        const float dm = fsub(mu1, mu2);
+        const float num_m = fsub(1.0f, fmul(dm, dm));
+        const float num_s = fadd(fmul(2.0f, fsub(s12, mu12)), kC2);
+        const float denom_s = fadd(fadd(fsub(s11, mu11), fsub(s22, mu22)), kC2);
+        sa[m] = __dmul_rn(double(num_m), double(num_s));
+        sb[m] = double(denom_s);
+        // Section 8 with the f32 differences (edge_ratio_f32_difference).
+        const float e1 = fabsf(fsub(pre1[m0 + m], mu1)), e2 = fabsf(fsub(pre2[m0 + m], mu2));
+        ea[m] = __dadd_rn(1.0, double(e2));
+        eb[m] = __dadd_rn(1.0, double(e1));
+        bool unused;
+        sq[m] = div_rn_fast(sa[m], sb[m], unused);
+        eq[m] = div_rn_fast(ea[m], eb[m], unused);
+        const float z = fmul(fmul(num_m, num_s), fmul(denom_s, fadd(1.0f, fadd(e1, e2))));
+        fast = fast && fabsf(z) < __int_as_float(0x7f800000) && z != 0.0f;
+      }
+      if (!fast) {  // rare: every pixel of the batch by __ddiv_rn (the same quotients where the
+                    // sequence applied)
+#pragma unroll
+        for (int m = 0; m < kBatch; ++m) {
+          sq[m] = __ddiv_rn(sa[m], sb[m]);
+          eq[m] = __ddiv_rn(ea[m], eb[m]);
+        }
+      }
+      if (tail) {  // the f64 differences (edge_ratio) where the pixel index is >= f32_end
+#pragma unroll
+        for (int m = 0; m < kBatch; ++m) {
+          const int y = y0 + k + kBlurPlanes * (m0 + m);
+          const int i = k + kBlurPlanes * (m0 + m);
+          if (valid && uint32_t(y) < h && uint32_t(y) * w + x >= f32_end) {
+            double num, den;
+            edge_operands(pre1[m0 + m], blurred[0][i][lane], pre2[m0 + m], blurred[1][i][lane],
+                          false, num, den);
+            eq[m] = __ddiv_rn(num, den);
+          }
+        }
+      }
+#pragma unroll
+      for (int m = 0; m < kBatch; ++m) {
+        const int y = y0 + k + kBlurPlanes * (m0 + m);
+        const bool ok = valid && uint32_t(y) < h;
+        const double d = __dsub_rn(1.0, sq[m]);
+        const double r = __dsub_rn(eq[m], 1.0);
+        const double d4 = quartic(d), r4 = quartic(r);
+        if (ok && !(d < 0.0)) {
+          acc[0] = __dadd_rn(acc[0], d);
+          acc[1] = __dadd_rn(acc[1], d4);
+        }
+        if (ok && r > 0.0) {
+          acc[2] = __dadd_rn(acc[2], r);
+          acc[3] = __dadd_rn(acc[3], r4);
+        }
+        if (ok && r < 0.0) {
+          acc[4] = __dadd_rn(acc[4], -r);
+          acc[5] = __dadd_rn(acc[5], r4);
+        }
+        if (debug_terms && ok) {
+          double* dt = debug_terms + size_t(3 * c) * n + (uint32_t(y) * w + x);
+          dt[0] = d < 0.0 ? 0.0 : d;
+          dt[n] = r > 0.0 ? r : 0.0;
+          dt[size_t(2) * n] = r < 0.0 ? -r : 0.0;
+        }
+      }
+    }
+    __syncthreads();
+  }
+  // Block: thread s adds the 160 threads' sums of accumulator s in thread order, in
+  // double-double (exact up to the final rounding in the reduce kernel).
+#pragma unroll
+  for (int s = 0; s < kSums; ++s) block_sums[s][tid] = acc[s];
+  __syncthreads();
+  if (tid < kSums) {
+    Dd total{block_sums[tid][0], 0.0};
+    for (int i = 1; i < kBlockThreads; ++i) total = dd_add(total, block_sums[tid][i]);
+    partials[(size_t(c) * gridDim.x + blockIdx.x) * kSums + tid] = total;
+  }
+}
+
 // ---- stage 4: the 108 sums ---------------------------------------------------------------------
 
 struct ScaleTable {
@@ -1956,6 +2203,7 @@ class Pipeline {
     poles_split_ = options.poles_split;
     poles_sets_ = options.poles_sets;
     terms_batch_ = options.terms_batch;
+    vblur_lean_ = options.vblur_lean;
     split_xyb_ = options.split_xyb;
     hblur_warps_ = options.hblur_warps;
     hblur_uniform_ = options.hblur_uniform;
@@ -2494,6 +2742,19 @@ class Pipeline {
       kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
                : terms_batch_ == 2 ? blur_columns_terms_kernel<4, true, 2>
                                    : blur_columns_terms_kernel<3, true>;
+    if (vblur_lean_ > 0 && n <= size_t{UINT32_MAX}) {  // session 15: VQX_SS2_VBLUR=lean...
+      auto lean = vblur_lean_ == 4   ? blur_columns_terms_lean_kernel<4>
+                  : vblur_lean_ == 2 ? blur_columns_terms_lean_kernel<4, 2>
+                  : vblur_lean_ == 5 ? blur_columns_terms_lean_kernel<3, kTermRows, true>
+                  : vblur_lean_ == 6 ? blur_columns_terms_lean_kernel<4, kTermRows, true>
+                                     : blur_columns_terms_lean_kernel<3>;
+      lean<<<grid, block, 0, stream>>>(
+          hblur_at_[s], xyb_at_[s], w, h, coef_, uint32_t(f32_end),
+          partials_.get<Dd>() + table_.partial_offset[s],
+          debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr);
+      check_launch("ssimulacra2: blur_columns_terms_lean_kernel");
+      return;
+    }
     kernel<<<grid, block, 0, stream>>>(
         hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
         partials_.get<Dd>() + table_.partial_offset[s],
@@ -2668,6 +2929,7 @@ class Pipeline {
   bool fast_terms_ = false, poles_uniform_ = false, poles_sums_ = false, poles_split_ = false;
   bool poles_sets_ = false;
   int terms_batch_ = 4;
+  int vblur_lean_ = 0;
   bool split_xyb_ = false;
   int hblur_warps_ = -1;
   bool hblur_uniform_ = false;
@@ -2807,6 +3069,15 @@ class Ssimulacra2Cuda final : public CudaMetric {
     }
     if (vblur && std::string(vblur) == "fast4") options.fast_terms = options.vblur_low_regs = true;
     if (vblur && std::string(vblur) == "plain") options.fast_terms = false;
+    // Session 15: lean (the fast terms with fewer instructions, 3 blocks per SM), lean4 (the
+    // same at 4 blocks per SM), lean4b2 (4 blocks, terms two pixels at a time).
+    if (vblur && std::string(vblur) == "lean") options.vblur_lean = 3;
+    if (vblur && std::string(vblur) == "lean4") options.vblur_lean = 4;
+    if (vblur && std::string(vblur) == "lean4b2") options.vblur_lean = 2;
+    // leana / leana4: lean with the next chunk's inputs by cp.async into shared memory (3 / 4
+    // blocks per SM).
+    if (vblur && std::string(vblur) == "leana") options.vblur_lean = 5;
+    if (vblur && std::string(vblur) == "leana4") options.vblur_lean = 6;
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
     options.force_concurrent = schedule && std::string(schedule) == "concurrent";
