@@ -2747,6 +2747,7 @@ class Pipeline {
                   : vblur_lean_ == 2 ? blur_columns_terms_lean_kernel<4, 2>
                   : vblur_lean_ == 5 ? blur_columns_terms_lean_kernel<3, kTermRows, true>
                   : vblur_lean_ == 6 ? blur_columns_terms_lean_kernel<4, kTermRows, true>
+                  : vblur_lean_ == 7 ? blur_columns_terms_lean_kernel<4, 2, true>
                                      : blur_columns_terms_lean_kernel<3>;
       lean<<<grid, block, 0, stream>>>(
           hblur_at_[s], xyb_at_[s], w, h, coef_, uint32_t(f32_end),
@@ -3078,6 +3079,7 @@ class Ssimulacra2Cuda final : public CudaMetric {
     // blocks per SM).
     if (vblur && std::string(vblur) == "leana") options.vblur_lean = 5;
     if (vblur && std::string(vblur) == "leana4") options.vblur_lean = 6;
+    if (vblur && std::string(vblur) == "leana4b2") options.vblur_lean = 7;  // two pixels at a time
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
     options.force_concurrent = schedule && std::string(schedule) == "concurrent";
