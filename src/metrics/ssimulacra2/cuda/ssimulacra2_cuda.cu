@@ -1919,11 +1919,19 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
 //   branch taken only by threads that hold such a pixel in the chunk: there the edge ratio is
 //   formed again with the f64 differences and __ddiv_rn.
 // - 32-bit row and pixel indices (the dispatch takes it for planes of fewer than 2^32 pixels).
-// The XYB samples of the terms are read through xyb_sample() only (the XYB planes' layout lives
-// there).
-__device__ __forceinline__ float xyb_sample(const float* __restrict__ plane, uint32_t x, uint32_t y,
-                                            uint32_t w) {
-  return __ldg(plane + (y * w + x));
+// The XYB samples of the terms are read through XybColumn only (the XYB planes' layout lives
+// there: row-major planes of w floats per row).
+struct XybColumn {
+  const char* base;    // the column's sample in row 0
+  uint32_t row_bytes;  // from one row's sample to the next
+  // Sample of row y (y < h): one IMAD.WIDE and the load.
+  __device__ __forceinline__ float at(uint32_t y) const {
+    return __ldg(reinterpret_cast<const float*>(base + uint64_t(y) * row_bytes));
+  }
+};
+// Column x (< w) of a w x h plane.
+__device__ __forceinline__ XybColumn xyb_column(const float* plane, uint32_t x, uint32_t w, uint32_t) {
+  return XybColumn{reinterpret_cast<const char*>(plane + x), w * uint32_t(sizeof(float))};
 }
 
 // kAsyncIn (VQX_SS2_VBLUR=leana / leana4): the next chunk's inputs are copied by cp.async into
@@ -1953,8 +1961,8 @@ blur_columns_terms_lean_kernel(const float* __restrict__ hblur, const float* __r
   const uint32_t x = blockIdx.x * kLines + lane;
   const bool valid = x < w;
   const float* src = hblur + size_t(c * kBlurPlanes + k) * n + (valid ? x : 0u);
-  const float* img1 = xyb + size_t(c) * n;
-  const float* img2 = xyb + size_t(3 + c) * n;
+  const XybColumn col1 = xyb_column(xyb + size_t(c) * n, valid ? x : 0u, w, h);
+  const XybColumn col2 = xyb_column(xyb + size_t(3 + c) * n, valid ? x : 0u, w, h);
   const int len = int(h);
 
   // Rows outside the plane are read (and their terms dropped): finite.
@@ -2021,9 +2029,9 @@ blur_columns_terms_lean_kernel(const float* __restrict__ hblur, const float* __r
 #pragma unroll
     for (int m = 0; m < kTermRows; ++m) {
       const int y = y0 + k + kBlurPlanes * m;
-      const bool in = valid && uint32_t(y) < h;
-      pre1[m] = xyb_sample(img1, in ? x : 0u, in ? uint32_t(y) : 0u, w);
-      pre2[m] = xyb_sample(img2, in ? x : 0u, in ? uint32_t(y) : 0u, w);
+      const uint32_t yy = uint32_t(y) < h ? uint32_t(y) : 0u;  // rows outside: any sample
+      pre1[m] = col1.at(yy);
+      pre2[m] = col2.at(yy);
     }
     if (!kAsyncIn && y0 + kChunkRows < len) fetch(y0 + kChunkRows);
     // Every row of the chunk steps without a range test (see blur_columns_terms_kernel's kFast).
@@ -2742,7 +2750,7 @@ class Pipeline {
       kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
                : terms_batch_ == 2 ? blur_columns_terms_kernel<4, true, 2>
                                    : blur_columns_terms_kernel<3, true>;
-    if (vblur_lean_ > 0 && n <= size_t{UINT32_MAX}) {  // session 15: VQX_SS2_VBLUR=lean...
+    if (vblur_lean_ > 0 && n <= size_t{UINT32_MAX} && w < (1u << 28)) {  // session 15: lean...
       auto lean = vblur_lean_ == 4   ? blur_columns_terms_lean_kernel<4>
                   : vblur_lean_ == 2 ? blur_columns_terms_lean_kernel<4, 2>
                   : vblur_lean_ == 5 ? blur_columns_terms_lean_kernel<3, kTermRows, true>
