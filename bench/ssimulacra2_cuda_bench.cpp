@@ -52,7 +52,8 @@ enum Variant {
   kLean4b2 = 1 << 30,    // the same at 4 blocks per SM, terms two pixels at a time
 };
 // Session 15: the lean kernel's inputs by cp.async (3 / 4 blocks per SM), in the bits above 30.
-constexpr long long kLeanA = 1ll << 31, kLeanA4 = 1ll << 32, kLeanA4b2 = 1ll << 33;
+constexpr long long kLeanA = 1ll << 31, kLeanA4 = 1ll << 32, kLeanA4b2 = 1ll << 33,
+                    kLeanAB = 1ll << 34, kLeanA4b2B = 1ll << 35;  // + one barrier per chunk
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
                           long long variant, bool concurrent) {
@@ -111,6 +112,8 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kLeanA) options.vblur_lean = 5;
   if (variant & kLeanA4) options.vblur_lean = 6;
   if (variant & kLeanA4b2) options.vblur_lean = 7;
+  if (variant & kLeanAB) options.vblur_lean = 8;
+  if (variant & kLeanA4b2B) options.vblur_lean = 9;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -171,6 +174,10 @@ VQX_SS2_DEVICE(4k_leana, "uhd4k", format_4k(), kLeanA, true);
 VQX_SS2_DEVICE(4k_leana4, "uhd4k", format_4k(), kLeanA4, true);
 VQX_SS2_DEVICE(1080p_leana4b2, "band1080", format_1080p(), kLeanA4b2, true);
 VQX_SS2_DEVICE(4k_leana4b2, "uhd4k", format_4k(), kLeanA4b2, true);
+VQX_SS2_DEVICE(1080p_leanab, "band1080", format_1080p(), kLeanAB, true);
+VQX_SS2_DEVICE(1080p_leana4b2b, "band1080", format_1080p(), kLeanA4b2B, true);
+VQX_SS2_DEVICE(4k_leanab, "uhd4k", format_4k(), kLeanAB, true);
+VQX_SS2_DEVICE(4k_leana4b2b, "uhd4k", format_4k(), kLeanA4b2B, true);
 
 // The strip schedule (session 14): rows per strip (0 = whole planes), ring depth, the scale
 // schedule (0 = the metric's choice, 1 = chain, 2 = scales in sequence, 3 = concurrent) and

@@ -359,7 +359,10 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
                               // and with the inputs by cp.async (leana, leana4)
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 5},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 6},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 7}};
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 7},
+                              // and with one barrier per chunk (leanab, leana4b2b)
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 8},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 9}};
   // VQX_SS2_TEST_VARIANTS=lean (device rounds): only the session-15 variants.
   const char* only = std::getenv("VQX_SS2_TEST_VARIANTS");
   const bool only_lean = only && std::string(only) == "lean";

@@ -1945,13 +1945,17 @@ __device__ __forceinline__ void cp_async4(float* smem, const float* gmem, uint32
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
-template <int kMinBlocks, int kBatch = kTermRows, bool kAsyncIn = false>
+// kOneBarrier (VQX_SS2_VBLUR=leanab / leana4b2b): the walk's outputs alternate between two
+// shared buffers, so one barrier per chunk suffices: the walk of chunk j + 2 writes the buffer
+// that the terms of chunk j read, and every thread has finished those terms before it passed the
+// barrier of chunk j + 1.
+template <int kMinBlocks, int kBatch = kTermRows, bool kAsyncIn = false, bool kOneBarrier = false>
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
 blur_columns_terms_lean_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
                                uint32_t w, uint32_t h, BlurCoef coef, uint32_t f32_end,
                                Dd* __restrict__ partials, float* __restrict__ debug_vblur,
                                double* __restrict__ debug_terms) {
-  __shared__ float blurred[kBlurPlanes][kChunkRows][kLines];
+  __shared__ float blurred_buf[kOneBarrier ? 2 : 1][kBlurPlanes][kChunkRows][kLines];
   __shared__ double block_sums[kSums][kBlockThreads];
   __shared__ float inbuf[kAsyncIn ? kBlurPlanes : 1][kChunkRows][kLines];
   static_assert(kTermRows % kBatch == 0);
@@ -1966,8 +1970,8 @@ blur_columns_terms_lean_kernel(const float* __restrict__ hblur, const float* __r
   const int len = int(h);
 
   // Rows outside the plane are read (and their terms dropped): finite.
-  for (int i = tid; i < kBlurPlanes * kChunkRows * kLines; i += kBlockThreads)
-    (&blurred[0][0][0])[i] = 0.0f;
+  for (int i = tid; i < (kOneBarrier ? 2 : 1) * kBlurPlanes * kChunkRows * kLines; i += kBlockThreads)
+    (&blurred_buf[0][0][0][0])[i] = 0.0f;
   __syncthreads();
   Recurrence rec;
   double acc[kSums];
@@ -2015,6 +2019,9 @@ blur_columns_terms_lean_kernel(const float* __restrict__ hblur, const float* __r
   };
   fetch(-kChunkRows);
   for (int y0 = -kChunkRows; y0 < len; y0 += kChunkRows) {
+    // This chunk's buffer (chunk j = (y0 + 20) / 20 takes buffer j % 2 with kOneBarrier).
+    float (&blurred)[kBlurPlanes][kChunkRows][kLines] =
+        blurred_buf[kOneBarrier ? ((y0 + kChunkRows) / kChunkRows) & 1 : 0];
     float b[kChunkRows];
     if constexpr (kAsyncIn) {
       cp_async_wait_all();  // this thread's own copies (no other thread reads its slots)
@@ -2136,7 +2143,7 @@ blur_columns_terms_lean_kernel(const float* __restrict__ hblur, const float* __r
         }
       }
     }
-    __syncthreads();
+    if constexpr (!kOneBarrier) __syncthreads();
   }
   // Block: thread s adds the 160 threads' sums of accumulator s in thread order, in
   // double-double (exact up to the final rounding in the reduce kernel).
@@ -2756,6 +2763,8 @@ class Pipeline {
                   : vblur_lean_ == 5 ? blur_columns_terms_lean_kernel<3, kTermRows, true>
                   : vblur_lean_ == 6 ? blur_columns_terms_lean_kernel<4, kTermRows, true>
                   : vblur_lean_ == 7 ? blur_columns_terms_lean_kernel<4, 2, true>
+                  : vblur_lean_ == 8 ? blur_columns_terms_lean_kernel<3, kTermRows, true, true>
+                  : vblur_lean_ == 9 ? blur_columns_terms_lean_kernel<4, 2, true, true>
                                      : blur_columns_terms_lean_kernel<3>;
       lean<<<grid, block, 0, stream>>>(
           hblur_at_[s], xyb_at_[s], w, h, coef_, uint32_t(f32_end),
@@ -3088,6 +3097,9 @@ class Ssimulacra2Cuda final : public CudaMetric {
     if (vblur && std::string(vblur) == "leana") options.vblur_lean = 5;
     if (vblur && std::string(vblur) == "leana4") options.vblur_lean = 6;
     if (vblur && std::string(vblur) == "leana4b2") options.vblur_lean = 7;  // two pixels at a time
+    // leanab / leana4b2b: leana / leana4b2 with one barrier per chunk (two output buffers).
+    if (vblur && std::string(vblur) == "leanab") options.vblur_lean = 8;
+    if (vblur && std::string(vblur) == "leana4b2b") options.vblur_lean = 9;
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
     options.force_concurrent = schedule && std::string(schedule) == "concurrent";
