@@ -53,7 +53,8 @@ enum Variant {
 };
 // Session 15: the lean kernel's inputs by cp.async (3 / 4 blocks per SM), in the bits above 30.
 constexpr long long kLeanA = 1ll << 31, kLeanA4 = 1ll << 32, kLeanA4b2 = 1ll << 33,
-                    kLeanAB = 1ll << 34, kLeanA4b2B = 1ll << 35;  // + one barrier per chunk
+                    kLeanAB = 1ll << 34, kLeanA4b2B = 1ll << 35,  // + one barrier per chunk
+                    kFast14 = 1ll << 36;  // the vertical/terms kernel of session 14 (fast terms)
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
                           long long variant, bool concurrent) {
@@ -106,6 +107,9 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kPlainXyb) options.fast_xyb = false;
   if (variant & kPoles2All) options.poles2_store_all = true;
   if (variant & kHWarpA) options.hblur_async = true;
+  // The rows of the kernels before session 15 keep them (whatever the default).
+  if (variant & (kLowRegs | kFastTerms | kPlainTerms | kBatch2)) options.vblur_lean = 0;
+  if (variant & kFast14) options.vblur_lean = 0;
   if (variant & kLean) options.vblur_lean = 3;
   if (variant & kLean4) options.vblur_lean = 4;
   if (variant & kLean4b2) options.vblur_lean = 2;
@@ -159,7 +163,11 @@ VQX_SS2_DEVICE(4k_default_sequential, "uhd4k", format_4k(), kDefault, false);
 VQX_SS2_DEVICE(4k_hwarpu_sequential, "uhd4k", format_4k(), kHWarp | kHWarpU, false);
 VQX_SS2_DEVICE(4k_hwarpa_sequential, "uhd4k", format_4k(), kHWarp | kHWarpA, false);
 VQX_SS2_DEVICE(4k_plainxyb_sequential, "uhd4k", format_4k(), kPlainXyb, false);
-// Session 15: the lean vertical/terms kernel beside the default.
+// Session 15: the lean vertical/terms kernel beside the default (and session 14's kernel).
+VQX_SS2_DEVICE(1080p_fast14, "band1080", format_1080p(), kFast14, true);
+VQX_SS2_DEVICE(4k_fast14, "uhd4k", format_4k(), kFast14, true);
+VQX_SS2_DEVICE(4k_fast14_sequential, "uhd4k", format_4k(), kFast14, false);
+VQX_SS2_DEVICE(1080p_fast14_x2, "band1080", format_1080p(), kFast14 | kInFlight2, true);
 VQX_SS2_DEVICE(1080p_lean, "band1080", format_1080p(), kLean, true);
 VQX_SS2_DEVICE(1080p_lean4, "band1080", format_1080p(), kLean4, true);
 VQX_SS2_DEVICE(1080p_lean4b2, "band1080", format_1080p(), kLean4b2, true);

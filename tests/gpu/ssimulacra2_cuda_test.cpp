@@ -808,7 +808,14 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_SCHEDULE", "chain"},
                               {"VQX_SS2_SCHEDULE", "concurrent"},
                               {"VQX_SS2_STRIPS", "0"},
-                              {"VQX_SS2_STRIPS", "1"}};
+                              {"VQX_SS2_STRIPS", "1"},
+                              // session 15: the lean vertical/terms kernels (engine path)
+                              {"VQX_SS2_VBLUR", "lean"},
+                              {"VQX_SS2_VBLUR", "lean4b2"},
+                              {"VQX_SS2_VBLUR", "leana"},
+                              {"VQX_SS2_VBLUR", "leana4b2"},
+                              {"VQX_SS2_VBLUR", "leanab"},
+                              {"VQX_SS2_VBLUR", "leana4b2b"}};
     for (const auto& knob : knobs) {
       setenv(knob[0], knob[1], 1);
       const std::vector<double> other =

@@ -3087,6 +3087,10 @@ class Ssimulacra2Cuda final : public CudaMetric {
     }
     if (vblur && std::string(vblur) == "fast4") options.fast_terms = options.vblur_low_regs = true;
     if (vblur && std::string(vblur) == "plain") options.fast_terms = false;
+    // The kernels before session 15 (plain, regs80, fast, fast2, fast4) leave the lean kernel.
+    if (vblur && (std::string(vblur) == "plain" || std::string(vblur) == "regs80" ||
+                  std::string(vblur).rfind("fast", 0) == 0))
+      options.vblur_lean = 0;
     // Session 15: lean (the fast terms with fewer instructions, 3 blocks per SM), lean4 (the
     // same at 4 blocks per SM), lean4b2 (4 blocks, terms two pixels at a time).
     if (vblur && std::string(vblur) == "lean") options.vblur_lean = 3;
