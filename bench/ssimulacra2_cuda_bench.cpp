@@ -54,7 +54,8 @@ enum Variant {
 // Session 15: the lean kernel's inputs by cp.async (3 / 4 blocks per SM), in the bits above 30.
 constexpr long long kLeanA = 1ll << 31, kLeanA4 = 1ll << 32, kLeanA4b2 = 1ll << 33,
                     kLeanAB = 1ll << 34, kLeanA4b2B = 1ll << 35,  // + one barrier per chunk
-                    kFast14 = 1ll << 36;  // the vertical/terms kernel of session 14 (fast terms)
+                    kFast14 = 1ll << 36,  // the vertical/terms kernel of session 14 (fast terms)
+                    kLeanP = 1ll << 37;   // the lean kernel software-pipelined
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
                           long long variant, bool concurrent) {
@@ -118,6 +119,7 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kLeanA4b2) options.vblur_lean = 7;
   if (variant & kLeanAB) options.vblur_lean = 8;
   if (variant & kLeanA4b2B) options.vblur_lean = 9;
+  if (variant & kLeanP) options.vblur_lean = 10;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -186,6 +188,10 @@ VQX_SS2_DEVICE(1080p_leanab, "band1080", format_1080p(), kLeanAB, true);
 VQX_SS2_DEVICE(1080p_leana4b2b, "band1080", format_1080p(), kLeanA4b2B, true);
 VQX_SS2_DEVICE(4k_leanab, "uhd4k", format_4k(), kLeanAB, true);
 VQX_SS2_DEVICE(4k_leana4b2b, "uhd4k", format_4k(), kLeanA4b2B, true);
+VQX_SS2_DEVICE(1080p_leanp, "band1080", format_1080p(), kLeanP, true);
+VQX_SS2_DEVICE(4k_leanp, "uhd4k", format_4k(), kLeanP, true);
+VQX_SS2_DEVICE(4k_leanp_sequential, "uhd4k", format_4k(), kLeanP, false);
+VQX_SS2_DEVICE(1080p_leanp_x2, "band1080", format_1080p(), kLeanP | kInFlight2, true);
 
 // The strip schedule (session 14): rows per strip (0 = whole planes), ring depth, the scale
 // schedule (0 = the metric's choice, 1 = chain, 2 = scales in sequence, 3 = concurrent) and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ss2v, session 15 round 1: the lean vertical pass + terms kernel (VQX_SS2_VBLUR=lean, lean4,
-# lean4b2, leana, leana4, leana4b2, leanab, leana4b2b) beside the default (fast): bits, sanitizers, speed, ncu. <= 70 s.
+# lean4b2, leana, leana4, leana4b2, leanab, leana4b2b, leanp) beside the default (fast): bits, sanitizers, speed, ncu. <= 70 s.
 set -u
 T0=$(date +%s); el() { echo "[t=$(( $(date +%s) - T0 ))s]"; }
 left() { echo $(( 67 - ($(date +%s) - T0) )); }
@@ -12,9 +12,9 @@ t=$b/ssimulacra2_cuda_test; o=/dev/shm/ss2v_o; mkdir -p $o
 echo "=== correctness (parallel) $(el)"
 ( VQX_SS2_TEST_VARIANTS=lean timeout 23 $t --gtest_filter='*KernelVariantsSameBits*:*FastDivision*' > $o/var.log 2>&1; echo "=== exit $?" >> $o/var.log ) &
 ( VQX_SS2_TEST_VLEAN=3 timeout 23 $t --gtest_filter='*Stages*:*Synthetic*' > $o/stages.log 2>&1; echo "=== exit $?" >> $o/stages.log ) &
-( VQX_SS2_TEST_VLEAN=9 timeout 23 $t --gtest_filter='*Stages*' > $o/stagesa.log 2>&1; echo "=== exit $?" >> $o/stagesa.log ) &
+( VQX_SS2_TEST_VLEAN=10 timeout 23 $t --gtest_filter='*Stages*' > $o/stagesa.log 2>&1; echo "=== exit $?" >> $o/stagesa.log ) &
 ( VQX_SS2_VBLUR=lean timeout 23 $b/cuda_parity_test --gtest_filter='*simulacra2*' > $o/par.log 2>&1; echo "=== exit $?" >> $o/par.log ) &
-for grp in "lean:memcheck:n576 leana4b2b:memcheck:odd853" "leanab:racecheck:n576 leana4b2b:racecheck:odd853"; do
+for grp in "lean:memcheck:n576 leanp:memcheck:odd853" "leanp:racecheck:n576 leana4b2b:racecheck:odd853"; do
   ( for kv in $grp; do IFS=: read v tool p <<< "$kv"
       echo "=== $tool $p 1 frame VQX_SS2_VBLUR=$v"
       VQX_SS2_VBLUR=$v timeout 11 $cs --tool $tool --error-exitcode 9 $run --frames 1 $FX/$p/ref.y4m $FX/$p/dis.y4m ssimulacra2 2>&1 | tail -1
@@ -27,12 +27,12 @@ grep -cE "^variants .*same bits" $o/var.log | sed 's/^/lean variant comparisons 
 cat $o/san_*.log
 echo "=== device bench (graph replay) $(el)"
 B2="$b/ssimulacra2_cuda_bench --benchmark_counters_tabular=true"
-timeout 14 $B2 --benchmark_filter='Ssimulacra2Device/4k(_lean|_lean4b2|_leana|_leana4b2|_leanab|_leana4b2b)?$' 2>&1 | grep -E "^BM_"
-timeout 8 $B2 --benchmark_filter='Ssimulacra2Device/1080p(_lean|_lean4b2|_leana|_leana4b2|_leanab|_leana4b2b)?$' 2>&1 | grep -E "^BM_"
-timeout 5 $B2 --benchmark_filter='Ssimulacra2Device/4k_(default|lean)_sequential$' 2>&1 | grep -E "^BM_"
+timeout 14 $B2 --benchmark_filter='Ssimulacra2Device/4k(_lean|_leana|_leana4b2|_leanab|_leana4b2b|_leanp)?$' 2>&1 | grep -E "^BM_"
+timeout 8 $B2 --benchmark_filter='Ssimulacra2Device/1080p(_lean|_leana|_leana4b2|_leanab|_leana4b2b|_leanp)?$' 2>&1 | grep -E "^BM_"
+timeout 6 $B2 --benchmark_filter='Ssimulacra2Device/4k_(default|lean|leanp)_sequential$' 2>&1 | grep -E "^BM_"
 echo "=== profile 4K, scales in sequence $(el)"
-for v in fast lean; do echo "--- VQX_SS2_VBLUR=$v"; VQX_SS2_SEQUENTIAL=1 VQX_SS2_VBLUR=$v timeout 5 $run --profile $FX/uhd4k/ref.y4m $FX/uhd4k/dis.y4m ssimulacra2 2>&1 | grep -E "s0 |ms_per_frame"; done
-for v in lean fast; do
+for v in fast leanp; do echo "--- VQX_SS2_VBLUR=$v"; VQX_SS2_SEQUENTIAL=1 VQX_SS2_VBLUR=$v timeout 5 $run --profile $FX/uhd4k/ref.y4m $FX/uhd4k/dis.y4m ssimulacra2 2>&1 | grep -E "s0 |ms_per_frame"; done
+for v in leanp lean fast; do
   l=$(left)
   if [ "$l" -gt 5 ]; then
     echo "=== ncu VQX_SS2_VBLUR=$v 4K scale 0 $(el)"

@@ -362,7 +362,9 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 7},
                               // and with one barrier per chunk (leanab, leana4b2b)
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 8},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 9}};
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 9},
+                              // and software-pipelined (leanp)
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 10}};
   // VQX_SS2_TEST_VARIANTS=lean (device rounds): only the session-15 variants.
   const char* only = std::getenv("VQX_SS2_TEST_VARIANTS");
   const bool only_lean = only && std::string(only) == "lean";
@@ -815,7 +817,8 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_VBLUR", "leana"},
                               {"VQX_SS2_VBLUR", "leana4b2"},
                               {"VQX_SS2_VBLUR", "leanab"},
-                              {"VQX_SS2_VBLUR", "leana4b2b"}};
+                              {"VQX_SS2_VBLUR", "leana4b2b"},
+                              {"VQX_SS2_VBLUR", "leanp"}};
     for (const auto& knob : knobs) {
       setenv(knob[0], knob[1], 1);
       const std::vector<double> other =

@@ -2157,6 +2157,200 @@ blur_columns_terms_lean_kernel(const float* __restrict__ hblur, const float* __r
   }
 }
 
+// Session 15, VQX_SS2_VBLUR=leanp: the lean kernel software-pipelined. Iteration j forms the
+// terms of chunk j (from one shared buffer) and walks chunk j + 1 (into the other) in one
+// branch-free stretch of code, so that the walk's f32 recurrence chains and the terms' f64
+// division chains interleave in each thread; one barrier per chunk (as kOneBarrier). The inputs
+// come by cp.async (as kAsyncIn), the XYB samples of chunk j + 1 are loaded during iteration j.
+// After the last chunk the walk runs once more on stale (finite) inputs and its outputs are never
+// read. Every column's steps, every pixel's operations and every accumulator's additions are
+// those of blur_columns_terms_lean_kernel, in the same order. kDebug: also the debug planes.
+template <int kMinBlocks, bool kDebug>
+__global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
+blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
+                               uint32_t w, uint32_t h, BlurCoef coef, uint32_t f32_end,
+                               Dd* __restrict__ partials, float* __restrict__ debug_vblur,
+                               double* __restrict__ debug_terms) {
+  __shared__ float blurred_buf[2][kBlurPlanes][kChunkRows][kLines];
+  __shared__ double block_sums[kSums][kBlockThreads];
+  __shared__ float inbuf[kBlurPlanes][kChunkRows][kLines];
+  const uint32_t n = w * h;
+  const int c = blockIdx.y;
+  const int lane = threadIdx.x, k = threadIdx.y, tid = k * kLines + lane;
+  const uint32_t x = blockIdx.x * kLines + lane;
+  const bool valid = x < w;
+  const float* src = hblur + size_t(c * kBlurPlanes + k) * n + (valid ? x : 0u);
+  const XybColumn col1 = xyb_column(xyb + size_t(c) * n, valid ? x : 0u, w, h);
+  const XybColumn col2 = xyb_column(xyb + size_t(3 + c) * n, valid ? x : 0u, w, h);
+  const int len = int(h);
+
+  for (int i = tid; i < 2 * kBlurPlanes * kChunkRows * kLines; i += kBlockThreads)
+    (&blurred_buf[0][0][0][0])[i] = 0.0f;
+  Recurrence rec;
+  double acc[kSums];
+#pragma unroll
+  for (int s = 0; s < kSums; ++s) acc[s] = 0.0;
+  float prev_b[10];
+#pragma unroll
+  for (int i = 0; i < 10; ++i) prev_b[i] = 0.0f;
+
+  float* my_in = &inbuf[k][0][lane];
+  auto fetch_async = [&](int y0) {
+    const int r0 = y0 + 4;
+    if (valid && r0 >= 0 && r0 + kChunkRows <= len) {
+      const float* p = src + uint32_t(r0) * w;
+#pragma unroll
+      for (int i = 0; i < kChunkRows; ++i, p += w) cp_async4(my_in + i * kLines, p, 4u);
+    } else {
+#pragma unroll
+      for (int i = 0; i < kChunkRows; ++i) {
+        const int row = r0 + i;
+        const bool in = valid && row >= 0 && row < len;
+        cp_async4(my_in + i * kLines, src + (in ? uint32_t(row) * w : 0u), in ? 4u : 0u);
+      }
+    }
+    cp_async_commit();
+  };
+  // Walk chunk y0 from the copied inputs into out (every row, no range test: see the kFast walk).
+  auto walk = [&](int y0, float (&out)[kBlurPlanes][kChunkRows][kLines]) {
+    cp_async_wait_all();  // this thread's own copies
+    float b[kChunkRows];
+#pragma unroll
+    for (int i = 0; i < kChunkRows; ++i) b[i] = my_in[i * kLines];
+#pragma unroll
+    for (int i = 0; i < kChunkRows; ++i) {
+      const float a = i < 10 ? prev_b[i] : b[i - 10];
+      const float o = rec.step(coef, fadd(a, b[i]));
+      out[k][i][lane] = o;
+      if constexpr (kDebug) {
+        const int t = y0 + i;
+        if (valid && uint32_t(t) < h) debug_vblur[size_t(c * kBlurPlanes + k) * n + size_t(t) * w + x] = o;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < 10; ++i) prev_b[i] = b[i + 10];
+  };
+  float pre1[kTermRows], pre2[kTermRows];
+  auto load_xyb = [&](int y0) {
+#pragma unroll
+    for (int m = 0; m < kTermRows; ++m) {
+      const int y = y0 + k + kBlurPlanes * m;
+      const uint32_t yy = uint32_t(y) < h ? uint32_t(y) : 0u;  // rows outside: any sample
+      pre1[m] = col1.at(yy);
+      pre2[m] = col2.at(yy);
+    }
+  };
+
+  fetch_async(-kChunkRows);
+  walk(-kChunkRows, blurred_buf[0]);
+  if (0 < len) fetch_async(0);
+  load_xyb(-kChunkRows);
+  __syncthreads();
+  for (int y0 = -kChunkRows; y0 < len; y0 += kChunkRows) {
+    const int j = (y0 + kChunkRows) / kChunkRows;
+    float (&blurred)[kBlurPlanes][kChunkRows][kLines] = blurred_buf[j & 1];
+    const int y_last = min(y0 + k + kBlurPlanes * (kTermRows - 1), len - 1);
+    const bool tail = valid && y_last >= 0 && uint32_t(y_last) * w + x >= f32_end;
+    double sa[kTermRows], sb[kTermRows], sq[kTermRows], ea[kTermRows], eb[kTermRows], eq[kTermRows];
+    bool fast = true;
+#pragma unroll
+    for (int m = 0; m < kTermRows; ++m) {
+      const int i = k + kBlurPlanes * m;
+      const float mu1 = blurred[0][i][lane], mu2 = blurred[1][i][lane];
+      const float s11 = blurred[2][i][lane], s22 = blurred[3][i][lane];
+      const float s12 = blurred[4][i][lane];
+      // Section 7, as ssim_term().
+      const float mu11 = fmul(mu1, mu1), mu22 = fmul(mu2, mu2), mu12 = fmul(mu1, mu2);
+      const float dm = fsub(mu1, mu2);
+      const float num_m = fsub(1.0f, fmul(dm, dm));
+      const float num_s = fadd(fmul(2.0f, fsub(s12, mu12)), kC2);
+      const float denom_s = fadd(fadd(fsub(s11, mu11), fsub(s22, mu22)), kC2);
+      sa[m] = __dmul_rn(double(num_m), double(num_s));
+      sb[m] = double(denom_s);
+      // Section 8 with the f32 differences (edge_ratio_f32_difference).
+      const float e1 = fabsf(fsub(pre1[m], mu1)), e2 = fabsf(fsub(pre2[m], mu2));
+      ea[m] = __dadd_rn(1.0, double(e2));
+      eb[m] = __dadd_rn(1.0, double(e1));
+      bool unused;
+      sq[m] = div_rn_fast(sa[m], sb[m], unused);
+      eq[m] = div_rn_fast(ea[m], eb[m], unused);
+      const float z = fmul(fmul(num_m, num_s), fmul(denom_s, fadd(1.0f, fadd(e1, e2))));
+      fast = fast && fabsf(z) < __int_as_float(0x7f800000) && z != 0.0f;
+    }
+    // The f64 edge operands of the tail pixels need this chunk's XYB samples and mu: kept before
+    // they are replaced.
+    float t_img1[kTermRows], t_img2[kTermRows], t_mu1[kTermRows], t_mu2[kTermRows];
+#pragma unroll
+    for (int m = 0; m < kTermRows; ++m) {
+      t_img1[m] = pre1[m];
+      t_img2[m] = pre2[m];
+    }
+    // The next chunk: its walk (into the other buffer) and its XYB samples (no branch between
+    // here and the divisions above, so that their instructions can interleave).
+    walk(y0 + kChunkRows, blurred_buf[(j + 1) & 1]);
+    load_xyb(y0 + kChunkRows);
+    if (!fast) {  // rare: every pixel of the chunk by __ddiv_rn
+#pragma unroll
+      for (int m = 0; m < kTermRows; ++m) {
+        sq[m] = __ddiv_rn(sa[m], sb[m]);
+        eq[m] = __ddiv_rn(ea[m], eb[m]);
+      }
+    }
+    if (tail) {  // the f64 differences (edge_ratio) where the pixel index is >= f32_end
+#pragma unroll
+      for (int m = 0; m < kTermRows; ++m) {
+        const int y = y0 + k + kBlurPlanes * m;
+        const int i = k + kBlurPlanes * m;
+        t_mu1[m] = blurred[0][i][lane];
+        t_mu2[m] = blurred[1][i][lane];
+        if (valid && uint32_t(y) < h && uint32_t(y) * w + x >= f32_end) {
+          double num, den;
+          edge_operands(t_img1[m], t_mu1[m], t_img2[m], t_mu2[m], false, num, den);
+          eq[m] = __ddiv_rn(num, den);
+        }
+      }
+    }
+#pragma unroll
+    for (int m = 0; m < kTermRows; ++m) {
+      const int y = y0 + k + kBlurPlanes * m;
+      const bool ok = valid && uint32_t(y) < h;
+      const double d = __dsub_rn(1.0, sq[m]);
+      const double r = __dsub_rn(eq[m], 1.0);
+      const double d4 = quartic(d), r4 = quartic(r);
+      if (ok && !(d < 0.0)) {
+        acc[0] = __dadd_rn(acc[0], d);
+        acc[1] = __dadd_rn(acc[1], d4);
+      }
+      if (ok && r > 0.0) {
+        acc[2] = __dadd_rn(acc[2], r);
+        acc[3] = __dadd_rn(acc[3], r4);
+      }
+      if (ok && r < 0.0) {
+        acc[4] = __dadd_rn(acc[4], -r);
+        acc[5] = __dadd_rn(acc[5], r4);
+      }
+      if constexpr (kDebug) {
+        if (ok) {
+          double* dt = debug_terms + size_t(3 * c) * n + (uint32_t(y) * w + x);
+          dt[0] = d < 0.0 ? 0.0 : d;
+          dt[n] = r > 0.0 ? r : 0.0;
+          dt[size_t(2) * n] = r < 0.0 ? -r : 0.0;
+        }
+      }
+    }
+    if (y0 + 2 * kChunkRows < len) fetch_async(y0 + 2 * kChunkRows);  // the walk has read inbuf
+    __syncthreads();
+  }
+#pragma unroll
+  for (int s = 0; s < kSums; ++s) block_sums[s][tid] = acc[s];
+  __syncthreads();
+  if (tid < kSums) {
+    Dd total{block_sums[tid][0], 0.0};
+    for (int i = 1; i < kBlockThreads; ++i) total = dd_add(total, block_sums[tid][i]);
+    partials[(size_t(c) * gridDim.x + blockIdx.x) * kSums + tid] = total;
+  }
+}
+
 // ---- stage 4: the 108 sums ---------------------------------------------------------------------
 
 struct ScaleTable {
@@ -2757,6 +2951,15 @@ class Pipeline {
       kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
                : terms_batch_ == 2 ? blur_columns_terms_kernel<4, true, 2>
                                    : blur_columns_terms_kernel<3, true>;
+    if (vblur_lean_ == 10 && n <= size_t{UINT32_MAX} && w < (1u << 28)) {  // session 15: leanp
+      auto pipe = debug ? blur_columns_terms_pipe_kernel<3, true> : blur_columns_terms_pipe_kernel<3, false>;
+      pipe<<<grid, block, 0, stream>>>(
+          hblur_at_[s], xyb_at_[s], w, h, coef_, uint32_t(f32_end),
+          partials_.get<Dd>() + table_.partial_offset[s],
+          debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr);
+      check_launch("ssimulacra2: blur_columns_terms_pipe_kernel");
+      return;
+    }
     if (vblur_lean_ > 0 && n <= size_t{UINT32_MAX} && w < (1u << 28)) {  // session 15: lean...
       auto lean = vblur_lean_ == 4   ? blur_columns_terms_lean_kernel<4>
                   : vblur_lean_ == 2 ? blur_columns_terms_lean_kernel<4, 2>
@@ -3104,6 +3307,8 @@ class Ssimulacra2Cuda final : public CudaMetric {
     // leanab / leana4b2b: leana / leana4b2 with one barrier per chunk (two output buffers).
     if (vblur && std::string(vblur) == "leanab") options.vblur_lean = 8;
     if (vblur && std::string(vblur) == "leana4b2b") options.vblur_lean = 9;
+    // leanp: the terms of chunk j and the walk of chunk j + 1 interleaved (software pipeline).
+    if (vblur && std::string(vblur) == "leanp") options.vblur_lean = 10;
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
     options.force_concurrent = schedule && std::string(schedule) == "concurrent";

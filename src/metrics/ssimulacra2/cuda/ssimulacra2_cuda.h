@@ -66,7 +66,8 @@ struct PipelineOptions {
   // 4 = 4 blocks per SM, 2 = 4 blocks per SM with the terms two pixels at a time, 5 / 6 = the
   // next chunk's inputs by cp.async into shared memory at 3 / 4 blocks per SM (leana / leana4),
   // 7 = the same at 4 blocks per SM with the terms two pixels at a time (leana4b2); 8 / 9 = 5 / 7
-  // with one barrier per chunk (two output buffers; leanab / leana4b2b).
+  // with one barrier per chunk (two output buffers; leanab / leana4b2b); 10 = the terms of a chunk
+  // and the walk of the next interleaved (blur_columns_terms_pipe_kernel; leanp).
   int vblur_lean = 0;
   // Concurrent/chain schedules: the downsample into the next level in its own kernel before the
   // XYB, so that the next scales start while this scale's XYB runs.
