@@ -2184,8 +2184,7 @@ blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __r
   const XybColumn col2 = xyb_column(xyb + size_t(3 + c) * n, valid ? x : 0u, w, h);
   const int len = int(h);
 
-  for (int i = tid; i < 2 * kBlurPlanes * kChunkRows * kLines; i += kBlockThreads)
-    (&blurred_buf[0][0][0][0])[i] = 0.0f;
+  // (No zero fill: every walk writes all rows of its buffer before the terms read any.)
   Recurrence rec;
   double acc[kSums];
 #pragma unroll
