@@ -19,7 +19,9 @@
 //                  across the warp), then, from shared memory, the SSIM and edge terms of each
 //                  pixel in native f64 (the CPU's exact operations; the f64 division written out
 //                  as __ddiv_rn's own fast path where that path is exact), summed per thread,
-//                  then per block in a fixed order.
+//                  then per block in a fixed order. (Session 15: blur_columns_terms_lean_kernel
+//                  / blur_columns_terms_pipe_kernel, VQX_SS2_VBLUR=lean.../leanp, the same
+//                  operations and sums with fewer instructions; see docs/ssimulacra2.md.)
 // and once per frame:
 //   4. reduce:     the block partials of each (scale, channel) in a fixed order, rounded to f64
 //                  once: 108 sums, the frame's only readback. pool_score() runs on the host.
