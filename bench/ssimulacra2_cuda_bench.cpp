@@ -47,6 +47,7 @@ enum Variant {
   kPlainXyb = 1 << 25, // the XYB kernel before session 14 (the fast one is the default)
   kPoles2All = 1 << 26,  // poles2 adding all output quads before their stores (slower)
   kHWarpA = 1 << 27,     // kHWarp*: tiles by cp.async (v5)
+  kRowMajor = 1 << 28,   // row-major XYB planes and poles2 (the default before session 15)
 };
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
@@ -100,6 +101,7 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kPlainXyb) options.fast_xyb = false;
   if (variant & kPoles2All) options.poles2_store_all = true;
   if (variant & kHWarpA) options.hblur_async = true;
+  if (variant & kRowMajor) options.transposed_xyb = false;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -122,6 +124,8 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
 // (pole split with sums per tile, fast terms) beside the kernels before this pass (three groups
 // of planes per thread, plain terms) and the variants; x2/x3: frames in flight on replicas.
 VQX_SS2_DEVICE(1080p, "band1080", format_1080p(), kDefault, true);
+VQX_SS2_DEVICE(1080p_rowmajor, "band1080", format_1080p(), kRowMajor, true);
+VQX_SS2_DEVICE(1080p_rowmajor_x2, "band1080", format_1080p(), kRowMajor | kInFlight2, true);
 VQX_SS2_DEVICE(1080p_plainxyb, "band1080", format_1080p(), kPlainXyb, true);
 VQX_SS2_DEVICE(1080p_poles2all, "band1080", format_1080p(), kPoles2All, true);
 VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kGroups3 | kPlainTerms | kPlainXyb, true);
@@ -135,6 +139,10 @@ VQX_SS2_DEVICE(1080p_default_sequential, "band1080", format_1080p(), kDefault, f
 VQX_SS2_DEVICE(1080p_hwarpu_sequential, "band1080", format_1080p(), kHWarp | kHWarpU, false);
 VQX_SS2_DEVICE(1080p_hwarpa_sequential, "band1080", format_1080p(), kHWarp | kHWarpA, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
+VQX_SS2_DEVICE(4k_rowmajor, "uhd4k", format_4k(), kRowMajor, true);
+VQX_SS2_DEVICE(4k_default_x2, "uhd4k", format_4k(), kInFlight2, true);
+VQX_SS2_DEVICE(4k_rowmajor_sequential, "uhd4k", format_4k(), kRowMajor, false);
+VQX_SS2_DEVICE(1080p_rowmajor_sequential, "band1080", format_1080p(), kRowMajor, false);
 VQX_SS2_DEVICE(4k_plainxyb, "uhd4k", format_4k(), kPlainXyb, true);
 VQX_SS2_DEVICE(4k_poles2all, "uhd4k", format_4k(), kPoles2All, true);
 VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms | kPlainXyb, true);

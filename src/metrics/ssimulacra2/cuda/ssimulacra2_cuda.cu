@@ -1610,6 +1610,10 @@ blur_rows_walk_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Blu
   }
 }
 
+// ---- session 15: transposed XYB planes and the horizontal pass on them ------------------------
+
+#include "metrics/ssimulacra2/cuda/ssimulacra2_transposed.cuh"
+
 // ---- stage 3: vertical pass, per-pixel terms, block sums ---------------------------------------
 
 // Block (32 columns, 5 planes) x grid (column strips, 3 channels). Thread (lane, k) walks column
@@ -1644,12 +1648,16 @@ struct VStrip {
 };
 constexpr int kStripFloats = 16;
 
-template <int kMinBlocks, bool kFast = false, int kBatch = kTermRows, bool kStrip = false>
+// kXybT (session 15, with the transposed XYB planes): the XYB samples of the terms are read at
+// x * xyb_rows_t + y of planes xyb_plane floats apart (ssimulacra2_transposed.cuh).
+template <int kMinBlocks, bool kFast = false, int kBatch = kTermRows, bool kStrip = false,
+          bool kXybT = false>
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
 blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
                           uint32_t w, uint32_t h, BlurCoef coef, size_t f32_end,
                           Dd* __restrict__ partials, float* __restrict__ debug_vblur,
-                          double* __restrict__ debug_terms, VStrip strip = VStrip{}) {
+                          double* __restrict__ debug_terms, VStrip strip = VStrip{},
+                          uint32_t xyb_rows_t = 0, size_t xyb_plane = 0) {
   __shared__ float blurred[kBlurPlanes][kChunkRows][kLines];
   __shared__ double block_sums[kSums][kBlockThreads];
   static_assert(!kStrip || kFast, "the strip schedule runs the fast terms kernel only");
@@ -1660,8 +1668,10 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
   const bool valid = x < w;
   const uint32_t ring = kStrip ? strip.ring_rows : h;  // rows of a horizontal-pass plane
   const float* src = hblur + size_t(c * kBlurPlanes + k) * (size_t(w) * ring) + (valid ? x : 0);
-  const float* img1 = xyb + size_t(c) * n;
-  const float* img2 = xyb + size_t(3 + c) * n;
+  static_assert(!kXybT || (kFast && !kStrip), "the transposed XYB planes go with the fast terms");
+  const size_t xplane = kXybT ? xyb_plane : n;
+  const float* img1 = xyb + size_t(c) * xplane;
+  const float* img2 = xyb + size_t(3 + c) * xplane;
   const long len = long(h);
   const long y_begin = kStrip ? long(strip.y_begin) : -long(kChunkRows);
   const long y_end = kStrip ? long(strip.y_end) : len;
@@ -1738,7 +1748,8 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
 #pragma unroll
       for (int m = 0; m < kTermRows; ++m) {
         const long y = y0 + k + kBlurPlanes * m;
-        const uint32_t p = valid && y >= 0 && y < len ? uint32_t(y) * w + x : 0u;
+        const bool in = valid && y >= 0 && y < len;
+        const uint32_t p = !in ? 0u : kXybT ? blocked_index(x, uint32_t(y), xyb_rows_t) : uint32_t(y) * w + x;
         pre1[m] = __ldg(img1 + p);
         pre2[m] = __ldg(img2 + p);
       }
@@ -2095,20 +2106,41 @@ class Pipeline {
         schedule_ = Schedule::kChain;
     }
     concurrent_ = schedule_ != Schedule::kSequential;
-    const size_t xyb_set = schedule_ == Schedule::kConcurrent ? sum_n
-                           : schedule_ == Schedule::kChain    ? n0 + n1
-                                                              : n0;
+    // The transposed XYB planes (session 15): with the default kernels and no strips, whenever
+    // a transposed plane can be indexed with 32 bits.
+    xyb_t_ = options.transposed_xyb && fast_xyb_ && !split_xyb_ && !strips_any_ && !row_walk_ &&
+             row_groups_ == kRowPoles && poles_sums_ && !poles_split_ && !poles_sets_ &&
+             hblur_warps_ < 0 && !poles2_store_all_ && fast_terms_ &&
+             terms_batch_ == kTermRows && !vblur_low_regs_ &&
+             transposed_geometry(format.width, format.height).plane <= size_t{UINT32_MAX};
+    size_t xn[kNumScales] = {};  // floats of one XYB plane of scale s
+    for (int s = 0; s < scales_; ++s) {
+      tgeo_[s] = transposed_geometry(width_[s], height_[s]);
+      xn[s] = xyb_t_ ? tgeo_[s].plane : size_t(width_[s]) * height_[s];
+    }
+    size_t xn_sum = 0;
+    for (int s = 0; s < scales_; ++s) xn_sum += xn[s];
+    const size_t xyb_set = schedule_ == Schedule::kConcurrent ? xn_sum
+                           : schedule_ == Schedule::kChain    ? xn[0] + xn[1]
+                                                              : xn[0];
     const size_t hblur_set = schedule_ == Schedule::kConcurrent ? sum_h
                              : schedule_ == Schedule::kChain    ? hpx[0] + rest_h
                                                                 : max_h;
     xyb_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 6 * xyb_set, "ssimulacra2 XYB planes");
+    if (xyb_t_) {
+      ones_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 1024, "ssimulacra2 ones");
+      const std::vector<float> ones(1024, 1.0f);
+      check(cudaMemcpy(ones_.get(), ones.data(), sizeof(float) * 1024, cudaMemcpyHostToDevice),
+            "ssimulacra2: ones");
+      check(cudaStreamSynchronize(nullptr), "ssimulacra2: ones");  // (pageable copy: see above)
+    }
     hblur_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 15 * hblur_set,
                                      "ssimulacra2 horizontal blur planes");
     for (size_t s = 0, xo = 0, ho = 0; s < size_t(scales_); ++s) {
       xyb_at_[s] = xyb_.get<float>() + 6 * xo;
       hblur_at_[s] = hblur_.get<float>() + 15 * ho;
       if (schedule_ == Schedule::kConcurrent || (schedule_ == Schedule::kChain && s == 0)) {
-        xo += size_t(width_[s]) * height_[s];
+        xo += xn[s];
         ho += hpx[s];
       }
     }
@@ -2152,6 +2184,23 @@ class Pipeline {
     for (int s = 1; s < scales_; ++s) {
       level_[s] = linear_.get<float>() + offset;
       offset += size_t(6) * width_[s] * height_[s];
+    }
+    // The chain schedule's second side stream (session 15): scales 2.. in sequence in one set of
+    // planes placed in scale 1's linear planes, which only scale 1's XYB kernel reads, and scale
+    // 2's XYB waits for that kernel anyway (it writes scale 2's linear planes). So scales 2.. run
+    // beside scale 1's blurs instead of after them, in no extra memory.
+    split_chain_ = false;
+    if (schedule_ == Schedule::kChain && scales_ >= 3 && !strips_any_ && !split_xyb_ &&
+        6 * xn[2] + 15 * hpx[2] <= size_t(6) * width_[1] * height_[1]) {
+      split_chain_ = true;
+      for (int s = 2; s < scales_; ++s) {
+        xyb_at_[s] = level_[1];
+        hblur_at_[s] = level_[1] + 6 * xn[2];
+        vec_rows_[s] = !options.scalar_rows && width_[s] % 4 == 0 && aligned16(xyb_at_[s]) &&
+                       aligned16(hblur_at_[s]);
+      }
+      side_[2] = std::make_unique<vqx::cuda::Stream>();
+      side_done_[2] = std::make_unique<vqx::cuda::Event>();
     }
     if (debug) {
       debug_linear_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 6 * n0, "debug linear");
@@ -2341,9 +2390,37 @@ class Pipeline {
     const dim3 block(32, 8);
     const dim3 grid(ceil_div(half_size(w), 32), ceil_div(half_size(h), 8));
     float* dl = debug && s == 0 ? debug_linear_.get<float>() : nullptr;
+    if (xyb_t_) {  // (never split: part 0)
+      launch_xyb_t(s, fs, down, write_down, dl, stream);
+      check_launch("ssimulacra2: xyb_down_t_kernel");
+      return;
+    }
     if (part == 1) launch_xyb<false>(s, fs, grid, block, down, write_down, nullptr, stream);
     else launch_xyb<true>(s, fs, grid, block, down, write_down, dl, stream);
     check_launch("ssimulacra2: xyb_down_kernel");
+  }
+
+  // The XYB + downsample of scale s with the XYB planes transposed (session 15): the grid covers
+  // the padded planes, 32 x 32 pixels per block.
+  void launch_xyb_t(int s, const FrameSource& fs, float* down, bool write_down, float* dl,
+                    cudaStream_t stream) {
+    const uint32_t w = width_[s], h = height_[s];
+    const TransposedGeometry& g = tgeo_[s];
+    const dim3 grid(g.cols_t / (2 * kTBlock), g.rows_t / (2 * kTBlock)), block(kTBlock, kTBlock);
+    float* xyb = xyb_at_[s];
+    auto go = [&](auto kernel, const float* linear, float* debug) {
+      kernel<<<grid, block, 0, stream>>>(fs, linear, w, h, cbrt_bias_, xyb, g.rows_t, g.plane, down,
+                                         write_down, debug);
+    };
+    if (s > 0) go(xyb_down_t_kernel<Source::kLinear>, level_[s], nullptr);
+    else if (dl && rgb_ && format_.bit_depth > 8) go(xyb_down_t_kernel<Source::kRgb16, true>, nullptr, dl);
+    else if (dl && rgb_) go(xyb_down_t_kernel<Source::kRgb8, true>, nullptr, dl);
+    else if (dl && format_.bit_depth > 8) go(xyb_down_t_kernel<Source::kYuv16, true>, nullptr, dl);
+    else if (dl) go(xyb_down_t_kernel<Source::kYuv8, true>, nullptr, dl);
+    else if (rgb_ && format_.bit_depth > 8) go(xyb_down_t_kernel<Source::kRgb16>, nullptr, nullptr);
+    else if (rgb_) go(xyb_down_t_kernel<Source::kRgb8>, nullptr, nullptr);
+    else if (format_.bit_depth > 8) go(xyb_down_t_kernel<Source::kYuv16>, nullptr, nullptr);
+    else go(xyb_down_t_kernel<Source::kYuv8>, nullptr, nullptr);
   }
 
   template <bool kXyb>
@@ -2406,6 +2483,14 @@ class Pipeline {
     const dim3 block(kLines, kBlurPlanes);
     const dim3 grid(ceil_div(h, kLines), 3);
     float* products = debug ? debug_products_.get<float>() : nullptr;
+    if (xyb_t_) {  // session 15: the walk on the transposed XYB planes
+      const TransposedGeometry& g = tgeo_[s];
+      blur_rows_t_kernel<<<dim3(3 * kBlurPlanes, ceil_div(h, kLines)), kLines, 0, stream>>>(
+          xyb_at_[s], ones_.get<float>(), w, h, g.rows_t, g.plane, coef_, hblur_at_[s], products,
+          vec_rows_[s]);
+      check_launch("ssimulacra2: blur_rows_t_kernel");
+      return;
+    }
     if (poles2_store_all_ && vec_rows_[s] && !poles_sets_ && row_groups_ == kRowPoles &&
         poles_sums_ && !poles_split_ && hblur_warps_ < 0) {  // VQX_SS2_HBLUR=poles2all (timing)
       blur_rows_poles2_kernel<true, false, true><<<grid, dim3(kLines, kPoleWarps), kPoles2Smem,
@@ -2494,11 +2579,12 @@ class Pipeline {
       kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
                : terms_batch_ == 2 ? blur_columns_terms_kernel<4, true, 2>
                                    : blur_columns_terms_kernel<3, true>;
+    if (xyb_t_) kernel = blur_columns_terms_kernel<3, true, kTermRows, false, true>;
     kernel<<<grid, block, 0, stream>>>(
         hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
         partials_.get<Dd>() + table_.partial_offset[s],
         debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr,
-        VStrip{});
+        VStrip{}, tgeo_[s].rows_t, tgeo_[s].plane);
     check_launch("ssimulacra2: blur_columns_terms_kernel");
   }
 
@@ -2586,7 +2672,15 @@ class Pipeline {
       // the previous scale's vertical pass, the last reader of that set.
       cudaStream_t side = side_[1]->get();
       check(cudaStreamWaitEvent(side, xyb_done_[0]->get(), 0), "ssimulacra2: fork");
-      for (int s = 1; s < scales_; ++s) {
+      for (int s = 1; s < scales_ && split_chain_; ++s) {
+        cudaStream_t on = s == 1 ? side : side_[2]->get();
+        if (s == 2) check(cudaStreamWaitEvent(on, xyb_done_[1]->get(), 0), "ssimulacra2: fork");
+        traced("XYB", s, -1, on, [&] { enqueue_xyb(s, ref, dis, on); });
+        if (s == 1) check(cudaEventRecord(xyb_done_[1]->get(), on), "ssimulacra2: fork");
+        enqueue_blurs(s, on);
+      }
+      if (split_chain_) check(cudaEventRecord(side_done_[2]->get(), side_[2]->get()), "ssimulacra2: join");
+      for (int s = 1; s < scales_ && !split_chain_; ++s) {
         if (xyb_in_strips(s)) {
           enqueue_strips(s, side, ref, dis);
           continue;
@@ -2651,7 +2745,19 @@ class Pipeline {
       check(cudaMemcpy(v.data(), src, sizeof(v[0]) * count, cudaMemcpyDeviceToHost), "debug read");
     };
     get(d.linear, s == 0 ? debug_linear_.get() : level_[s], 6 * n);
-    get(d.xyb, xyb_at_[s], 6 * n);
+    if (xyb_t_) {  // back to the row-major layout of the CPU's planes
+      const TransposedGeometry& g = tgeo_[s];
+      std::vector<float> t;
+      get(t, xyb_at_[s], 6 * g.plane);
+      d.xyb.resize(6 * n);
+      for (size_t p = 0; p < 6; ++p)
+        for (size_t y = 0; y < d.height; ++y)
+          for (size_t x = 0; x < d.width; ++x)
+            d.xyb[p * n + y * d.width + x] =
+                t[p * g.plane + blocked_index(uint32_t(x), uint32_t(y), g.rows_t)];
+    } else {
+      get(d.xyb, xyb_at_[s], 6 * n);
+    }
     get(d.products, debug_products_.get(), 9 * n);
     // A ring (strip_debug_ring) holds only the last rows: no full plane to read back.
     if (!strip_[s].on || strip_[s].ring_rows == d.height) get(d.hblur, hblur_at_[s], 15 * n);
@@ -2674,6 +2780,9 @@ class Pipeline {
   bool hblur_async_ = false;
   bool poles2_store_all_ = false;
   bool fast_xyb_ = false;
+  bool xyb_t_ = false;                   // XYB planes transposed (session 15)
+  bool split_chain_ = false;             // chain: scales 2.. on a second side stream
+  TransposedGeometry tgeo_[kNumScales];  // their geometry per scale
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
   // The strip schedule of one scale (enqueue_strips).
@@ -2709,6 +2818,7 @@ class Pipeline {
   std::unique_ptr<vqx::cuda::Stream> side_[kNumScales];
   std::unique_ptr<vqx::cuda::Event> xyb_done_[kNumScales], side_done_[kNumScales];
   vqx::cuda::DeviceBuffer xyb_, hblur_, linear_, partials_;
+  vqx::cuda::DeviceBuffer ones_;  // xyb_t_: one block of 1.0f (the horizontal pass's q of mu1, mu2)
   vqx::cuda::DeviceBuffer debug_linear_, debug_products_, debug_vblur_, debug_terms_;
 };
 
@@ -2762,10 +2872,11 @@ class Ssimulacra2Cuda final : public CudaMetric {
       options.row_groups = kRowPoles;
       options.poles_sums = false;
     }
-    if (walk && std::string(walk) == "poles2") {
+    if (walk && std::string(walk) == "poles2") {  // the default before session 15
       options.row_groups = kRowPoles;
       options.poles_sums = true;
       options.poles_split = false;
+      options.transposed_xyb = false;
     }
     if (walk && std::string(walk) == "poles2all") options.poles2_store_all = true;  // timing
     if (walk && std::string(walk) == "poles4") {

@@ -93,6 +93,10 @@ struct PipelineOptions {
   // Strips: the XYB + downsample of a scale in strips too, on its own stream ahead of the
   // horizontal pass (XYB -> H -> V pipeline); not with split_xyb.
   bool strip_xyb = false;
+  // The XYB planes in a transposed (column-major) layout and the horizontal pass walking them
+  // with coalesced loads (session 15; the default). Applies with the default kernels and no
+  // strips; VQX_SS2_HBLUR=poles2 the row-major planes and the poles2 kernel before it.
+  bool transposed_xyb = true;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
