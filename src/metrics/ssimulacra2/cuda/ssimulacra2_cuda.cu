@@ -1668,7 +1668,7 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
   const bool valid = x < w;
   const uint32_t ring = kStrip ? strip.ring_rows : h;  // rows of a horizontal-pass plane
   const float* src = hblur + size_t(c * kBlurPlanes + k) * (size_t(w) * ring) + (valid ? x : 0);
-  static_assert(!kXybT || (kFast && !kStrip), "the transposed XYB planes go with the fast terms");
+  static_assert(!kXybT || kFast, "the transposed XYB planes go with the fast terms");
   const size_t xplane = kXybT ? xyb_plane : n;
   const float* img1 = xyb + size_t(c) * xplane;
   const float* img2 = xyb + size_t(3 + c) * xplane;
@@ -2042,7 +2042,19 @@ class Pipeline {
     // The strip schedule (session 14): scales at least strip_min_height rows high run their
     // horizontal pass in strips of strip_rows rows into a ring of planes, the vertical pass
     // following strip by strip (enqueue_strips). Only the default kernels take part.
-    const bool strip_kernels = options.strip_rows > 0 && !options.row_walk &&
+    // The transposed XYB planes and the walk on them (session 15): with the default kernels,
+    // whenever a transposed plane can be indexed with 32 bits.
+    const bool t_kernels = options.transposed_xyb && fast_xyb_ && !split_xyb_ && !row_walk_ &&
+                           row_groups_ == kRowPoles && poles_sums_ && !poles_split_ &&
+                           !poles_sets_ && hblur_warps_ < 0 && !poles2_store_all_ &&
+                           fast_terms_ && terms_batch_ == kTermRows && !vblur_low_regs_ &&
+                           transposed_geometry(format.width, format.height).plane <= size_t{UINT32_MAX};
+    // Bands (session 15): without strip rows of their own, tall planes run as `bands` strips of
+    // whole planes (no ring) with their XYB by strips too, so that the walk of band i + 1 runs
+    // beside the vertical pass of band i and the XYB of band i + 1 beside the walk of band i.
+    const bool bands = options.strip_rows == 0 && options.bands > 1 && t_kernels && options.concurrent;
+    if (bands) xyb_strips_ = !options.split_xyb;
+    const bool strip_kernels = (options.strip_rows > 0 || bands) && !options.row_walk &&
                                options.row_groups == kRowPoles && options.poles_sums &&
                                !options.poles_split && options.fast_terms &&
                                !options.vblur_low_regs && options.terms_batch == kTermRows;
@@ -2056,9 +2068,10 @@ class Pipeline {
       if (strip_kernels && h >= uint32_t(std::max(options.strip_min_height, 1)) &&
           size_t(width_[s]) * h <= size_t{UINT32_MAX}) {
         p.on = true;
-        p.rows = std::max<uint32_t>(32, (uint32_t(options.strip_rows) + 31) / 32 * 32);
+        const uint32_t rows = bands ? ceil_div(h, uint32_t(options.bands)) : uint32_t(options.strip_rows);
+        p.rows = std::max<uint32_t>(32, (rows + 31) / 32 * 32);
         p.count = int(ceil_div(h, p.rows));
-        p.depth = std::min(std::max(options.strip_depth, 1), p.count);
+        p.depth = bands ? p.count : std::min(std::max(options.strip_depth, 1), p.count);
         const uint64_t ring = uint64_t(p.depth) * p.rows + 32;
         p.ring_rows = ring >= h || (debug && !options.strip_debug_ring) ? h : uint32_t(ring);
         // Chunk bases (-20 + 20 j) of each strip's vertical launch: those whose inputs
@@ -2078,6 +2091,8 @@ class Pipeline {
       hpx[s] = size_t(width_[s]) * (p.on ? p.ring_rows : height_[s]);
     }
     // The schedule: forced by the options (tests, profiling) where it applies, else by size.
+    bool rings_any = false;  // strips whose horizontal-pass planes are a ring (memory saved)
+    for (int s = 0; s < scales_; ++s) rings_any |= strip_[s].on && strip_[s].ring_rows < height_[s];
     size_t sum_n = 0, sum_h = 0, max_h = 0, rest_h = 0;
     for (int s = 0; s < scales_; ++s) {
       sum_n += size_t(width_[s]) * height_[s];
@@ -2092,7 +2107,7 @@ class Pipeline {
     if (options.concurrent && scales_ > 1) {
       if (options.force_chain) schedule_ = Schedule::kChain;
       else if (options.force_concurrent) schedule_ = Schedule::kConcurrent;
-      else if (strips_any_) {
+      else if (strips_any_ && rings_any) {
         // With strips, the schedule that keeps the metric within kStripBudgetBytes (so that the
         // engine keeps two frames in flight within its 1 GiB), preferring concurrency.
         if (concurrent_bytes <= kConcurrentBytes &&
@@ -2108,11 +2123,7 @@ class Pipeline {
     concurrent_ = schedule_ != Schedule::kSequential;
     // The transposed XYB planes (session 15): with the default kernels and no strips, whenever
     // a transposed plane can be indexed with 32 bits.
-    xyb_t_ = options.transposed_xyb && fast_xyb_ && !split_xyb_ && !strips_any_ && !row_walk_ &&
-             row_groups_ == kRowPoles && poles_sums_ && !poles_split_ && !poles_sets_ &&
-             hblur_warps_ < 0 && !poles2_store_all_ && fast_terms_ &&
-             terms_batch_ == kTermRows && !vblur_low_regs_ &&
-             transposed_geometry(format.width, format.height).plane <= size_t{UINT32_MAX};
+    xyb_t_ = t_kernels;
     size_t xn[kNumScales] = {};  // floats of one XYB plane of scale s
     for (int s = 0; s < scales_; ++s) {
       tgeo_[s] = transposed_geometry(width_[s], height_[s]);
@@ -2190,7 +2201,9 @@ class Pipeline {
     // 2's XYB waits for that kernel anyway (it writes scale 2's linear planes). So scales 2.. run
     // beside scale 1's blurs instead of after them, in no extra memory.
     split_chain_ = false;
-    if (schedule_ == Schedule::kChain && scales_ >= 3 && !strips_any_ && !split_xyb_ &&
+    bool strips_beyond_0 = false;
+    for (int s = 1; s < scales_; ++s) strips_beyond_0 |= strip_[s].on;
+    if (schedule_ == Schedule::kChain && scales_ >= 3 && !strips_beyond_0 && !split_xyb_ &&
         6 * xn[2] + 15 * hpx[2] <= size_t(6) * width_[1] * height_[1]) {
       split_chain_ = true;
       for (int s = 2; s < scales_; ++s) {
@@ -2302,6 +2315,12 @@ class Pipeline {
     float* down = write_down ? level_[s + 1] : nullptr;
     float* dl = debug_linear_.get() != nullptr && s == 0 ? debug_linear_.get<float>() : nullptr;
     float* xyb = xyb_at_[s];
+    if (xyb_t_) {  // 32-row blocks: oy0 is a multiple of 16 (strip rows are multiples of 32)
+      launch_xyb_t(s, fs, write_down ? down : nullptr, write_down, dl, stream, oy0 / kTBlock,
+                   oy_end >= half_size(h) ? UINT32_MAX : ceil_div(oy_end, kTBlock));
+      check_launch("ssimulacra2: xyb_down_t_kernel (strip)");
+      return;
+    }
     const dim3 block(32, 8);
     const dim3 grid(ceil_div(half_size(w), 32), ceil_div(oy_end - oy0, 8));
     if (fast_xyb_ && s > 0)  // the fast XYB kernel (the default), with the same row range
@@ -2337,6 +2356,14 @@ class Pipeline {
     const uint32_t w = width_[s], h = height_[s];
     const bool debug = debug_linear_.get() != nullptr;
     float* products = debug ? debug_products_.get<float>() : nullptr;
+    if (xyb_t_) {  // session 15: the transposed walk over rows [row0, row0 + rows)
+      const TransposedGeometry& g = tgeo_[s];
+      blur_rows_t_kernel<<<dim3(3 * kBlurPlanes, ceil_div(rows, kLines)), kLines, 0, stream>>>(
+          xyb_at_[s], ones_.get<float>(), w, h, g.rows_t, g.plane, coef_, hblur_at_[s], products,
+          vec_rows_[s], row0, rows, ring_rows);
+      check_launch("ssimulacra2: blur_rows_t_kernel (strip)");
+      return;
+    }
     const dim3 grid(ceil_div(rows, kLines), 3);
     const dim3 pblock(kLines, kPoleWarps);
     auto kernel = vec_rows_[s] && poles_sets_ ? blur_rows_poles2_kernel<true, true>
@@ -2367,10 +2394,13 @@ class Pipeline {
     v.last = i + 1 == p.count;
     // A scale's state: [16][its threads] floats and [6][its threads] doubles, after the scales
     // before it.
-    blur_columns_terms_kernel<3, true, kTermRows, true><<<grid, block, 0, stream>>>(
+    auto kernel = xyb_t_ ? blur_columns_terms_kernel<3, true, kTermRows, true, true>
+                         : blur_columns_terms_kernel<3, true, kTermRows, true>;
+    kernel<<<grid, block, 0, stream>>>(
         hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
         partials_.get<Dd>() + table_.partial_offset[s],
-        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr, v);
+        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr, v,
+        tgeo_[s].rows_t, tgeo_[s].plane);
     check_launch("ssimulacra2: blur_columns_terms_kernel (strip)");
   }
 
@@ -2402,15 +2432,19 @@ class Pipeline {
 
   // The XYB + downsample of scale s with the XYB planes transposed (session 15): the grid covers
   // the padded planes, 32 x 32 pixels per block.
+  // by0 / by_end: the block rows (32 image rows each) of a strip; by_end beyond the last block
+  // row: to the end of the padded plane.
   void launch_xyb_t(int s, const FrameSource& fs, float* down, bool write_down, float* dl,
-                    cudaStream_t stream) {
+                    cudaStream_t stream, uint32_t by0 = 0, uint32_t by_end = UINT32_MAX) {
     const uint32_t w = width_[s], h = height_[s];
     const TransposedGeometry& g = tgeo_[s];
-    const dim3 grid(g.cols_t / (2 * kTBlock), g.rows_t / (2 * kTBlock)), block(kTBlock, kTBlock);
+    const uint32_t nby = g.rows_t / (2 * kTBlock);
+    by_end = std::min(by_end, nby);
+    const dim3 grid(g.cols_t / (2 * kTBlock), by_end - by0), block(kTBlock, kTBlock);
     float* xyb = xyb_at_[s];
     auto go = [&](auto kernel, const float* linear, float* debug) {
       kernel<<<grid, block, 0, stream>>>(fs, linear, w, h, cbrt_bias_, xyb, g.rows_t, g.plane, down,
-                                         write_down, debug);
+                                         write_down, debug, by0);
     };
     if (s > 0) go(xyb_down_t_kernel<Source::kLinear>, level_[s], nullptr);
     else if (dl && rgb_ && format_.bit_depth > 8) go(xyb_down_t_kernel<Source::kRgb16, true>, nullptr, dl);
@@ -2942,6 +2976,8 @@ class Ssimulacra2Cuda final : public CudaMetric {
     options.strip_depth = env_int("VQX_SS2_STRIP_DEPTH", options.strip_depth);
     options.strip_min_height = env_int("VQX_SS2_STRIP_MIN", options.strip_min_height);
     options.strip_xyb = env_int("VQX_SS2_STRIP_XYB", options.strip_xyb ? 1 : 0) != 0;
+    // VQX_SS2_BANDS=N: tall planes (VQX_SS2_STRIP_MIN rows and up) in N bands (0 or 1: off).
+    options.bands = env_int("VQX_SS2_BANDS", options.bands);
     const char* xyb = std::getenv("VQX_SS2_XYB");
     if (xyb && std::string(xyb) == "split") options.split_xyb = true;
     if (xyb && std::string(xyb) == "fused") options.split_xyb = false;

@@ -97,6 +97,11 @@ struct PipelineOptions {
   // with coalesced loads (session 15; the default). Applies with the default kernels and no
   // strips; VQX_SS2_HBLUR=poles2 the row-major planes and the poles2 kernel before it.
   bool transposed_xyb = true;
+  // With transposed_xyb and no strip_rows of their own: planes at least strip_min_height rows
+  // high run as `bands` strips of whole planes (no ring), their XYB by strips too, so that the
+  // walk of one band overlaps the XYB of the next and the vertical pass of the one before
+  // (session 15). 0 or 1: off. Applies only with the scales concurrent (not the debug path).
+  int bands = 0;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,

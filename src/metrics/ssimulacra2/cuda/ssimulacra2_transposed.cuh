@@ -50,13 +50,16 @@ template <Source kSource, bool kDebug = false>
 __global__ void __launch_bounds__(kTBlock * kTBlock)
 xyb_down_t_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
                   float cbrt_bias, float* __restrict__ xyb_t, uint32_t rows_t, size_t plane_t,
-                  float* __restrict__ down, bool write_down, float* __restrict__ debug_linear) {
+                  float* __restrict__ down, bool write_down, float* __restrict__ debug_linear,
+                  uint32_t by0 = 0) {
+  // by0: the first block row of this launch (a strip of rows; 0 = the whole plane).
   __shared__ float tile[6][2 * kTBlock][2 * kTBlock + 1];  // [plane][x][y]
   constexpr bool kYuv = kSource == Source::kYuv8 || kSource == Source::kYuv16;
   const uint32_t ow = (w + 1) / 2, oh = (h + 1) / 2;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const uint32_t ox = blockIdx.x * kTBlock + tx;
-  const uint32_t oy = blockIdx.y * kTBlock + ty;
+  const uint32_t by = by0 + blockIdx.y;  // block row
+  const uint32_t oy = by * kTBlock + ty;
   const uint32_t n = w * h;  // fewer than 2^32 samples (Pipeline::init checks)
   if (ox >= ow || oy >= oh) {  // the whole 2x2 block lies outside the picture: padding
 #pragma unroll
@@ -135,14 +138,13 @@ xyb_down_t_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, 
   // The block's 32 x 32 tile is one block of each plane (4 KB, contiguous): 6 planes x 32
   // columns, one 32-row column (128 bytes) per warp store.
   const int warp = (ty * kTBlock + tx) / 32, lane = (ty * kTBlock + tx) % 32;
-  const size_t block0 = (size_t(blockIdx.x) * gridDim.y + blockIdx.y) * 1024;
+  const size_t block0 = (size_t(blockIdx.x) * (rows_t >> 5) + by) * 1024;
   constexpr int kWarps = kTBlock * kTBlock / 32;
 #pragma unroll 4
   for (int e = warp; e < 6 * 2 * kTBlock; e += kWarps) {
     const int p = e / (2 * kTBlock), xl = e % (2 * kTBlock);
     xyb_t[size_t(p) * plane_t + block0 + size_t(xl) * 32 + lane] = tile[p][xl][lane];
   }
-  (void)rows_t;
 }
 
 // The horizontal pass on the blocked XYB planes. One warp per (32 rows, channel, plane): lane =
@@ -162,16 +164,21 @@ constexpr int kTChunk = 32;
 __global__ void __launch_bounds__(kLines)
 blur_rows_t_kernel(const float* __restrict__ xyb_t, const float* __restrict__ ones, uint32_t w,
                    uint32_t h, uint32_t rows_t, size_t plane_t, BlurCoef coef,
-                   float* __restrict__ hblur, float* __restrict__ debug_products, bool vec) {
+                   float* __restrict__ hblur, float* __restrict__ debug_products, bool vec,
+                   uint32_t row0 = 0, uint32_t row_count = UINT32_MAX, uint32_t ring_rows = 0) {
+  // Row range (the strip schedule): rows [row0, row0 + row_count), row0 a multiple of 32; output
+  // row y goes to row y % ring_rows of planes ring_rows rows high (0: whole planes).
   __shared__ float tile[kTChunk][kLines + 1];
   const int c = int(blockIdx.x) / kBlurPlanes, kind = int(blockIdx.x) % kBlurPlanes;
-  const uint32_t y0 = blockIdx.y * kLines;
+  const uint32_t y0 = row0 + blockIdx.y * kLines;
+  if (ring_rows == 0) ring_rows = h;
+  const uint32_t row_end = row_count > h - row0 ? h : row0 + row_count;
   const int lane = threadIdx.x;
   const uint32_t y = y0 + lane;
   const size_t n = size_t(w) * h;
   const float* a_t = xyb_t + size_t(c) * plane_t;
   const float* b_t = xyb_t + size_t(3 + c) * plane_t;
-  float* out = hblur + size_t(c * kBlurPlanes + kind) * n;
+  float* out = hblur + size_t(c * kBlurPlanes + kind) * (size_t(w) * ring_rows);
   // debug products: per channel p11, p22, p12 (planes 2, 3, 4)
   float* products =
       debug_products && kind >= 2 ? debug_products + size_t(3 * c + (kind - 2)) * n : nullptr;
@@ -187,7 +194,7 @@ blur_rows_t_kernel(const float* __restrict__ xyb_t, const float* __restrict__ on
   float tail[10];  // in[t - 6] of the first 10 steps of the next chunk
 #pragma unroll
   for (int i = 0; i < 6; ++i) tail[i] = 0.0f;
-  const bool row_in = y < h;
+  const bool row_in = y < row_end;
 #pragma unroll
   for (int i = 0; i < 4; ++i) {
     const float v = fmul(__ldg(p_base + i * 32), __ldg(q_base + i * 32));
@@ -208,7 +215,10 @@ blur_rows_t_kernel(const float* __restrict__ xyb_t, const float* __restrict__ on
     }
   };
   const uint32_t chunks = (w + kTChunk - 1) / kTChunk;
-  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
+  const uint32_t rows = row_end - y0 < uint32_t(kLines) ? row_end - y0 : uint32_t(kLines);
+  // Output row y0 + r lives at ring row (ring0 + r) mod ring_rows: rows up to the wrap, then from 0.
+  const uint32_t ring0 = y0 % ring_rows;
+  const uint32_t before_wrap = ring_rows - ring0;
   fetch(0);
   for (uint32_t j = 0; j < chunks; ++j) {
     float cur[kTChunk];
@@ -235,21 +245,23 @@ blur_rows_t_kernel(const float* __restrict__ xyb_t, const float* __restrict__ on
       const int q = lane & 7, rg = lane >> 3;
       const uint32_t x = x0 + 4 * uint32_t(q);
       if (x < w) {
-        float* o = out + size_t(y0 + rg) * w + x;
 #pragma unroll
         for (int k = 0; k < 8; ++k) {
-          const int r = rg + 4 * k;
-          if (uint32_t(r) < rows)
-            *reinterpret_cast<float4*>(o + size_t(4 * k) * w) =
+          const uint32_t r = uint32_t(rg + 4 * k);
+          const uint32_t rr = r < before_wrap ? ring0 + r : r - before_wrap;
+          if (r < rows)
+            *reinterpret_cast<float4*>(out + size_t(rr) * w + x) =
                 make_float4(tile[4 * q][r], tile[4 * q + 1][r], tile[4 * q + 2][r], tile[4 * q + 3][r]);
         }
       }
     } else {  // lane = column
       const uint32_t x = x0 + uint32_t(lane);
       if (x < w) {
-        float* o = out + size_t(y0) * w + x;
 #pragma unroll 8
-        for (uint32_t r = 0; r < rows; ++r) o[size_t(r) * w] = tile[lane][r];
+        for (uint32_t r = 0; r < rows; ++r) {
+          const uint32_t rr = r < before_wrap ? ring0 + r : r - before_wrap;
+          out[size_t(rr) * w + x] = tile[lane][r];
+        }
       }
     }
     __syncwarp();
