@@ -799,6 +799,27 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
             << fmt::format("{} {}={} frame {}: {:.17g} vs {:.17g}", pair, knob[0], knob[1], i,
                            other[i], base[i]);
     }
+    // Session 15: bands of the transposed kernels (strips of whole planes, XYB by strips) on
+    // these small pictures, and the chain schedule (its second side stream in scale 1's linear
+    // planes) with the row-major planes and with the transposed ones.
+    const char* pairs[][4] = {{"VQX_SS2_BANDS", "2", "VQX_SS2_STRIP_MIN", "100"},
+                              {"VQX_SS2_BANDS", "3", "VQX_SS2_STRIP_MIN", "100"},
+                              {"VQX_SS2_SCHEDULE", "chain", "VQX_SS2_HBLUR", "poles2"},
+                              {"VQX_SS2_SCHEDULE", "chain", "VQX_SS2_BANDS", "0"},
+                              {"VQX_SS2_STRIPS", "1", "VQX_SS2_STRIP_MIN", "100"}};
+    for (const auto& knob : pairs) {
+      setenv(knob[0], knob[1], 1);
+      setenv(knob[2], knob[3], 1);
+      const std::vector<double> other =
+          column(*run_on_pair(pair, {"ssimulacra2"}, s), "ssimulacra2");
+      unsetenv(knob[0]);
+      unsetenv(knob[2]);
+      ASSERT_EQ(other.size(), base.size());
+      for (size_t i = 0; i < base.size(); ++i)
+        EXPECT_TRUE(same_bits(other[i], base[i]))
+            << fmt::format("{} {}={} {}={} frame {}: {:.17g} vs {:.17g}", pair, knob[0], knob[1],
+                           knob[2], knob[3], i, other[i], base[i]);
+    }
   }
 }
 

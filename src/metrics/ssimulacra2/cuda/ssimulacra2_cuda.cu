@@ -2124,7 +2124,6 @@ class Pipeline {
     // The transposed XYB planes (session 15): with the default kernels and no strips, whenever
     // a transposed plane can be indexed with 32 bits.
     xyb_t_ = t_kernels;
-    l2_prefetch_ = options.hblur_t_prefetch;
     size_t xn[kNumScales] = {};  // floats of one XYB plane of scale s
     for (int s = 0; s < scales_; ++s) {
       tgeo_[s] = transposed_geometry(width_[s], height_[s]);
@@ -2361,7 +2360,7 @@ class Pipeline {
       const TransposedGeometry& g = tgeo_[s];
       blur_rows_t_kernel<<<dim3(3 * kBlurPlanes, ceil_div(rows, kLines)), kLines, 0, stream>>>(
           xyb_at_[s], ones_.get<float>(), w, h, g.rows_t, g.plane, coef_, hblur_at_[s], products,
-          vec_rows_[s], l2_prefetch_, row0, rows, ring_rows);
+          vec_rows_[s], row0, rows, ring_rows);
       check_launch("ssimulacra2: blur_rows_t_kernel (strip)");
       return;
     }
@@ -2522,7 +2521,7 @@ class Pipeline {
       const TransposedGeometry& g = tgeo_[s];
       blur_rows_t_kernel<<<dim3(3 * kBlurPlanes, ceil_div(h, kLines)), kLines, 0, stream>>>(
           xyb_at_[s], ones_.get<float>(), w, h, g.rows_t, g.plane, coef_, hblur_at_[s], products,
-          vec_rows_[s], l2_prefetch_);
+          vec_rows_[s]);
       check_launch("ssimulacra2: blur_rows_t_kernel");
       return;
     }
@@ -2817,7 +2816,6 @@ class Pipeline {
   bool fast_xyb_ = false;
   bool xyb_t_ = false;                   // XYB planes transposed (session 15)
   bool split_chain_ = false;             // chain: scales 2.. on a second side stream
-  bool l2_prefetch_ = true;              // xyb_t_: PipelineOptions::hblur_t_prefetch
   TransposedGeometry tgeo_[kNumScales];  // their geometry per scale
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
@@ -2980,8 +2978,6 @@ class Ssimulacra2Cuda final : public CudaMetric {
     options.strip_xyb = env_int("VQX_SS2_STRIP_XYB", options.strip_xyb ? 1 : 0) != 0;
     // VQX_SS2_BANDS=N: tall planes (VQX_SS2_STRIP_MIN rows and up) in N bands (0 or 1: off).
     options.bands = env_int("VQX_SS2_BANDS", options.bands);
-    // VQX_SS2_HT_PF=0/1: the transposed walk without / with its L2 bulk prefetch.
-    options.hblur_t_prefetch = env_int("VQX_SS2_HT_PF", options.hblur_t_prefetch ? 1 : 0) != 0;
     const char* xyb = std::getenv("VQX_SS2_XYB");
     if (xyb && std::string(xyb) == "split") options.split_xyb = true;
     if (xyb && std::string(xyb) == "fused") options.split_xyb = false;

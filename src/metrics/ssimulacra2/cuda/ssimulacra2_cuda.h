@@ -102,8 +102,6 @@ struct PipelineOptions {
   // walk of one band overlaps the XYB of the next and the vertical pass of the one before
   // (session 15). 0 or 1: off. Applies only with the scales concurrent (not the debug path).
   int bands = 0;
-  // transposed_xyb: the walk prefetches the blocks of two chunks ahead into L2 (timing knob).
-  bool hblur_t_prefetch = true;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,

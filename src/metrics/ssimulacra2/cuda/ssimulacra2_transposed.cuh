@@ -165,8 +165,7 @@ __global__ void __launch_bounds__(kLines)
 blur_rows_t_kernel(const float* __restrict__ xyb_t, const float* __restrict__ ones, uint32_t w,
                    uint32_t h, uint32_t rows_t, size_t plane_t, BlurCoef coef,
                    float* __restrict__ hblur, float* __restrict__ debug_products, bool vec,
-                   bool l2_prefetch, uint32_t row0 = 0, uint32_t row_count = UINT32_MAX,
-                   uint32_t ring_rows = 0) {
+                   uint32_t row0 = 0, uint32_t row_count = UINT32_MAX, uint32_t ring_rows = 0) {
   // Row range (the strip schedule): rows [row0, row0 + row_count), row0 a multiple of 32; output
   // row y goes to row y % ring_rows of planes ring_rows rows high (0: whole planes).
   __shared__ float tile[kTChunk][kLines + 1];
@@ -233,13 +232,6 @@ blur_rows_t_kernel(const float* __restrict__ xyb_t, const float* __restrict__ on
       }
     }
     if (j + 1 < chunks) fetch(j + 1);
-    // The blocks of chunk j + 2 (its columns 4..31 and the next block's 0..3) into L2, one bulk
-    // prefetch of 4 KB each (VQX_SS2_HT_PF), so that the loads of the next chunk hit L2.
-    if (l2_prefetch && lane == 0 && j + 2 <= chunks) {
-      asm volatile("cp.async.bulk.prefetch.L2.global [%0], 4096;" ::"l"(p_base - lane + (j + 2) * step));
-      if (kind == 4)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], 4096;" ::"l"(q_base - lane + (j + 2) * step));
-    }
 #pragma unroll
     for (int i = 0; i < kTChunk; ++i) {
       const float a = i < 10 ? tail[i] : cur[i - 10];
