@@ -47,15 +47,13 @@ enum Variant {
   kPlainXyb = 1 << 25, // the XYB kernel before session 14 (the fast one is the default)
   kPoles2All = 1 << 26,  // poles2 adding all output quads before their stores (slower)
   kHWarpA = 1 << 27,     // kHWarp*: tiles by cp.async (v5)
-  kLean = 1 << 28,       // session 15: the lean vertical/terms kernel (3 blocks per SM)
-  kLean4 = 1 << 29,      // the same at 4 blocks per SM
-  kLean4b2 = 1 << 30,    // the same at 4 blocks per SM, terms two pixels at a time
+  kRowMajor = 1 << 28,   // row-major XYB planes and poles2 (the default before session 15)
+  kLean = 1 << 29,       // session 15: the lean vertical/terms kernel (inputs in registers)
 };
-// Session 15: the lean kernel's inputs by cp.async (3 / 4 blocks per SM), in the bits above 30.
-constexpr long long kLeanA = 1ll << 31, kLeanA4 = 1ll << 32, kLeanA4b2 = 1ll << 33,
-                    kLeanAB = 1ll << 34, kLeanA4b2B = 1ll << 35,  // + one barrier per chunk
-                    kFast14 = 1ll << 36,  // the vertical/terms kernel of session 14 (fast terms)
-                    kLeanP = 1ll << 37;   // the lean kernel software-pipelined
+// Session 15: the lean kernel's inputs by cp.async, that with one barrier per chunk, session 14's
+// vertical kernel, the software-pipelined lean kernel (the default), in the bits above 30.
+constexpr long long kLeanA = 1ll << 31, kLeanAB = 1ll << 34, kFast14 = 1ll << 36,
+                    kLeanP = 1ll << 37;
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
                           long long variant, bool concurrent) {
@@ -108,17 +106,13 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   if (variant & kPlainXyb) options.fast_xyb = false;
   if (variant & kPoles2All) options.poles2_store_all = true;
   if (variant & kHWarpA) options.hblur_async = true;
+  if (variant & kRowMajor) options.transposed_xyb = false;
   // The rows of the kernels before session 15 keep them (whatever the default).
   if (variant & (kLowRegs | kFastTerms | kPlainTerms | kBatch2)) options.vblur_lean = 0;
   if (variant & kFast14) options.vblur_lean = 0;
   if (variant & kLean) options.vblur_lean = 3;
-  if (variant & kLean4) options.vblur_lean = 4;
-  if (variant & kLean4b2) options.vblur_lean = 2;
   if (variant & kLeanA) options.vblur_lean = 5;
-  if (variant & kLeanA4) options.vblur_lean = 6;
-  if (variant & kLeanA4b2) options.vblur_lean = 7;
   if (variant & kLeanAB) options.vblur_lean = 8;
-  if (variant & kLeanA4b2B) options.vblur_lean = 9;
   if (variant & kLeanP) options.vblur_lean = 10;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
@@ -142,6 +136,8 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
 // (pole split with sums per tile, fast terms) beside the kernels before this pass (three groups
 // of planes per thread, plain terms) and the variants; x2/x3: frames in flight on replicas.
 VQX_SS2_DEVICE(1080p, "band1080", format_1080p(), kDefault, true);
+VQX_SS2_DEVICE(1080p_rowmajor, "band1080", format_1080p(), kRowMajor, true);
+VQX_SS2_DEVICE(1080p_rowmajor_x2, "band1080", format_1080p(), kRowMajor | kInFlight2, true);
 VQX_SS2_DEVICE(1080p_plainxyb, "band1080", format_1080p(), kPlainXyb, true);
 VQX_SS2_DEVICE(1080p_poles2all, "band1080", format_1080p(), kPoles2All, true);
 VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kGroups3 | kPlainTerms | kPlainXyb, true);
@@ -155,6 +151,10 @@ VQX_SS2_DEVICE(1080p_default_sequential, "band1080", format_1080p(), kDefault, f
 VQX_SS2_DEVICE(1080p_hwarpu_sequential, "band1080", format_1080p(), kHWarp | kHWarpU, false);
 VQX_SS2_DEVICE(1080p_hwarpa_sequential, "band1080", format_1080p(), kHWarp | kHWarpA, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
+VQX_SS2_DEVICE(4k_rowmajor, "uhd4k", format_4k(), kRowMajor, true);
+VQX_SS2_DEVICE(4k_default_x2, "uhd4k", format_4k(), kInFlight2, true);
+VQX_SS2_DEVICE(4k_rowmajor_sequential, "uhd4k", format_4k(), kRowMajor, false);
+VQX_SS2_DEVICE(1080p_rowmajor_sequential, "band1080", format_1080p(), kRowMajor, false);
 VQX_SS2_DEVICE(4k_plainxyb, "uhd4k", format_4k(), kPlainXyb, true);
 VQX_SS2_DEVICE(4k_poles2all, "uhd4k", format_4k(), kPoles2All, true);
 VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms | kPlainXyb, true);
@@ -165,33 +165,21 @@ VQX_SS2_DEVICE(4k_default_sequential, "uhd4k", format_4k(), kDefault, false);
 VQX_SS2_DEVICE(4k_hwarpu_sequential, "uhd4k", format_4k(), kHWarp | kHWarpU, false);
 VQX_SS2_DEVICE(4k_hwarpa_sequential, "uhd4k", format_4k(), kHWarp | kHWarpA, false);
 VQX_SS2_DEVICE(4k_plainxyb_sequential, "uhd4k", format_4k(), kPlainXyb, false);
-// Session 15: the lean vertical/terms kernel beside the default (and session 14's kernel).
+// Session 15: the vertical/terms kernels beside the default (leanp): session 14's kernel (fast14),
+// lean, leana, leanab; with the transposed XYB planes unless _rowmajor.
 VQX_SS2_DEVICE(1080p_fast14, "band1080", format_1080p(), kFast14, true);
 VQX_SS2_DEVICE(4k_fast14, "uhd4k", format_4k(), kFast14, true);
 VQX_SS2_DEVICE(4k_fast14_sequential, "uhd4k", format_4k(), kFast14, false);
+VQX_SS2_DEVICE(1080p_fast14_sequential, "band1080", format_1080p(), kFast14, false);
 VQX_SS2_DEVICE(1080p_fast14_x2, "band1080", format_1080p(), kFast14 | kInFlight2, true);
 VQX_SS2_DEVICE(1080p_lean, "band1080", format_1080p(), kLean, true);
-VQX_SS2_DEVICE(1080p_lean4, "band1080", format_1080p(), kLean4, true);
-VQX_SS2_DEVICE(1080p_lean4b2, "band1080", format_1080p(), kLean4b2, true);
-VQX_SS2_DEVICE(1080p_lean_x2, "band1080", format_1080p(), kLean | kInFlight2, true);
-VQX_SS2_DEVICE(4k_lean, "uhd4k", format_4k(), kLean, true);
-VQX_SS2_DEVICE(4k_lean4, "uhd4k", format_4k(), kLean4, true);
-VQX_SS2_DEVICE(4k_lean4b2, "uhd4k", format_4k(), kLean4b2, true);
-VQX_SS2_DEVICE(4k_lean_sequential, "uhd4k", format_4k(), kLean, false);
 VQX_SS2_DEVICE(1080p_leana, "band1080", format_1080p(), kLeanA, true);
-VQX_SS2_DEVICE(1080p_leana4, "band1080", format_1080p(), kLeanA4, true);
-VQX_SS2_DEVICE(4k_leana, "uhd4k", format_4k(), kLeanA, true);
-VQX_SS2_DEVICE(4k_leana4, "uhd4k", format_4k(), kLeanA4, true);
-VQX_SS2_DEVICE(1080p_leana4b2, "band1080", format_1080p(), kLeanA4b2, true);
-VQX_SS2_DEVICE(4k_leana4b2, "uhd4k", format_4k(), kLeanA4b2, true);
 VQX_SS2_DEVICE(1080p_leanab, "band1080", format_1080p(), kLeanAB, true);
-VQX_SS2_DEVICE(1080p_leana4b2b, "band1080", format_1080p(), kLeanA4b2B, true);
+VQX_SS2_DEVICE(4k_lean, "uhd4k", format_4k(), kLean, true);
+VQX_SS2_DEVICE(4k_leana, "uhd4k", format_4k(), kLeanA, true);
 VQX_SS2_DEVICE(4k_leanab, "uhd4k", format_4k(), kLeanAB, true);
-VQX_SS2_DEVICE(4k_leana4b2b, "uhd4k", format_4k(), kLeanA4b2B, true);
-VQX_SS2_DEVICE(1080p_leanp, "band1080", format_1080p(), kLeanP, true);
-VQX_SS2_DEVICE(4k_leanp, "uhd4k", format_4k(), kLeanP, true);
-VQX_SS2_DEVICE(4k_leanp_sequential, "uhd4k", format_4k(), kLeanP, false);
-VQX_SS2_DEVICE(1080p_leanp_x2, "band1080", format_1080p(), kLeanP | kInFlight2, true);
+VQX_SS2_DEVICE(1080p_rowmajor_fast14, "band1080", format_1080p(), kRowMajor | kFast14, true);
+VQX_SS2_DEVICE(4k_rowmajor_fast14, "uhd4k", format_4k(), kRowMajor | kFast14, true);
 
 // The strip schedule (session 14): rows per strip (0 = whole planes), ring depth, the scale
 // schedule (0 = the metric's choice, 1 = chain, 2 = scales in sequence, 3 = concurrent) and

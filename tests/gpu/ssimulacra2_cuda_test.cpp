@@ -153,9 +153,11 @@ void expect_stages_match(const Picture& ref, const Picture& dis, const YuvMatrix
   if (const char* ha = std::getenv("VQX_SS2_TEST_HASYNC")) variant.hblur_async = std::atoi(ha) != 0;
   // VQX_SS2_TEST_XYB=fast: the same with the fast XYB kernel.
   if (const char* x = std::getenv("VQX_SS2_TEST_XYB")) variant.fast_xyb = std::string(x) == "fast";
-  // VQX_SS2_TEST_VLEAN=N (session 15): the vertical pass + terms by the lean kernel
-  // (PipelineOptions::vblur_lean = N: 3 = lean, 4 = lean4, 2 = lean4b2) against the CPU.
+  // VQX_SS2_TEST_VLEAN=N (session 15): the vertical pass + terms by another session-15 kernel
+  // (PipelineOptions::vblur_lean = N: 3 lean, 5 leana, 8 leanab, 10 leanp = the default; 0 the
+  // kernel before) against the CPU; VQX_SS2_TEST_ROWMAJOR=1: with the row-major XYB planes.
   if (const char* vl = std::getenv("VQX_SS2_TEST_VLEAN")) variant.vblur_lean = std::atoi(vl);
+  if (const char* rm = std::getenv("VQX_SS2_TEST_ROWMAJOR")) variant.transposed_xyb = std::atoi(rm) == 0;
   const DebugFrame gpu = run_debug_frame(ref, dis, matrix, mode, max_scales, variant);
   ASSERT_EQ(cpu.scales.size(), gpu.scales.size()) << label;
   ASSERT_EQ(cpu.sums.scales, gpu.sums.scales) << label;
@@ -307,7 +309,8 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
     bool hblur_uniform = false;  // hblur_warps >= 0: one code path for every plane
     bool poles2_all = false;     // poles2 adding all its quads before their stores (poles2all)
     bool hblur_async = false;    // hblur_warps >= 0: tiles by cp.async (v5)
-    int vblur_lean = 0;          // session 15: the lean vertical/terms kernel (3, 4 or 2; 0 off)
+    int vblur_lean = 0;          // session 15: the lean vertical/terms kernel (3, 5, 8, 10; 0 off)
+    bool row_major = false;      // session 15: the row-major XYB planes (not the transposed ones)
     ssimulacra2::cuda::PipelineOptions options() const {
       ssimulacra2::cuda::PipelineOptions o;
       o.row_groups = row_groups;
@@ -324,6 +327,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
       o.poles2_store_all = poles2_all;
       o.hblur_async = hblur_async;
       o.vblur_lean = vblur_lean;
+      if (row_major) o.transposed_xyb = false;
       return o;
     }
   };
@@ -351,20 +355,15 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, true},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 0, true, false, false, true},
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, 3, false, false, false, true},
-                              // session 15: the default kernels with the lean vertical/terms
-                              // kernel at 3 and 4 blocks per SM, and two pixels at a time
+                              // session 15: the default kernels (transposed XYB planes) with the
+                              // lean vertical/terms kernels: lean, leana, leanab, leanp (the default)
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 3},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 4},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 2},
-                              // and with the inputs by cp.async (leana, leana4)
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 5},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 6},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 7},
-                              // and with one barrier per chunk (leanab, leana4b2b)
                               {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 8},
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 9},
-                              // and software-pipelined (leanp)
-                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 10}};
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 10},
+                              // and with the row-major XYB planes (poles2)
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 3, true},
+                              {ssimulacra2::cuda::kRowPoles, false, true, false, 4, true, false, false, -1, true, false, false, false, 10, true}};
   // VQX_SS2_TEST_VARIANTS=lean (device rounds): only the session-15 variants.
   const char* only = std::getenv("VQX_SS2_TEST_VARIANTS");
   const bool only_lean = only && std::string(only) == "lean";
@@ -381,7 +380,7 @@ TEST(Ssimulacra2CudaVariants, KernelVariantsSameBits) {
           "{} {} row_groups {} low_regs {} fast_terms {} uniform {} batch {} sums {} split {} sets {} hwarps {}", label,
           mode == EdgeDifference::kDouble ? "f64 edges" : "", v.row_groups, v.low_regs,
           v.fast_terms, v.poles_uniform, v.terms_batch, v.poles_sums, v.poles_split, v.poles_sets,
-          v.hblur_warps) + (v.fast_xyb ? " fast xyb" : "") + (v.hblur_uniform ? " uniform rows" : "") + (v.poles2_all ? " poles2all" : "") + (v.hblur_async ? " async rows" : "") + (v.vblur_lean ? fmt::format(" lean {}", v.vblur_lean) : "");
+          v.hblur_warps) + (v.fast_xyb ? " fast xyb" : "") + (v.hblur_uniform ? " uniform rows" : "") + (v.poles2_all ? " poles2all" : "") + (v.hblur_async ? " async rows" : "") + (v.vblur_lean ? fmt::format(" lean {}", v.vblur_lean) : "") + (v.row_major ? " row-major xyb" : "");
       ASSERT_EQ(base.scales.size(), other.scales.size()) << at;
       for (size_t s = 0; s < base.scales.size(); ++s) {
         const DebugScale& a = base.scales[s];
@@ -813,11 +812,8 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
                               {"VQX_SS2_STRIPS", "1"},
                               // session 15: the lean vertical/terms kernels (engine path)
                               {"VQX_SS2_VBLUR", "lean"},
-                              {"VQX_SS2_VBLUR", "lean4b2"},
                               {"VQX_SS2_VBLUR", "leana"},
-                              {"VQX_SS2_VBLUR", "leana4b2"},
                               {"VQX_SS2_VBLUR", "leanab"},
-                              {"VQX_SS2_VBLUR", "leana4b2b"},
                               {"VQX_SS2_VBLUR", "leanp"}};
     for (const auto& knob : knobs) {
       setenv(knob[0], knob[1], 1);
@@ -829,6 +825,27 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
         EXPECT_TRUE(same_bits(other[i], base[i]))
             << fmt::format("{} {}={} frame {}: {:.17g} vs {:.17g}", pair, knob[0], knob[1], i,
                            other[i], base[i]);
+    }
+    // Session 15: bands of the transposed kernels (strips of whole planes, XYB by strips) on
+    // these small pictures, and the chain schedule (its second side stream in scale 1's linear
+    // planes) with the row-major planes and with the transposed ones.
+    const char* pairs[][4] = {{"VQX_SS2_BANDS", "2", "VQX_SS2_STRIP_MIN", "100"},
+                              {"VQX_SS2_BANDS", "3", "VQX_SS2_STRIP_MIN", "100"},
+                              {"VQX_SS2_SCHEDULE", "chain", "VQX_SS2_HBLUR", "poles2"},
+                              {"VQX_SS2_SCHEDULE", "chain", "VQX_SS2_BANDS", "0"},
+                              {"VQX_SS2_STRIPS", "1", "VQX_SS2_STRIP_MIN", "100"}};
+    for (const auto& knob : pairs) {
+      setenv(knob[0], knob[1], 1);
+      setenv(knob[2], knob[3], 1);
+      const std::vector<double> other =
+          column(*run_on_pair(pair, {"ssimulacra2"}, s), "ssimulacra2");
+      unsetenv(knob[0]);
+      unsetenv(knob[2]);
+      ASSERT_EQ(other.size(), base.size());
+      for (size_t i = 0; i < base.size(); ++i)
+        EXPECT_TRUE(same_bits(other[i], base[i]))
+            << fmt::format("{} {}={} {}={} frame {}: {:.17g} vs {:.17g}", pair, knob[0], knob[1],
+                           knob[2], knob[3], i, other[i], base[i]);
     }
   }
 }

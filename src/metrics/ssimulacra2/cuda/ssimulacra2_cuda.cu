@@ -1612,6 +1612,10 @@ blur_rows_walk_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Blu
   }
 }
 
+// ---- session 15: transposed XYB planes and the horizontal pass on them ------------------------
+
+#include "metrics/ssimulacra2/cuda/ssimulacra2_transposed.cuh"
+
 // ---- stage 3: vertical pass, per-pixel terms, block sums ---------------------------------------
 
 // Block (32 columns, 5 planes) x grid (column strips, 3 channels). Thread (lane, k) walks column
@@ -1646,12 +1650,16 @@ struct VStrip {
 };
 constexpr int kStripFloats = 16;
 
-template <int kMinBlocks, bool kFast = false, int kBatch = kTermRows, bool kStrip = false>
+// kXybT (session 15, with the transposed XYB planes): the XYB samples of the terms are read at
+// x * xyb_rows_t + y of planes xyb_plane floats apart (ssimulacra2_transposed.cuh).
+template <int kMinBlocks, bool kFast = false, int kBatch = kTermRows, bool kStrip = false,
+          bool kXybT = false>
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
 blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
                           uint32_t w, uint32_t h, BlurCoef coef, size_t f32_end,
                           Dd* __restrict__ partials, float* __restrict__ debug_vblur,
-                          double* __restrict__ debug_terms, VStrip strip = VStrip{}) {
+                          double* __restrict__ debug_terms, VStrip strip = VStrip{},
+                          uint32_t xyb_rows_t = 0, size_t xyb_plane = 0) {
   __shared__ float blurred[kBlurPlanes][kChunkRows][kLines];
   __shared__ double block_sums[kSums][kBlockThreads];
   static_assert(!kStrip || kFast, "the strip schedule runs the fast terms kernel only");
@@ -1662,8 +1670,10 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
   const bool valid = x < w;
   const uint32_t ring = kStrip ? strip.ring_rows : h;  // rows of a horizontal-pass plane
   const float* src = hblur + size_t(c * kBlurPlanes + k) * (size_t(w) * ring) + (valid ? x : 0);
-  const float* img1 = xyb + size_t(c) * n;
-  const float* img2 = xyb + size_t(3 + c) * n;
+  static_assert(!kXybT || kFast, "the transposed XYB planes go with the fast terms");
+  const size_t xplane = kXybT ? xyb_plane : n;
+  const float* img1 = xyb + size_t(c) * xplane;
+  const float* img2 = xyb + size_t(3 + c) * xplane;
   const long len = long(h);
   const long y_begin = kStrip ? long(strip.y_begin) : -long(kChunkRows);
   const long y_end = kStrip ? long(strip.y_end) : len;
@@ -1740,7 +1750,8 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
 #pragma unroll
       for (int m = 0; m < kTermRows; ++m) {
         const long y = y0 + k + kBlurPlanes * m;
-        const uint32_t p = valid && y >= 0 && y < len ? uint32_t(y) * w + x : 0u;
+        const bool in = valid && y >= 0 && y < len;
+        const uint32_t p = !in ? 0u : kXybT ? blocked_index(x, uint32_t(y), xyb_rows_t) : uint32_t(y) * w + x;
         pre1[m] = __ldg(img1 + p);
         pre2[m] = __ldg(img2 + p);
       }
@@ -1922,18 +1933,29 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
 //   formed again with the f64 differences and __ddiv_rn.
 // - 32-bit row and pixel indices (the dispatch takes it for planes of fewer than 2^32 pixels).
 // The XYB samples of the terms are read through XybColumn only (the XYB planes' layout lives
-// there: row-major planes of w floats per row).
+// there): kXybT = false, row-major planes of w floats per row; true, the blocked transposed planes
+// of ssimulacra2_transposed.cuh (element (x, y) at blocked_index(x, y, rows_t)).
+template <bool kXybT>
 struct XybColumn {
   const char* base;    // the column's sample in row 0
-  uint32_t row_bytes;  // from one row's sample to the next
-  // Sample of row y (y < h): one IMAD.WIDE and the load.
+  uint32_t row_bytes;  // row-major: from one row's sample to the next
   __device__ __forceinline__ float at(uint32_t y) const {
-    return __ldg(reinterpret_cast<const float*>(base + uint64_t(y) * row_bytes));
+    if constexpr (kXybT) {  // blocked_index(x, y, rows_t) - blocked_index(x, 0, rows_t)
+      const uint32_t off = (y & ~31u) * 31u + y;  // (y / 32) * 1024 + y % 32
+      return __ldg(reinterpret_cast<const float*>(base + uint64_t(off) * sizeof(float)));
+    } else {
+      return __ldg(reinterpret_cast<const float*>(base + uint64_t(y) * row_bytes));
+    }
   }
 };
-// Column x (< w) of a w x h plane.
-__device__ __forceinline__ XybColumn xyb_column(const float* plane, uint32_t x, uint32_t w, uint32_t) {
-  return XybColumn{reinterpret_cast<const char*>(plane + x), w * uint32_t(sizeof(float))};
+// Column x (< w) of a w x h plane (rows_t: the transposed plane's rows).
+template <bool kXybT>
+__device__ __forceinline__ XybColumn<kXybT> xyb_column(const float* plane, uint32_t x, uint32_t w,
+                                                       uint32_t rows_t) {
+  if constexpr (kXybT)
+    return XybColumn<kXybT>{reinterpret_cast<const char*>(plane + blocked_index(x, 0, rows_t)), 0u};
+  else
+    return XybColumn<kXybT>{reinterpret_cast<const char*>(plane + x), w * uint32_t(sizeof(float))};
 }
 
 // kAsyncIn (VQX_SS2_VBLUR=leana / leana4): the next chunk's inputs are copied by cp.async into
@@ -1951,12 +1973,16 @@ __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wai
 // shared buffers, so one barrier per chunk suffices: the walk of chunk j + 2 writes the buffer
 // that the terms of chunk j read, and every thread has finished those terms before it passed the
 // barrier of chunk j + 1.
-template <int kMinBlocks, int kBatch = kTermRows, bool kAsyncIn = false, bool kOneBarrier = false>
+// kXybT: the XYB planes transposed (ssimulacra2_transposed.cuh), xyb_rows_t rows, xyb_plane
+// floats apart.
+template <int kMinBlocks, int kBatch = kTermRows, bool kAsyncIn = false, bool kOneBarrier = false,
+          bool kXybT = false>
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
 blur_columns_terms_lean_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
                                uint32_t w, uint32_t h, BlurCoef coef, uint32_t f32_end,
                                Dd* __restrict__ partials, float* __restrict__ debug_vblur,
-                               double* __restrict__ debug_terms) {
+                               double* __restrict__ debug_terms, uint32_t xyb_rows_t,
+                               size_t xyb_plane) {
   __shared__ float blurred_buf[kOneBarrier ? 2 : 1][kBlurPlanes][kChunkRows][kLines];
   __shared__ double block_sums[kSums][kBlockThreads];
   __shared__ float inbuf[kAsyncIn ? kBlurPlanes : 1][kChunkRows][kLines];
@@ -1967,8 +1993,9 @@ blur_columns_terms_lean_kernel(const float* __restrict__ hblur, const float* __r
   const uint32_t x = blockIdx.x * kLines + lane;
   const bool valid = x < w;
   const float* src = hblur + size_t(c * kBlurPlanes + k) * n + (valid ? x : 0u);
-  const XybColumn col1 = xyb_column(xyb + size_t(c) * n, valid ? x : 0u, w, h);
-  const XybColumn col2 = xyb_column(xyb + size_t(3 + c) * n, valid ? x : 0u, w, h);
+  const size_t xplane = kXybT ? xyb_plane : size_t(n);
+  const auto col1 = xyb_column<kXybT>(xyb + size_t(c) * xplane, valid ? x : 0u, w, xyb_rows_t);
+  const auto col2 = xyb_column<kXybT>(xyb + size_t(3 + c) * xplane, valid ? x : 0u, w, xyb_rows_t);
   const int len = int(h);
 
   // Rows outside the plane are read (and their terms dropped): finite.
@@ -2167,12 +2194,13 @@ blur_columns_terms_lean_kernel(const float* __restrict__ hblur, const float* __r
 // After the last chunk the walk runs once more on stale (finite) inputs and its outputs are never
 // read. Every column's steps, every pixel's operations and every accumulator's additions are
 // those of blur_columns_terms_lean_kernel, in the same order. kDebug: also the debug planes.
-template <int kMinBlocks, bool kDebug>
+template <int kMinBlocks, bool kDebug, bool kXybT = false>
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
 blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
                                uint32_t w, uint32_t h, BlurCoef coef, uint32_t f32_end,
                                Dd* __restrict__ partials, float* __restrict__ debug_vblur,
-                               double* __restrict__ debug_terms) {
+                               double* __restrict__ debug_terms, uint32_t xyb_rows_t,
+                               size_t xyb_plane) {
   __shared__ float blurred_buf[2][kBlurPlanes][kChunkRows][kLines];
   __shared__ double block_sums[kSums][kBlockThreads];
   __shared__ float inbuf[kBlurPlanes][kChunkRows][kLines];
@@ -2182,8 +2210,9 @@ blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __r
   const uint32_t x = blockIdx.x * kLines + lane;
   const bool valid = x < w;
   const float* src = hblur + size_t(c * kBlurPlanes + k) * n + (valid ? x : 0u);
-  const XybColumn col1 = xyb_column(xyb + size_t(c) * n, valid ? x : 0u, w, h);
-  const XybColumn col2 = xyb_column(xyb + size_t(3 + c) * n, valid ? x : 0u, w, h);
+  const size_t xplane = kXybT ? xyb_plane : size_t(n);
+  const auto col1 = xyb_column<kXybT>(xyb + size_t(c) * xplane, valid ? x : 0u, w, xyb_rows_t);
+  const auto col2 = xyb_column<kXybT>(xyb + size_t(3 + c) * xplane, valid ? x : 0u, w, xyb_rows_t);
   const int len = int(h);
 
   // (No zero fill: every walk writes all rows of its buffer before the terms read any.)
@@ -2489,7 +2518,19 @@ class Pipeline {
     // The strip schedule (session 14): scales at least strip_min_height rows high run their
     // horizontal pass in strips of strip_rows rows into a ring of planes, the vertical pass
     // following strip by strip (enqueue_strips). Only the default kernels take part.
-    const bool strip_kernels = options.strip_rows > 0 && !options.row_walk &&
+    // The transposed XYB planes and the walk on them (session 15): with the default kernels,
+    // whenever a transposed plane can be indexed with 32 bits.
+    const bool t_kernels = options.transposed_xyb && fast_xyb_ && !split_xyb_ && !row_walk_ &&
+                           row_groups_ == kRowPoles && poles_sums_ && !poles_split_ &&
+                           !poles_sets_ && hblur_warps_ < 0 && !poles2_store_all_ &&
+                           fast_terms_ && terms_batch_ == kTermRows && !vblur_low_regs_ &&
+                           transposed_geometry(format.width, format.height).plane <= size_t{UINT32_MAX};
+    // Bands (session 15): without strip rows of their own, tall planes run as `bands` strips of
+    // whole planes (no ring) with their XYB by strips too, so that the walk of band i + 1 runs
+    // beside the vertical pass of band i and the XYB of band i + 1 beside the walk of band i.
+    const bool bands = options.strip_rows == 0 && options.bands > 1 && t_kernels && options.concurrent;
+    if (bands) xyb_strips_ = !options.split_xyb;
+    const bool strip_kernels = (options.strip_rows > 0 || bands) && !options.row_walk &&
                                options.row_groups == kRowPoles && options.poles_sums &&
                                !options.poles_split && options.fast_terms &&
                                !options.vblur_low_regs && options.terms_batch == kTermRows;
@@ -2503,9 +2544,10 @@ class Pipeline {
       if (strip_kernels && h >= uint32_t(std::max(options.strip_min_height, 1)) &&
           size_t(width_[s]) * h <= size_t{UINT32_MAX}) {
         p.on = true;
-        p.rows = std::max<uint32_t>(32, (uint32_t(options.strip_rows) + 31) / 32 * 32);
+        const uint32_t rows = bands ? ceil_div(h, uint32_t(options.bands)) : uint32_t(options.strip_rows);
+        p.rows = std::max<uint32_t>(32, (rows + 31) / 32 * 32);
         p.count = int(ceil_div(h, p.rows));
-        p.depth = std::min(std::max(options.strip_depth, 1), p.count);
+        p.depth = bands ? p.count : std::min(std::max(options.strip_depth, 1), p.count);
         const uint64_t ring = uint64_t(p.depth) * p.rows + 32;
         p.ring_rows = ring >= h || (debug && !options.strip_debug_ring) ? h : uint32_t(ring);
         // Chunk bases (-20 + 20 j) of each strip's vertical launch: those whose inputs
@@ -2525,6 +2567,8 @@ class Pipeline {
       hpx[s] = size_t(width_[s]) * (p.on ? p.ring_rows : height_[s]);
     }
     // The schedule: forced by the options (tests, profiling) where it applies, else by size.
+    bool rings_any = false;  // strips whose horizontal-pass planes are a ring (memory saved)
+    for (int s = 0; s < scales_; ++s) rings_any |= strip_[s].on && strip_[s].ring_rows < height_[s];
     size_t sum_n = 0, sum_h = 0, max_h = 0, rest_h = 0;
     for (int s = 0; s < scales_; ++s) {
       sum_n += size_t(width_[s]) * height_[s];
@@ -2539,7 +2583,7 @@ class Pipeline {
     if (options.concurrent && scales_ > 1) {
       if (options.force_chain) schedule_ = Schedule::kChain;
       else if (options.force_concurrent) schedule_ = Schedule::kConcurrent;
-      else if (strips_any_) {
+      else if (strips_any_ && rings_any) {
         // With strips, the schedule that keeps the metric within kStripBudgetBytes (so that the
         // engine keeps two frames in flight within its 1 GiB), preferring concurrency.
         if (concurrent_bytes <= kConcurrentBytes &&
@@ -2553,20 +2597,37 @@ class Pipeline {
         schedule_ = Schedule::kChain;
     }
     concurrent_ = schedule_ != Schedule::kSequential;
-    const size_t xyb_set = schedule_ == Schedule::kConcurrent ? sum_n
-                           : schedule_ == Schedule::kChain    ? n0 + n1
-                                                              : n0;
+    // The transposed XYB planes (session 15): with the default kernels and no strips, whenever
+    // a transposed plane can be indexed with 32 bits.
+    xyb_t_ = t_kernels;
+    size_t xn[kNumScales] = {};  // floats of one XYB plane of scale s
+    for (int s = 0; s < scales_; ++s) {
+      tgeo_[s] = transposed_geometry(width_[s], height_[s]);
+      xn[s] = xyb_t_ ? tgeo_[s].plane : size_t(width_[s]) * height_[s];
+    }
+    size_t xn_sum = 0;
+    for (int s = 0; s < scales_; ++s) xn_sum += xn[s];
+    const size_t xyb_set = schedule_ == Schedule::kConcurrent ? xn_sum
+                           : schedule_ == Schedule::kChain    ? xn[0] + xn[1]
+                                                              : xn[0];
     const size_t hblur_set = schedule_ == Schedule::kConcurrent ? sum_h
                              : schedule_ == Schedule::kChain    ? hpx[0] + rest_h
                                                                 : max_h;
     xyb_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 6 * xyb_set, "ssimulacra2 XYB planes");
+    if (xyb_t_) {
+      ones_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 1024, "ssimulacra2 ones");
+      const std::vector<float> ones(1024, 1.0f);
+      check(cudaMemcpy(ones_.get(), ones.data(), sizeof(float) * 1024, cudaMemcpyHostToDevice),
+            "ssimulacra2: ones");
+      check(cudaStreamSynchronize(nullptr), "ssimulacra2: ones");  // (pageable copy: see above)
+    }
     hblur_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 15 * hblur_set,
                                      "ssimulacra2 horizontal blur planes");
     for (size_t s = 0, xo = 0, ho = 0; s < size_t(scales_); ++s) {
       xyb_at_[s] = xyb_.get<float>() + 6 * xo;
       hblur_at_[s] = hblur_.get<float>() + 15 * ho;
       if (schedule_ == Schedule::kConcurrent || (schedule_ == Schedule::kChain && s == 0)) {
-        xo += size_t(width_[s]) * height_[s];
+        xo += xn[s];
         ho += hpx[s];
       }
     }
@@ -2593,8 +2654,13 @@ class Pipeline {
     const int side_streams = schedule_ == Schedule::kConcurrent ? scales_ - 1
                              : schedule_ == Schedule::kChain    ? 1
                                                                 : 0;
+    // Side streams at the greatest priority (session 15): their scales are short latency-bound
+    // kernels in a chain, which should not wait behind scale 0's blocks (the graph keeps the
+    // priority: GraphExec::capture). VQX_SS2_SIDE_PRIORITY=0: default priority (timing).
+    const auto side_priority = options.side_priority ? vqx::cuda::Stream::Priority::kGreatest
+                                                     : vqx::cuda::Stream::Priority::kLeast;
     for (int s = 1; s <= side_streams; ++s) {
-      side_[s] = std::make_unique<vqx::cuda::Stream>();
+      side_[s] = std::make_unique<vqx::cuda::Stream>(side_priority);
       side_done_[s] = std::make_unique<vqx::cuda::Event>();
     }
     if (concurrent_)
@@ -2610,6 +2676,25 @@ class Pipeline {
     for (int s = 1; s < scales_; ++s) {
       level_[s] = linear_.get<float>() + offset;
       offset += size_t(6) * width_[s] * height_[s];
+    }
+    // The chain schedule's second side stream (session 15): scales 2.. in sequence in one set of
+    // planes placed in scale 1's linear planes, which only scale 1's XYB kernel reads, and scale
+    // 2's XYB waits for that kernel anyway (it writes scale 2's linear planes). So scales 2.. run
+    // beside scale 1's blurs instead of after them, in no extra memory.
+    split_chain_ = false;
+    bool strips_beyond_0 = false;
+    for (int s = 1; s < scales_; ++s) strips_beyond_0 |= strip_[s].on;
+    if (schedule_ == Schedule::kChain && scales_ >= 3 && !strips_beyond_0 && !split_xyb_ &&
+        6 * xn[2] + 15 * hpx[2] <= size_t(6) * width_[1] * height_[1]) {
+      split_chain_ = true;
+      for (int s = 2; s < scales_; ++s) {
+        xyb_at_[s] = level_[1];
+        hblur_at_[s] = level_[1] + 6 * xn[2];
+        vec_rows_[s] = !options.scalar_rows && width_[s] % 4 == 0 && aligned16(xyb_at_[s]) &&
+                       aligned16(hblur_at_[s]);
+      }
+      side_[2] = std::make_unique<vqx::cuda::Stream>(side_priority);
+      side_done_[2] = std::make_unique<vqx::cuda::Event>();
     }
     if (debug) {
       debug_linear_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 6 * n0, "debug linear");
@@ -2711,6 +2796,12 @@ class Pipeline {
     float* down = write_down ? level_[s + 1] : nullptr;
     float* dl = debug_linear_.get() != nullptr && s == 0 ? debug_linear_.get<float>() : nullptr;
     float* xyb = xyb_at_[s];
+    if (xyb_t_) {  // 32-row blocks: oy0 is a multiple of 16 (strip rows are multiples of 32)
+      launch_xyb_t(s, fs, write_down ? down : nullptr, write_down, dl, stream, oy0 / kTBlock,
+                   oy_end >= half_size(h) ? UINT32_MAX : ceil_div(oy_end, kTBlock));
+      check_launch("ssimulacra2: xyb_down_t_kernel (strip)");
+      return;
+    }
     const dim3 block(32, 8);
     const dim3 grid(ceil_div(half_size(w), 32), ceil_div(oy_end - oy0, 8));
     if (fast_xyb_ && s > 0)  // the fast XYB kernel (the default), with the same row range
@@ -2746,6 +2837,14 @@ class Pipeline {
     const uint32_t w = width_[s], h = height_[s];
     const bool debug = debug_linear_.get() != nullptr;
     float* products = debug ? debug_products_.get<float>() : nullptr;
+    if (xyb_t_) {  // session 15: the transposed walk over rows [row0, row0 + rows)
+      const TransposedGeometry& g = tgeo_[s];
+      blur_rows_t_kernel<<<dim3(3 * kBlurPlanes, ceil_div(rows, kLines)), kLines, 0, stream>>>(
+          xyb_at_[s], ones_.get<float>(), w, h, g.rows_t, g.plane, coef_, hblur_at_[s], products,
+          vec_rows_[s], row0, rows, ring_rows);
+      check_launch("ssimulacra2: blur_rows_t_kernel (strip)");
+      return;
+    }
     const dim3 grid(ceil_div(rows, kLines), 3);
     const dim3 pblock(kLines, kPoleWarps);
     auto kernel = vec_rows_[s] && poles_sets_ ? blur_rows_poles2_kernel<true, true>
@@ -2776,10 +2875,13 @@ class Pipeline {
     v.last = i + 1 == p.count;
     // A scale's state: [16][its threads] floats and [6][its threads] doubles, after the scales
     // before it.
-    blur_columns_terms_kernel<3, true, kTermRows, true><<<grid, block, 0, stream>>>(
+    auto kernel = xyb_t_ ? blur_columns_terms_kernel<3, true, kTermRows, true, true>
+                         : blur_columns_terms_kernel<3, true, kTermRows, true>;
+    kernel<<<grid, block, 0, stream>>>(
         hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
         partials_.get<Dd>() + table_.partial_offset[s],
-        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr, v);
+        debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr, v,
+        tgeo_[s].rows_t, tgeo_[s].plane);
     check_launch("ssimulacra2: blur_columns_terms_kernel (strip)");
   }
 
@@ -2799,9 +2901,41 @@ class Pipeline {
     const dim3 block(32, 8);
     const dim3 grid(ceil_div(half_size(w), 32), ceil_div(half_size(h), 8));
     float* dl = debug && s == 0 ? debug_linear_.get<float>() : nullptr;
+    if (xyb_t_) {  // (never split: part 0)
+      launch_xyb_t(s, fs, down, write_down, dl, stream);
+      check_launch("ssimulacra2: xyb_down_t_kernel");
+      return;
+    }
     if (part == 1) launch_xyb<false>(s, fs, grid, block, down, write_down, nullptr, stream);
     else launch_xyb<true>(s, fs, grid, block, down, write_down, dl, stream);
     check_launch("ssimulacra2: xyb_down_kernel");
+  }
+
+  // The XYB + downsample of scale s with the XYB planes transposed (session 15): the grid covers
+  // the padded planes, 32 x 32 pixels per block.
+  // by0 / by_end: the block rows (32 image rows each) of a strip; by_end beyond the last block
+  // row: to the end of the padded plane.
+  void launch_xyb_t(int s, const FrameSource& fs, float* down, bool write_down, float* dl,
+                    cudaStream_t stream, uint32_t by0 = 0, uint32_t by_end = UINT32_MAX) {
+    const uint32_t w = width_[s], h = height_[s];
+    const TransposedGeometry& g = tgeo_[s];
+    const uint32_t nby = g.rows_t / (2 * kTBlock);
+    by_end = std::min(by_end, nby);
+    const dim3 grid(g.cols_t / (2 * kTBlock), by_end - by0), block(kTBlock, kTBlock);
+    float* xyb = xyb_at_[s];
+    auto go = [&](auto kernel, const float* linear, float* debug) {
+      kernel<<<grid, block, 0, stream>>>(fs, linear, w, h, cbrt_bias_, xyb, g.rows_t, g.plane, down,
+                                         write_down, debug, by0);
+    };
+    if (s > 0) go(xyb_down_t_kernel<Source::kLinear>, level_[s], nullptr);
+    else if (dl && rgb_ && format_.bit_depth > 8) go(xyb_down_t_kernel<Source::kRgb16, true>, nullptr, dl);
+    else if (dl && rgb_) go(xyb_down_t_kernel<Source::kRgb8, true>, nullptr, dl);
+    else if (dl && format_.bit_depth > 8) go(xyb_down_t_kernel<Source::kYuv16, true>, nullptr, dl);
+    else if (dl) go(xyb_down_t_kernel<Source::kYuv8, true>, nullptr, dl);
+    else if (rgb_ && format_.bit_depth > 8) go(xyb_down_t_kernel<Source::kRgb16>, nullptr, nullptr);
+    else if (rgb_) go(xyb_down_t_kernel<Source::kRgb8>, nullptr, nullptr);
+    else if (format_.bit_depth > 8) go(xyb_down_t_kernel<Source::kYuv16>, nullptr, nullptr);
+    else go(xyb_down_t_kernel<Source::kYuv8>, nullptr, nullptr);
   }
 
   template <bool kXyb>
@@ -2864,6 +2998,14 @@ class Pipeline {
     const dim3 block(kLines, kBlurPlanes);
     const dim3 grid(ceil_div(h, kLines), 3);
     float* products = debug ? debug_products_.get<float>() : nullptr;
+    if (xyb_t_) {  // session 15: the walk on the transposed XYB planes
+      const TransposedGeometry& g = tgeo_[s];
+      blur_rows_t_kernel<<<dim3(3 * kBlurPlanes, ceil_div(h, kLines)), kLines, 0, stream>>>(
+          xyb_at_[s], ones_.get<float>(), w, h, g.rows_t, g.plane, coef_, hblur_at_[s], products,
+          vec_rows_[s]);
+      check_launch("ssimulacra2: blur_rows_t_kernel");
+      return;
+    }
     if (poles2_store_all_ && vec_rows_[s] && !poles_sets_ && row_groups_ == kRowPoles &&
         poles_sums_ && !poles_split_ && hblur_warps_ < 0) {  // VQX_SS2_HBLUR=poles2all (timing)
       blur_rows_poles2_kernel<true, false, true><<<grid, dim3(kLines, kPoleWarps), kPoles2Smem,
@@ -2952,36 +3094,43 @@ class Pipeline {
       kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
                : terms_batch_ == 2 ? blur_columns_terms_kernel<4, true, 2>
                                    : blur_columns_terms_kernel<3, true>;
-    if (vblur_lean_ == 10 && n <= size_t{UINT32_MAX} && w < (1u << 28)) {  // session 15: leanp
-      auto pipe = debug ? blur_columns_terms_pipe_kernel<3, true> : blur_columns_terms_pipe_kernel<3, false>;
-      pipe<<<grid, block, 0, stream>>>(
-          hblur_at_[s], xyb_at_[s], w, h, coef_, uint32_t(f32_end),
-          partials_.get<Dd>() + table_.partial_offset[s],
-          debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr);
-      check_launch("ssimulacra2: blur_columns_terms_pipe_kernel");
-      return;
-    }
-    if (vblur_lean_ > 0 && n <= size_t{UINT32_MAX} && w < (1u << 28)) {  // session 15: lean...
-      auto lean = vblur_lean_ == 4   ? blur_columns_terms_lean_kernel<4>
-                  : vblur_lean_ == 2 ? blur_columns_terms_lean_kernel<4, 2>
-                  : vblur_lean_ == 5 ? blur_columns_terms_lean_kernel<3, kTermRows, true>
-                  : vblur_lean_ == 6 ? blur_columns_terms_lean_kernel<4, kTermRows, true>
-                  : vblur_lean_ == 7 ? blur_columns_terms_lean_kernel<4, 2, true>
-                  : vblur_lean_ == 8 ? blur_columns_terms_lean_kernel<3, kTermRows, true, true>
-                  : vblur_lean_ == 9 ? blur_columns_terms_lean_kernel<4, 2, true, true>
-                                     : blur_columns_terms_lean_kernel<3>;
+    if (xyb_t_) kernel = blur_columns_terms_kernel<3, true, kTermRows, false, true>;
+    // Session 15: the lean kernels (VQX_SS2_VBLUR=lean, leana, leanab; leanp the default), on
+    // row-major or transposed XYB planes.
+    if (vblur_lean_ > 0 && n <= size_t{UINT32_MAX} && w < (1u << 28)) {
+      using Lean = void (*)(const float*, const float*, uint32_t, uint32_t, BlurCoef, uint32_t, Dd*,
+                            float*, double*, uint32_t, size_t);
+      Lean lean = nullptr;
+      const char* what = "ssimulacra2: blur_columns_terms_lean_kernel";
+      if (vblur_lean_ == 10) {
+        what = "ssimulacra2: blur_columns_terms_pipe_kernel";
+        lean = xyb_t_ ? (debug ? blur_columns_terms_pipe_kernel<3, true, true>
+                               : blur_columns_terms_pipe_kernel<3, false, true>)
+                      : (debug ? blur_columns_terms_pipe_kernel<3, true, false>
+                               : blur_columns_terms_pipe_kernel<3, false, false>);
+      } else if (vblur_lean_ == 5) {
+        lean = xyb_t_ ? blur_columns_terms_lean_kernel<3, kTermRows, true, false, true>
+                      : blur_columns_terms_lean_kernel<3, kTermRows, true, false, false>;
+      } else if (vblur_lean_ == 8) {
+        lean = xyb_t_ ? blur_columns_terms_lean_kernel<3, kTermRows, true, true, true>
+                      : blur_columns_terms_lean_kernel<3, kTermRows, true, true, false>;
+      } else {
+        lean = xyb_t_ ? blur_columns_terms_lean_kernel<3, kTermRows, false, false, true>
+                      : blur_columns_terms_lean_kernel<3, kTermRows, false, false, false>;
+      }
       lean<<<grid, block, 0, stream>>>(
           hblur_at_[s], xyb_at_[s], w, h, coef_, uint32_t(f32_end),
           partials_.get<Dd>() + table_.partial_offset[s],
-          debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr);
-      check_launch("ssimulacra2: blur_columns_terms_lean_kernel");
+          debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr,
+          tgeo_[s].rows_t, tgeo_[s].plane);
+      check_launch(what);
       return;
     }
     kernel<<<grid, block, 0, stream>>>(
         hblur_at_[s], xyb_at_[s], w, h, coef_, f32_end,
         partials_.get<Dd>() + table_.partial_offset[s],
         debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr,
-        VStrip{});
+        VStrip{}, tgeo_[s].rows_t, tgeo_[s].plane);
     check_launch("ssimulacra2: blur_columns_terms_kernel");
   }
 
@@ -3069,7 +3218,15 @@ class Pipeline {
       // the previous scale's vertical pass, the last reader of that set.
       cudaStream_t side = side_[1]->get();
       check(cudaStreamWaitEvent(side, xyb_done_[0]->get(), 0), "ssimulacra2: fork");
-      for (int s = 1; s < scales_; ++s) {
+      for (int s = 1; s < scales_ && split_chain_; ++s) {
+        cudaStream_t on = s == 1 ? side : side_[2]->get();
+        if (s == 2) check(cudaStreamWaitEvent(on, xyb_done_[1]->get(), 0), "ssimulacra2: fork");
+        traced("XYB", s, -1, on, [&] { enqueue_xyb(s, ref, dis, on); });
+        if (s == 1) check(cudaEventRecord(xyb_done_[1]->get(), on), "ssimulacra2: fork");
+        enqueue_blurs(s, on);
+      }
+      if (split_chain_) check(cudaEventRecord(side_done_[2]->get(), side_[2]->get()), "ssimulacra2: join");
+      for (int s = 1; s < scales_ && !split_chain_; ++s) {
         if (xyb_in_strips(s)) {
           enqueue_strips(s, side, ref, dis);
           continue;
@@ -3134,7 +3291,19 @@ class Pipeline {
       check(cudaMemcpy(v.data(), src, sizeof(v[0]) * count, cudaMemcpyDeviceToHost), "debug read");
     };
     get(d.linear, s == 0 ? debug_linear_.get() : level_[s], 6 * n);
-    get(d.xyb, xyb_at_[s], 6 * n);
+    if (xyb_t_) {  // back to the row-major layout of the CPU's planes
+      const TransposedGeometry& g = tgeo_[s];
+      std::vector<float> t;
+      get(t, xyb_at_[s], 6 * g.plane);
+      d.xyb.resize(6 * n);
+      for (size_t p = 0; p < 6; ++p)
+        for (size_t y = 0; y < d.height; ++y)
+          for (size_t x = 0; x < d.width; ++x)
+            d.xyb[p * n + y * d.width + x] =
+                t[p * g.plane + blocked_index(uint32_t(x), uint32_t(y), g.rows_t)];
+    } else {
+      get(d.xyb, xyb_at_[s], 6 * n);
+    }
     get(d.products, debug_products_.get(), 9 * n);
     // A ring (strip_debug_ring) holds only the last rows: no full plane to read back.
     if (!strip_[s].on || strip_[s].ring_rows == d.height) get(d.hblur, hblur_at_[s], 15 * n);
@@ -3158,6 +3327,9 @@ class Pipeline {
   bool hblur_async_ = false;
   bool poles2_store_all_ = false;
   bool fast_xyb_ = false;
+  bool xyb_t_ = false;                   // XYB planes transposed (session 15)
+  bool split_chain_ = false;             // chain: scales 2.. on a second side stream
+  TransposedGeometry tgeo_[kNumScales];  // their geometry per scale
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
   // The strip schedule of one scale (enqueue_strips).
@@ -3193,6 +3365,7 @@ class Pipeline {
   std::unique_ptr<vqx::cuda::Stream> side_[kNumScales];
   std::unique_ptr<vqx::cuda::Event> xyb_done_[kNumScales], side_done_[kNumScales];
   vqx::cuda::DeviceBuffer xyb_, hblur_, linear_, partials_;
+  vqx::cuda::DeviceBuffer ones_;  // xyb_t_: one block of 1.0f (the horizontal pass's q of mu1, mu2)
   vqx::cuda::DeviceBuffer debug_linear_, debug_products_, debug_vblur_, debug_terms_;
 };
 
@@ -3246,10 +3419,11 @@ class Ssimulacra2Cuda final : public CudaMetric {
       options.row_groups = kRowPoles;
       options.poles_sums = false;
     }
-    if (walk && std::string(walk) == "poles2") {
+    if (walk && std::string(walk) == "poles2") {  // the default before session 15
       options.row_groups = kRowPoles;
       options.poles_sums = true;
       options.poles_split = false;
+      options.transposed_xyb = false;
     }
     if (walk && std::string(walk) == "poles2all") options.poles2_store_all = true;  // timing
     if (walk && std::string(walk) == "poles4") {
@@ -3295,20 +3469,12 @@ class Ssimulacra2Cuda final : public CudaMetric {
     if (vblur && (std::string(vblur) == "plain" || std::string(vblur) == "regs80" ||
                   std::string(vblur).rfind("fast", 0) == 0))
       options.vblur_lean = 0;
-    // Session 15: lean (the fast terms with fewer instructions, 3 blocks per SM), lean4 (the
-    // same at 4 blocks per SM), lean4b2 (4 blocks, terms two pixels at a time).
+    // Session 15: leanp (the default: blur_columns_terms_pipe_kernel), lean (the lean kernel,
+    // inputs prefetched into registers), leana (inputs by cp.async), leanab (that with one
+    // barrier per chunk).
     if (vblur && std::string(vblur) == "lean") options.vblur_lean = 3;
-    if (vblur && std::string(vblur) == "lean4") options.vblur_lean = 4;
-    if (vblur && std::string(vblur) == "lean4b2") options.vblur_lean = 2;
-    // leana / leana4: lean with the next chunk's inputs by cp.async into shared memory (3 / 4
-    // blocks per SM).
     if (vblur && std::string(vblur) == "leana") options.vblur_lean = 5;
-    if (vblur && std::string(vblur) == "leana4") options.vblur_lean = 6;
-    if (vblur && std::string(vblur) == "leana4b2") options.vblur_lean = 7;  // two pixels at a time
-    // leanab / leana4b2b: leana / leana4b2 with one barrier per chunk (two output buffers).
     if (vblur && std::string(vblur) == "leanab") options.vblur_lean = 8;
-    if (vblur && std::string(vblur) == "leana4b2b") options.vblur_lean = 9;
-    // leanp: the terms of chunk j and the walk of chunk j + 1 interleaved (software pipeline).
     if (vblur && std::string(vblur) == "leanp") options.vblur_lean = 10;
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
@@ -3334,6 +3500,9 @@ class Ssimulacra2Cuda final : public CudaMetric {
     options.strip_depth = env_int("VQX_SS2_STRIP_DEPTH", options.strip_depth);
     options.strip_min_height = env_int("VQX_SS2_STRIP_MIN", options.strip_min_height);
     options.strip_xyb = env_int("VQX_SS2_STRIP_XYB", options.strip_xyb ? 1 : 0) != 0;
+    // VQX_SS2_BANDS=N: tall planes (VQX_SS2_STRIP_MIN rows and up) in N bands (0 or 1: off).
+    options.bands = env_int("VQX_SS2_BANDS", options.bands);
+    options.side_priority = env_int("VQX_SS2_SIDE_PRIORITY", options.side_priority ? 1 : 0) != 0;
     const char* xyb = std::getenv("VQX_SS2_XYB");
     if (xyb && std::string(xyb) == "split") options.split_xyb = true;
     if (xyb && std::string(xyb) == "fused") options.split_xyb = false;

@@ -61,14 +61,12 @@ struct PipelineOptions {
   // forming the sums of its own planes (poles4, timing)
   bool poles_sets = false;
   int terms_batch = 4;         // fast_terms: pixels whose terms are formed together (4 or 2)
-  // Session 15: the vertical pass + terms by blur_columns_terms_lean_kernel (same bits, fewer
-  // instructions; VQX_SS2_VBLUR=lean / lean4 / lean4b2): 0 = off, 3 = 3 blocks per SM,
-  // 4 = 4 blocks per SM, 2 = 4 blocks per SM with the terms two pixels at a time, 5 / 6 = the
-  // next chunk's inputs by cp.async into shared memory at 3 / 4 blocks per SM (leana / leana4),
-  // 7 = the same at 4 blocks per SM with the terms two pixels at a time (leana4b2); 8 / 9 = 5 / 7
-  // with one barrier per chunk (two output buffers; leanab / leana4b2b); 10 = the terms of a chunk
-  // and the walk of the next interleaved (blur_columns_terms_pipe_kernel; leanp).
-  int vblur_lean = 0;
+  // Session 15: the vertical pass + terms with fewer instructions, same bits (docs/ssimulacra2.md):
+  // 10 = blur_columns_terms_pipe_kernel, the terms of a chunk and the walk of the next
+  // interleaved (leanp, the default); 3 / 5 / 8 = blur_columns_terms_lean_kernel with the inputs
+  // in registers / by cp.async / that with one barrier per chunk (VQX_SS2_VBLUR=lean / leana /
+  // leanab); 0 = the kernels before (fast_terms, VQX_SS2_VBLUR=fast).
+  int vblur_lean = 10;
   // Concurrent/chain schedules: the downsample into the next level in its own kernel before the
   // XYB, so that the next scales start while this scale's XYB runs.
   bool split_xyb = false;
@@ -101,6 +99,17 @@ struct PipelineOptions {
   // Strips: the XYB + downsample of a scale in strips too, on its own stream ahead of the
   // horizontal pass (XYB -> H -> V pipeline); not with split_xyb.
   bool strip_xyb = false;
+  // The XYB planes in a transposed (column-major) layout and the horizontal pass walking them
+  // with coalesced loads (session 15; the default). Applies with the default kernels and no
+  // strips; VQX_SS2_HBLUR=poles2 the row-major planes and the poles2 kernel before it.
+  bool transposed_xyb = true;
+  // With transposed_xyb and no strip_rows of their own: planes at least strip_min_height rows
+  // high run as `bands` strips of whole planes (no ring), their XYB by strips too, so that the
+  // walk of one band overlaps the XYB of the next and the vertical pass of the one before
+  // (session 15). 0 or 1: off. Applies only with the scales concurrent (not the debug path).
+  int bands = 0;
+  // Side streams (scales 1..) at the greatest stream priority (session 15).
+  bool side_priority = true;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
