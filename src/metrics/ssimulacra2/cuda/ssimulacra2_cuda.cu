@@ -3737,6 +3737,9 @@ uint64_t cbrt_mismatches(uint64_t* eotf_mismatches) {
   vqx::cuda::DeviceContext device(0);
   vqx::cuda::DeviceBuffer counter(device, 2 * sizeof(unsigned long long), "cbrt check");
   check(cudaMemset(counter.get(), 0, 2 * sizeof(unsigned long long)), "cbrt check");
+  // The EOTF table, as Pipeline::init uploads it (this check may run before any pipeline did).
+  check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
+        "cbrt check: EOTF table");
   cbrt_check_kernel<<<4096, 256>>>(0, uint64_t{1} << 32, counter.get<unsigned long long>());
   check_launch("ssimulacra2: cbrt_check_kernel");
   unsigned long long host[2] = {0, 0};
