@@ -2178,13 +2178,8 @@ class Pipeline {
     const int side_streams = schedule_ == Schedule::kConcurrent ? scales_ - 1
                              : schedule_ == Schedule::kChain    ? 1
                                                                 : 0;
-    // Side streams at the greatest priority (session 15): their scales are short latency-bound
-    // kernels in a chain, which should not wait behind scale 0's blocks (the graph keeps the
-    // priority: GraphExec::capture). VQX_SS2_SIDE_PRIORITY=0: default priority (timing).
-    const auto side_priority = options.side_priority ? vqx::cuda::Stream::Priority::kGreatest
-                                                     : vqx::cuda::Stream::Priority::kLeast;
     for (int s = 1; s <= side_streams; ++s) {
-      side_[s] = std::make_unique<vqx::cuda::Stream>(side_priority);
+      side_[s] = std::make_unique<vqx::cuda::Stream>();
       side_done_[s] = std::make_unique<vqx::cuda::Event>();
     }
     if (concurrent_)
@@ -2217,7 +2212,7 @@ class Pipeline {
         vec_rows_[s] = !options.scalar_rows && width_[s] % 4 == 0 && aligned16(xyb_at_[s]) &&
                        aligned16(hblur_at_[s]);
       }
-      side_[2] = std::make_unique<vqx::cuda::Stream>(side_priority);
+      side_[2] = std::make_unique<vqx::cuda::Stream>();
       side_done_[2] = std::make_unique<vqx::cuda::Event>();
     }
     if (debug) {
@@ -2983,7 +2978,6 @@ class Ssimulacra2Cuda final : public CudaMetric {
     options.strip_xyb = env_int("VQX_SS2_STRIP_XYB", options.strip_xyb ? 1 : 0) != 0;
     // VQX_SS2_BANDS=N: tall planes (VQX_SS2_STRIP_MIN rows and up) in N bands (0 or 1: off).
     options.bands = env_int("VQX_SS2_BANDS", options.bands);
-    options.side_priority = env_int("VQX_SS2_SIDE_PRIORITY", options.side_priority ? 1 : 0) != 0;
     const char* xyb = std::getenv("VQX_SS2_XYB");
     if (xyb && std::string(xyb) == "split") options.split_xyb = true;
     if (xyb && std::string(xyb) == "fused") options.split_xyb = false;

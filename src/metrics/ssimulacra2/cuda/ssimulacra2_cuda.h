@@ -102,8 +102,6 @@ struct PipelineOptions {
   // walk of one band overlaps the XYB of the next and the vertical pass of the one before
   // (session 15). 0 or 1: off. Applies only with the scales concurrent (not the debug path).
   int bands = 0;
-  // Side streams (scales 1..) at the greatest stream priority (session 15).
-  bool side_priority = true;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
