@@ -832,7 +832,9 @@ TEST(Ssimulacra2CudaDeterminism, SchedulesSameBits) {
     const char* pairs[][4] = {{"VQX_SS2_BANDS", "2", "VQX_SS2_STRIP_MIN", "100"},
                               {"VQX_SS2_BANDS", "3", "VQX_SS2_STRIP_MIN", "100"},
                               {"VQX_SS2_SCHEDULE", "chain", "VQX_SS2_HBLUR", "poles2"},
-                              {"VQX_SS2_SCHEDULE", "chain", "VQX_SS2_BANDS", "0"},
+                              {"VQX_SS2_SCHEDULE", "chain", "VQX_SS2_CHAIN_SPLIT", "0"},
+                              {"VQX_SS2_SCHEDULE", "chain", "VQX_SS2_CHAIN_SPLIT", "1"},
+                              {"VQX_SS2_SCHEDULE", "chain", "VQX_SS2_CHAIN_SPLIT", "2"},
                               {"VQX_SS2_STRIPS", "1", "VQX_SS2_STRIP_MIN", "100"}};
     for (const auto& knob : pairs) {
       setenv(knob[0], knob[1], 1);

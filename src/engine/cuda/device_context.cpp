@@ -1,8 +1,5 @@
 #include "engine/cuda/device_context.h"
 
-#include <cstdlib>
-#include <string>
-
 #include <fmt/format.h>
 
 #include "engine/cuda/cuda_check.h"
@@ -80,13 +77,6 @@ Event::~Event() {
 }
 
 Stream::Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
-Stream::Stream(Priority priority) {
-  int least = 0, greatest = 0;
-  check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
-  check(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking,
-                                     priority == Priority::kGreatest ? greatest : least),
-        "cudaStreamCreate");
-}
 Stream::~Stream() {
   if (stream_) cudaStreamDestroy(stream_);
 }
@@ -107,16 +97,7 @@ GraphExec GraphExec::capture(cudaStream_t stream, const std::function<void()>& e
   }
   check(cudaStreamEndCapture(stream, &graph), "graph capture");
   GraphExec result;
-  // Kernel nodes keep the priority of the stream they were captured from (a metric's side
-  // stream may run its latency-bound chain at a greater priority than its bulk work); without
-  // this flag a graph runs every node at the priority of the stream it is launched into.
-  // VQX_GRAPH_NODE_PRIORITY=0 turns it off (timing).
-  static const bool node_priority = [] {
-    const char* v = std::getenv("VQX_GRAPH_NODE_PRIORITY");
-    return !(v && std::string(v) == "0");
-  }();
-  cudaError_t status = cudaGraphInstantiate(
-      &result.exec_, graph, node_priority ? cudaGraphInstantiateFlagUseNodePriority : 0);
+  cudaError_t status = cudaGraphInstantiate(&result.exec_, graph, 0);
   cudaGraphDestroy(graph);
   check(status, "cudaGraphInstantiate");
   return result;

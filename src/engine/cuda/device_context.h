@@ -100,9 +100,7 @@ class Event {
 
 class Stream {
  public:
-  enum class Priority { kLeast, kGreatest };
   Stream();
-  explicit Stream(Priority priority);  // kGreatest: blocks dispatched before default streams
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   ~Stream();

@@ -2654,13 +2654,8 @@ class Pipeline {
     const int side_streams = schedule_ == Schedule::kConcurrent ? scales_ - 1
                              : schedule_ == Schedule::kChain    ? 1
                                                                 : 0;
-    // Side streams at the greatest priority (session 15): their scales are short latency-bound
-    // kernels in a chain, which should not wait behind scale 0's blocks (the graph keeps the
-    // priority: GraphExec::capture). VQX_SS2_SIDE_PRIORITY=0: default priority (timing).
-    const auto side_priority = options.side_priority ? vqx::cuda::Stream::Priority::kGreatest
-                                                     : vqx::cuda::Stream::Priority::kLeast;
     for (int s = 1; s <= side_streams; ++s) {
-      side_[s] = std::make_unique<vqx::cuda::Stream>(side_priority);
+      side_[s] = std::make_unique<vqx::cuda::Stream>();
       side_done_[s] = std::make_unique<vqx::cuda::Event>();
     }
     if (concurrent_)
@@ -2677,24 +2672,36 @@ class Pipeline {
       level_[s] = linear_.get<float>() + offset;
       offset += size_t(6) * width_[s] * height_[s];
     }
-    // The chain schedule's second side stream (session 15): scales 2.. in sequence in one set of
-    // planes placed in scale 1's linear planes, which only scale 1's XYB kernel reads, and scale
-    // 2's XYB waits for that kernel anyway (it writes scale 2's linear planes). So scales 2.. run
-    // beside scale 1's blurs instead of after them, in no extra memory.
+    // The chain schedule's further side streams (session 15). The linear planes of level s - 1
+    // are read only by the XYB kernel of scale s - 1, which scale s's XYB waits for anyway (it
+    // writes scale s's linear planes); so scale s's planes can live there, on a stream of its
+    // own that starts right after that kernel, in no extra memory. split_chain 1: scales 2.. in
+    // sequence in level 1's planes; 2: every scale s >= 2 whose planes fit in level s - 1's on
+    // its own stream, the others after the scale before them in its planes.
     split_chain_ = false;
+    for (bool& own : own_stream_) own = false;
     bool strips_beyond_0 = false;
     for (int s = 1; s < scales_; ++s) strips_beyond_0 |= strip_[s].on;
+    auto fits = [&](int s) {
+      return 6 * xn[s] + 15 * hpx[s] <= size_t(6) * width_[s - 1] * height_[s - 1];
+    };
     if (schedule_ == Schedule::kChain && scales_ >= 3 && !strips_beyond_0 && !split_xyb_ &&
-        6 * xn[2] + 15 * hpx[2] <= size_t(6) * width_[1] * height_[1]) {
+        options.split_chain > 0 && fits(2)) {
       split_chain_ = true;
       for (int s = 2; s < scales_; ++s) {
-        xyb_at_[s] = level_[1];
-        hblur_at_[s] = level_[1] + 6 * xn[2];
+        own_stream_[s] = s == 2 || (options.split_chain >= 2 && fits(s));
+        if (own_stream_[s]) {
+          xyb_at_[s] = level_[s - 1];
+          hblur_at_[s] = level_[s - 1] + 6 * xn[s];
+          side_[s] = std::make_unique<vqx::cuda::Stream>();
+          side_done_[s] = std::make_unique<vqx::cuda::Event>();
+        } else {  // after scale s - 1, in its set (sized for s - 1: larger)
+          xyb_at_[s] = xyb_at_[s - 1];
+          hblur_at_[s] = hblur_at_[s - 1];
+        }
         vec_rows_[s] = !options.scalar_rows && width_[s] % 4 == 0 && aligned16(xyb_at_[s]) &&
                        aligned16(hblur_at_[s]);
       }
-      side_[2] = std::make_unique<vqx::cuda::Stream>(side_priority);
-      side_done_[2] = std::make_unique<vqx::cuda::Event>();
     }
     if (debug) {
       debug_linear_ = vqx::cuda::DeviceBuffer(device, sizeof(float) * 6 * n0, "debug linear");
@@ -3218,14 +3225,17 @@ class Pipeline {
       // the previous scale's vertical pass, the last reader of that set.
       cudaStream_t side = side_[1]->get();
       check(cudaStreamWaitEvent(side, xyb_done_[0]->get(), 0), "ssimulacra2: fork");
-      for (int s = 1; s < scales_ && split_chain_; ++s) {
-        cudaStream_t on = s == 1 ? side : side_[2]->get();
-        if (s == 2) check(cudaStreamWaitEvent(on, xyb_done_[1]->get(), 0), "ssimulacra2: fork");
+      for (int s = 1, owner = 1; s < scales_ && split_chain_; ++s) {
+        if (s >= 2 && own_stream_[s]) owner = s;
+        cudaStream_t on = side_[owner]->get();
+        if (s >= 2 && own_stream_[s])
+          check(cudaStreamWaitEvent(on, xyb_done_[s - 1]->get(), 0), "ssimulacra2: fork");
         traced("XYB", s, -1, on, [&] { enqueue_xyb(s, ref, dis, on); });
-        if (s == 1) check(cudaEventRecord(xyb_done_[1]->get(), on), "ssimulacra2: fork");
+        check(cudaEventRecord(xyb_done_[s]->get(), on), "ssimulacra2: fork");
         enqueue_blurs(s, on);
+        if (s + 1 == scales_ || (s + 1 < scales_ && own_stream_[s + 1]))
+          if (s >= 2) check(cudaEventRecord(side_done_[owner]->get(), on), "ssimulacra2: join");
       }
-      if (split_chain_) check(cudaEventRecord(side_done_[2]->get(), side_[2]->get()), "ssimulacra2: join");
       for (int s = 1; s < scales_ && !split_chain_; ++s) {
         if (xyb_in_strips(s)) {
           enqueue_strips(s, side, ref, dis);
@@ -3328,7 +3338,8 @@ class Pipeline {
   bool poles2_store_all_ = false;
   bool fast_xyb_ = false;
   bool xyb_t_ = false;                   // XYB planes transposed (session 15)
-  bool split_chain_ = false;             // chain: scales 2.. on a second side stream
+  bool split_chain_ = false;             // chain: scales 2.. on further side streams
+  bool own_stream_[kNumScales] = {};     // split_chain_: scale s on a stream of its own
   TransposedGeometry tgeo_[kNumScales];  // their geometry per scale
   int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
@@ -3502,7 +3513,8 @@ class Ssimulacra2Cuda final : public CudaMetric {
     options.strip_xyb = env_int("VQX_SS2_STRIP_XYB", options.strip_xyb ? 1 : 0) != 0;
     // VQX_SS2_BANDS=N: tall planes (VQX_SS2_STRIP_MIN rows and up) in N bands (0 or 1: off).
     options.bands = env_int("VQX_SS2_BANDS", options.bands);
-    options.side_priority = env_int("VQX_SS2_SIDE_PRIORITY", options.side_priority ? 1 : 0) != 0;
+    // VQX_SS2_CHAIN_SPLIT=0/1/2: PipelineOptions::split_chain.
+    options.split_chain = env_int("VQX_SS2_CHAIN_SPLIT", options.split_chain);
     const char* xyb = std::getenv("VQX_SS2_XYB");
     if (xyb && std::string(xyb) == "split") options.split_xyb = true;
     if (xyb && std::string(xyb) == "fused") options.split_xyb = false;

@@ -108,8 +108,10 @@ struct PipelineOptions {
   // walk of one band overlaps the XYB of the next and the vertical pass of the one before
   // (session 15). 0 or 1: off. Applies only with the scales concurrent (not the debug path).
   int bands = 0;
-  // Side streams (scales 1..) at the greatest stream priority (session 15).
-  bool side_priority = true;
+  // The chain schedule (4K): 0 = scales 1.. in sequence on one side stream (session 14); 1 =
+  // scales 2.. on a second one, in the linear planes of level 1; 2 = every scale s >= 2 whose
+  // planes fit in level s - 1's linear planes on a stream of its own (session 15).
+  int split_chain = 2;
 };
 
 // Runs one frame pair through the device kernels of the metric, with every debug plane written,
