@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# ss2v, session 15 round 2: proof of the merged branch (s15_lead's transposed XYB + the leanp
-# vertical/terms kernel as the default; VQX_SS2_VBLUR=fast = session 14's vertical kernel). <= 70 s.
+# ss2v, session 15 round 3: proof of the merged branch (s15_lead's transposed XYB + the leanp
+# vertical/terms kernel as the default, its XYB samples now copied coalesced per block;
+# VQX_SS2_VBLUR=fast = session 14's vertical kernel). <= 60 s.
 set -u
 T0=$(date +%s); el() { echo "[t=$(( $(date +%s) - T0 ))s]"; }
-left() { echo $(( 67 - ($(date +%s) - T0) )); }
+left() { echo $(( 57 - ($(date +%s) - T0) )); }
 b=/dev/shm/ss2v; mkdir -p "$b"; tar -xJf .carry/r/ss2v/bins.tar.xz -C "$b"
 export LD_LIBRARY_PATH=$b VQX_FIXTURES=$FX VQX_REQUIRE_FIXTURES=1 VQX_SHARED_DIR=$SHARED
 L=$D/detail.log; run=$b/vqx_run_pair; cs=/usr/local/cuda/bin/compute-sanitizer; ncu=/usr/local/cuda/bin/ncu
 t=$b/ssimulacra2_cuda_test; o=/dev/shm/ss2v_o; rm -rf $o; mkdir -p $o
-g() { local name=$1; shift; ( timeout 31 "$@" > $o/$name.log 2>&1; echo "=== exit $?" >> $o/$name.log ) & }
+g() { local name=$1; shift; ( timeout 27 "$@" > $o/$name.log 2>&1; echo "=== exit $?" >> $o/$name.log ) & }
 {
 echo "=== all ssimulacra2_cuda_test tests, parity, sanitizers (parallel) $(el)"
 g stages $t --gtest_filter='*Stages*:*Synthetic*'
@@ -20,7 +21,7 @@ g rowmaj env VQX_SS2_TEST_ROWMAJOR=1 $t --gtest_filter='*Stages*'
 g par $b/cuda_parity_test --gtest_filter='*simulacra2*:*EveryTwin*'
 for tool in memcheck racecheck; do
   ( for p in n576 odd853; do echo "=== $tool $p 1 frame (default)"
-      timeout 15 $cs --tool $tool --error-exitcode 9 $run --frames 1 $FX/$p/ref.y4m $FX/$p/dis.y4m ssimulacra2 2>&1 | tail -1
+      timeout 13 $cs --tool $tool --error-exitcode 9 $run --frames 1 $FX/$p/ref.y4m $FX/$p/dis.y4m ssimulacra2 2>&1 | tail -1
       echo "=== exit ${PIPESTATUS[0]}"; done ) > $o/san_$tool.log 2>&1 &
 done
 wait
@@ -33,14 +34,14 @@ grep -E "max \|diff\|" $o/par.log | cut -c1-150
 cat $o/san_*.log
 echo "=== device bench (graph replay, 2 x 200 frames) $(el)"
 B2="$b/ssimulacra2_cuda_bench --benchmark_counters_tabular=true"
-timeout 16 $B2 --benchmark_filter='Ssimulacra2Device/((1080p|4k)(_fast14|_rowmajor|_rowmajor_fast14|_default_x2|_fast14_x2)?|4k_lean|4k_leanab)/' 2>&1 | grep -E "^BM_|rror"
+timeout 12 $B2 --benchmark_filter='Ssimulacra2Device/((1080p|4k)(_fast14|_rowmajor|_default_x2|_fast14_x2)?|4k_rowmajor_fast14)/' 2>&1 | grep -E "^BM_|rror"
 echo "=== throughput (engine, K frames in flight) $(el)"
-timeout 12 $b/cuda_throughput_bench --benchmark_counters_tabular=true --benchmark_filter='ssimulacra2_k[124]/' 2>&1 | grep -E "^BM_|rror"
+timeout 9 $b/cuda_throughput_bench --benchmark_counters_tabular=true --benchmark_filter='ssimulacra2_k[124]/' 2>&1 | grep -E "^BM_|rror"
 echo "--- VQX_SS2_VBLUR=fast (session 14's vertical kernel), K=1/2"
 VQX_SS2_VBLUR=fast timeout 6 $b/cuda_throughput_bench --benchmark_counters_tabular=true --benchmark_filter='ssimulacra2_k[12]/' 2>&1 | grep -E "^BM_|rror"
 echo "=== profile (default schedule, eager) $(el)"
 for p in band1080 uhd4k; do echo "--- $p"; timeout 6 $run --profile $FX/$p/ref.y4m $FX/$p/dis.y4m ssimulacra2 2>&1 | grep -E "ssimulacra2:|peak|ms_per_frame"; done
-for v in "" fast; do echo "--- uhd4k scales in sequence VQX_SS2_VBLUR=${v:-default}"; VQX_SS2_SEQUENTIAL=1 VQX_SS2_VBLUR=$v timeout 5 $run --profile $FX/uhd4k/ref.y4m $FX/uhd4k/dis.y4m ssimulacra2 2>&1 | grep -E "s0 |ms_per_frame"; done
+for v in "" fast; do echo "--- uhd4k scales in sequence VQX_SS2_VBLUR=${v:-default}"; VQX_SS2_SEQUENTIAL=1 VQX_SS2_VBLUR=$v timeout 4 $run --profile $FX/uhd4k/ref.y4m $FX/uhd4k/dis.y4m ssimulacra2 2>&1 | grep -E "s0 |ms_per_frame"; done
 l=$(left)
 if [ "$l" -gt 6 ]; then
   echo "=== ncu default (leanp, transposed XYB) 4K scale 0 $(el)"

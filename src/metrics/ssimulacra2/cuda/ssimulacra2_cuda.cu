@@ -1968,6 +1968,12 @@ __device__ __forceinline__ void cp_async4(float* smem, const float* gmem, uint32
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait_group1() { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+__device__ __forceinline__ void cp_async16(float* smem, const float* gmem, uint32_t bytes) {
+  const uint32_t dst = uint32_t(__cvta_generic_to_shared(smem));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(gmem), "r"(bytes)
+               : "memory");
+}
 
 // kOneBarrier (VQX_SS2_VBLUR=leanab / leana4b2b): the walk's outputs alternate between two
 // shared buffers, so one barrier per chunk suffices: the walk of chunk j + 2 writes the buffer
@@ -2201,9 +2207,15 @@ blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __r
                                Dd* __restrict__ partials, float* __restrict__ debug_vblur,
                                double* __restrict__ debug_terms, uint32_t xyb_rows_t,
                                size_t xyb_plane) {
-  __shared__ float blurred_buf[2][kBlurPlanes][kChunkRows][kLines];
-  __shared__ double block_sums[kSums][kBlockThreads];
-  __shared__ float inbuf[kBlurPlanes][kChunkRows][kLines];
+  __shared__ __align__(16) float blurred_buf[2][kBlurPlanes][kChunkRows][kLines];
+  __shared__ __align__(16) float inbuf[kBlurPlanes][kChunkRows][kLines];
+  // kXybT: the XYB samples of a chunk (2 planes x 5 quads of rows x 32 columns x 4 rows), copied
+  // coalesced by the block (one 16-byte cp.async per thread and plane: a quad of rows of one
+  // column is contiguous in the blocked layout), two buffers.
+  __shared__ __align__(16) float xs[kXybT ? 2 : 1][2][kChunkRows / 4][kLines][4];
+  // The block sums reuse the walk's buffers after the last chunk (48 KB of static shared memory).
+  double (*block_sums)[kBlockThreads] = reinterpret_cast<double (*)[kBlockThreads]>(&blurred_buf[0][0][0][0]);
+  static_assert(sizeof(double) * kSums * kBlockThreads <= sizeof(float) * 2 * kBlurPlanes * kChunkRows * kLines);
   const uint32_t n = w * h;
   const int c = blockIdx.y;
   const int lane = threadIdx.x, k = threadIdx.y, tid = k * kLines + lane;
@@ -2241,9 +2253,26 @@ blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __r
     }
     cp_async_commit();
   };
+  // kXybT: thread tid copies rows y0c + 4q .. + 3 (q = tid % 5) of column tid / 5 of the block's
+  // 32 columns, both planes (rows outside the padded plane zero-filled; never read as terms).
+  const int cq = tid % 5, cc = tid / 5;
+  const uint32_t cbase = kXybT ? blocked_index(blockIdx.x * kLines + uint32_t(cc), 0u, xyb_rows_t) : 0u;
+  const float* xcol1 = xyb + size_t(c) * xplane + cbase;
+  const float* xcol2 = xyb + size_t(3 + c) * xplane + cbase;
+  auto fetch_xyb = [&](int y0c, int buf) {
+    const int y = y0c + 4 * cq;
+    const bool in = y >= 0 && uint32_t(y) < xyb_rows_t;
+    const uint32_t off = in ? (uint32_t(y) & ~31u) * 31u + uint32_t(y) : 0u;  // blocked offset
+    cp_async16(&xs[kXybT ? buf : 0][0][cq][cc][0], xcol1 + off, in ? 16u : 0u);
+    cp_async16(&xs[kXybT ? buf : 0][1][cq][cc][0], xcol2 + off, in ? 16u : 0u);
+    cp_async_commit();
+  };
   // Walk chunk y0 from the copied inputs into out (every row, no range test: see the kFast walk).
-  auto walk = [&](int y0, float (&out)[kBlurPlanes][kChunkRows][kLines]) {
-    cp_async_wait_all();  // this thread's own copies
+  // kWaitAll: every copy this thread issued; else all but the most recent group (kXybT: the XYB
+  // copies of the next chunk, issued after the inputs of this one).
+  auto walk = [&](int y0, float (&out)[kBlurPlanes][kChunkRows][kLines], auto wait_all) {
+    if constexpr (decltype(wait_all)::value || !kXybT) cp_async_wait_all();  // own copies
+    else cp_async_wait_group1();
     float b[kChunkRows];
 #pragma unroll
     for (int i = 0; i < kChunkRows; ++i) b[i] = my_in[i * kLines];
@@ -2272,20 +2301,31 @@ blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __r
   };
 
   fetch_async(-kChunkRows);
-  walk(-kChunkRows, blurred_buf[0]);
-  if (0 < len) fetch_async(0);
-  load_xyb(-kChunkRows);
+  walk(-kChunkRows, blurred_buf[0], std::true_type{});
+  if constexpr (kXybT) {
+    fetch_xyb(-kChunkRows, 0);
+    if (0 < len) fetch_async(0);
+    else cp_async_commit();
+    cp_async_wait_group1();  // the XYB copies (this thread's); visible to all after the barrier
+  } else {
+    if (0 < len) fetch_async(0);
+    load_xyb(-kChunkRows);
+  }
   __syncthreads();
   for (int y0 = -kChunkRows; y0 < len; y0 += kChunkRows) {
     const int j = (y0 + kChunkRows) / kChunkRows;
     float (&blurred)[kBlurPlanes][kChunkRows][kLines] = blurred_buf[j & 1];
     const int y_last = min(y0 + k + kBlurPlanes * (kTermRows - 1), len - 1);
     const bool tail = valid && y_last >= 0 && uint32_t(y_last) * w + x >= f32_end;
+    if constexpr (kXybT) fetch_xyb(y0 + kChunkRows, (j + 1) & 1);  // the next chunk's samples
     double sa[kTermRows], sb[kTermRows], sq[kTermRows], ea[kTermRows], eb[kTermRows], eq[kTermRows];
+    float t_img1[kTermRows], t_img2[kTermRows], t_mu1[kTermRows], t_mu2[kTermRows];
     bool fast = true;
 #pragma unroll
     for (int m = 0; m < kTermRows; ++m) {
       const int i = k + kBlurPlanes * m;
+      t_img1[m] = kXybT ? xs[kXybT ? j & 1 : 0][0][i >> 2][lane][i & 3] : pre1[m];
+      t_img2[m] = kXybT ? xs[kXybT ? j & 1 : 0][1][i >> 2][lane][i & 3] : pre2[m];
       const float mu1 = blurred[0][i][lane], mu2 = blurred[1][i][lane];
       const float s11 = blurred[2][i][lane], s22 = blurred[3][i][lane];
       const float s12 = blurred[4][i][lane];
@@ -2298,7 +2338,7 @@ blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __r
       sa[m] = __dmul_rn(double(num_m), double(num_s));
       sb[m] = double(denom_s);
       // Section 8 with the f32 differences (edge_ratio_f32_difference).
-      const float e1 = fabsf(fsub(pre1[m], mu1)), e2 = fabsf(fsub(pre2[m], mu2));
+      const float e1 = fabsf(fsub(t_img1[m], mu1)), e2 = fabsf(fsub(t_img2[m], mu2));
       ea[m] = __dadd_rn(1.0, double(e2));
       eb[m] = __dadd_rn(1.0, double(e1));
       bool unused;
@@ -2307,18 +2347,11 @@ blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __r
       const float z = fmul(fmul(num_m, num_s), fmul(denom_s, fadd(1.0f, fadd(e1, e2))));
       fast = fast && fabsf(z) < __int_as_float(0x7f800000) && z != 0.0f;
     }
-    // The f64 edge operands of the tail pixels need this chunk's XYB samples and mu: kept before
-    // they are replaced.
-    float t_img1[kTermRows], t_img2[kTermRows], t_mu1[kTermRows], t_mu2[kTermRows];
-#pragma unroll
-    for (int m = 0; m < kTermRows; ++m) {
-      t_img1[m] = pre1[m];
-      t_img2[m] = pre2[m];
-    }
+    // (t_img1, t_img2: this chunk's XYB samples, kept for the tail pixels' f64 edge operands.)
     // The next chunk: its walk (into the other buffer) and its XYB samples (no branch between
     // here and the divisions above, so that their instructions can interleave).
-    walk(y0 + kChunkRows, blurred_buf[(j + 1) & 1]);
-    load_xyb(y0 + kChunkRows);
+    walk(y0 + kChunkRows, blurred_buf[(j + 1) & 1], std::false_type{});
+    if constexpr (!kXybT) load_xyb(y0 + kChunkRows);
     if (!fast) {  // rare: every pixel of the chunk by __ddiv_rn
 #pragma unroll
       for (int m = 0; m < kTermRows; ++m) {
@@ -2369,7 +2402,9 @@ blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __r
       }
     }
     if (y0 + 2 * kChunkRows < len) fetch_async(y0 + 2 * kChunkRows);  // the walk has read inbuf
-    __syncthreads();
+    else if (kXybT) cp_async_commit();  // an empty group: the next wait skips exactly one
+    if constexpr (kXybT) cp_async_wait_group1();  // the next chunk's XYB copies (own), then ...
+    __syncthreads();                               // ... everyone's, after the barrier
   }
 #pragma unroll
   for (int s = 0; s < kSums; ++s) block_sums[s][tid] = acc[s];
