@@ -2470,7 +2470,10 @@ constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 
 // the generic kernel with the row loader and conversion/shift widening), 1024-thread trees.
 // Session 14 (docs, "Session 14: window kernel"): window 33 (runs of 16 in both passes, the
 // column-wise terms loop; 4K window kernel 0.330 -> 0.299 ms).
-constexpr int kDefaultWindow = 33;
+// Session 15 (docs, "Session 15"): window 41 (window_strip_kernel: strips of 4 tiles, horizontal
+// streaming runs of 32, vertical streaming runs of 64, warp tree); VQX_SSIM_WIN=33 restores
+// session 14's kernel.
+constexpr int kDefaultWindow = 41, kDefaultStrip = 4;
 constexpr int kDefaultDecimate = 15, kDefaultReduce = 1;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
 constexpr int kDecimateVariantsS14 = 27;  // session 14: variants 16-26 (decimate_sweep2_kernel)
@@ -2507,8 +2510,9 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_strip_kernel<40>), reinterpret_cast<const void*>(window_strip_kernel<41>),
     reinterpret_cast<const void*>(window_strip_kernel<42>), reinterpret_cast<const void*>(window_strip_kernel<43>)};
 static_assert(kStripVariant0 == 38, "window_strip_kernel's variants in kWindowKernels");
-// Session 15: tiles per strip of the strip kernels (VQX_SSIM_STRIP; 1 = every tile on its own).
-int g_window_strip = std::clamp(knob("VQX_SSIM_STRIP", 1), 1, 64);
+// Session 15: tiles per strip of the strip kernels (VQX_SSIM_STRIP; 1 = every tile on its own; the
+// other kernels ignore it).
+int g_window_strip = std::clamp(knob("VQX_SSIM_STRIP", kDefaultStrip), 1, 64);
 // Dynamic shared memory of a window variant: the compact kernels' smaller layout.
 size_t window_smem(int variant) {
   if (variant == kTallVariant) return kTallSmem;
