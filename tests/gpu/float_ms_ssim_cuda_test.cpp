@@ -665,7 +665,7 @@ TEST(SsimCudaStages, EveryStripVariantBitIdentical) {
   planes.emplace_back("sign-free", pos(), pos());
   planes.emplace_back("flat", std::vector<float>(sz.pixels(), 77.0f), std::vector<float>(sz.pixels(), 77.0f));
   // Reference partials (window 33) of the f32 planes.
-  sc::set_speed_variants({33, 15, 1, 1});
+  sc::set_speed_variants({33, 15, 1, 1, 1});
   std::vector<std::vector<sc::PartialSum>> ref_partials;
   std::vector<cuda::DeviceBuffer> keep;
   for (auto& [name, r, d] : planes) {
@@ -677,7 +677,7 @@ TEST(SsimCudaStages, EveryStripVariantBitIdentical) {
   }
   for (int w = 38; w < sc::window_variant_count(); ++w)
     for (int strip : {1, 2, 3, 8}) {
-      sc::set_speed_variants({w, 15, w % 2, strip});
+      sc::set_speed_variants({w, 15, w % 2, strip, 1});  // strips in every launch
       const std::string tag = fmt::format("variant w{} strip {}: ", w, strip);
       for (RawCase rc : {RawCase{{43, 75}, 8}, RawCase{{300, 200}, 10}, RawCase{{77, 91}, 16}, RawCase{{11, 11}, 8}})
         check_pyramid(dev, rc, tag);
@@ -714,11 +714,11 @@ TEST(SsimCudaStages, EveryStripVariantBitIdentical) {
     std::vector<uint8_t> rb(ref.bytes(), ref.bytes() + ref.size_bytes()), db(dis.bytes(), dis.bytes() + dis.size_bytes());
     cuda::DeviceBuffer raw_r = dev.upload(rb), raw_d = dev.upload(db);
     const sc::DevicePlane pr = sc::luma_plane(raw_r.get(), f), pd = sc::luma_plane(raw_d.get(), f);
-    sc::set_speed_variants({33, 15, 1, 1});
+    sc::set_speed_variants({33, 15, 1, 1, 1});
     const auto expected = window_partials(dev, pr, pd, rc.size);
     for (int w = 38; w < sc::window_variant_count(); ++w)
       for (int strip : {1, 2, 4, 5, 17}) {
-        sc::set_speed_variants({w, 15, 1, strip});
+        sc::set_speed_variants({w, 15, 1, strip, 1});
         EXPECT_TRUE(same_partials(expected, window_partials(dev, pr, pd, rc.size)))
             << rc.size.width << "x" << rc.size.height << " variant w" << w << " strip " << strip << ": partials";
       }

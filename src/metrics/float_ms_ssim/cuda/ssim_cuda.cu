@@ -2470,10 +2470,11 @@ constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 
 // the generic kernel with the row loader and conversion/shift widening), 1024-thread trees.
 // Session 14 (docs, "Session 14: window kernel"): window 33 (runs of 16 in both passes, the
 // column-wise terms loop; 4K window kernel 0.330 -> 0.299 ms).
-// Session 15 (docs, "Session 15"): window 41 (window_strip_kernel: strips of 4 tiles, horizontal
-// streaming runs of 32, vertical streaming runs of 64, warp tree); VQX_SSIM_WIN=33 restores
-// session 14's kernel.
-constexpr int kDefaultWindow = 41, kDefaultStrip = 4;
+// Session 15 (docs, "Session 15"): window 38 (window_strip_kernel with window 33's arithmetic and
+// the warp tree), strips of 2 tiles in launches of at least 1000 tiles (4K's scale-0 bands and
+// scales 1-4; at 1080p every launch is smaller, so tiles stay single there: fewer, longer blocks
+// left the GPU half empty with one frame in flight); VQX_SSIM_WIN=33 restores session 14's kernel.
+constexpr int kDefaultWindow = 38, kDefaultStrip = 2, kDefaultStripMinTiles = 1000;
 constexpr int kDefaultDecimate = 15, kDefaultReduce = 1;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
 constexpr int kDecimateVariantsS14 = 27;  // session 14: variants 16-26 (decimate_sweep2_kernel)
@@ -2513,6 +2514,9 @@ static_assert(kStripVariant0 == 38, "window_strip_kernel's variants in kWindowKe
 // Session 15: tiles per strip of the strip kernels (VQX_SSIM_STRIP; 1 = every tile on its own; the
 // other kernels ignore it).
 int g_window_strip = std::clamp(knob("VQX_SSIM_STRIP", kDefaultStrip), 1, 64);
+// Launches with fewer tiles than this run the strip kernels with one tile per block
+// (VQX_SSIM_STRIP_MIN; 1 = strips everywhere).
+int g_window_strip_min = std::max(1, knob("VQX_SSIM_STRIP_MIN", kDefaultStripMinTiles));
 // Dynamic shared memory of a window variant: the compact kernels' smaller layout.
 size_t window_smem(int variant) {
   if (variant == kTallVariant) return kTallSmem;
@@ -2524,11 +2528,14 @@ int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH;
 
 }  // namespace
 
-SpeedVariants speed_variants() { return {g_window_variant, g_decimate_variant, g_reduce_variant, g_window_strip}; }
+SpeedVariants speed_variants() {
+  return {g_window_variant, g_decimate_variant, g_reduce_variant, g_window_strip, g_window_strip_min};
+}
 
 void set_speed_variants(SpeedVariants v) {
   g_window_variant = std::clamp(v.window, 0, kWindowVariants - 1);
   if (v.strip > 0) g_window_strip = std::min(v.strip, 64);
+  if (v.strip_min_tiles > 0) g_window_strip_min = v.strip_min_tiles;
   g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariantsS14 - 1);
   g_reduce_variant = std::clamp(v.reduce, 0, 1);
 }
@@ -2774,7 +2781,10 @@ void enqueue_windows(const ScaleJob* jobs, int count, PartialSum* const* partial
   const int variant = g_window_variant;
   const bool tall = variant == kTallVariant;  // a block per two vertically adjacent tiles
   const bool strip = variant >= kStripVariant0;  // a block per strip of g_window_strip tiles
-  const int per_block = tall ? kTallTiles : strip ? g_window_strip : 1;
+  size_t tiles = 0;
+  for (int j = 0; j < count; ++j) tiles += partial_count(jobs[j].ref.size);
+  const int strip_tiles = tiles >= size_t(g_window_strip_min) ? g_window_strip : 1;
+  const int per_block = tall ? kTallTiles : strip ? strip_tiles : 1;
   for (int j = 0; j < count; ++j) {
     t.job[j] = jobs[j];
     t.partials[j] = partials[j];
@@ -2783,7 +2793,7 @@ void enqueue_windows(const ScaleJob* jobs, int count, PartialSum* const* partial
     blocks += tiles_x(jobs[j].ref.size) * ((tiles_y(jobs[j].ref.size) + per_block - 1) / per_block);
   }
   t.block_begin[count] = blocks;
-  StripTable st{t, g_window_strip};
+  StripTable st{t, strip_tiles};
   void* args[] = {strip ? static_cast<void*>(&st) : static_cast<void*>(&t)};
   vqx::cuda::check(cudaLaunchKernel(kWindowKernels[variant], dim3(unsigned(blocks)), dim3(tall ? kTallThreads : kThreads),
                                     args, window_smem(variant), stream),
