@@ -246,6 +246,16 @@ VQX_MSSSIM_BOTH(w19d15r1f, 19, 15, 1, true);
 VQX_MSSSIM_BOTH(w25d15r1f, 25, 15, 1, true);
 VQX_MSSSIM_BOTH(w16d15r1_again, 16, 15, 1, false);  // drift check
 
+// Session 15 (ssim_cuda.cu, window_strip_kernel; tiles per strip from VQX_SSIM_STRIP): without
+// the fork (windows_ms = the window kernel alone), session 14's decimation default (26).
+VQX_MSSSIM_BOTH(w33d26r1, 33, 26, 1, false);  // the session-14 default
+VQX_MSSSIM_BOTH(w38d26r1, 38, 26, 1, false);  // strips, runs of 16 (33's arithmetic), warp tree
+VQX_MSSSIM_BOTH(w39d26r1, 39, 26, 1, false);  // horizontal streaming runs of 32
+VQX_MSSSIM_BOTH(w40d26r1, 40, 26, 1, false);  // + vertical streaming runs of 32
+VQX_MSSSIM_BOTH(w41d26r1, 41, 26, 1, false);  // horizontal 32, vertical 64
+VQX_MSSSIM_BOTH(w42d26r1, 42, 26, 1, false);  // horizontal streaming runs of 16, vertical 16
+VQX_MSSSIM_BOTH(w43d26r1, 43, 26, 1, false);  // + vertical streaming runs of 16
+
 }  // namespace
 }  // namespace vqx::bench
 #endif

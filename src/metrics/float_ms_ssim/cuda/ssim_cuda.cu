@@ -2045,6 +2045,312 @@ __global__ void __launch_bounds__(kTallThreads, 2) window_tall_kernel(const __gr
     tall_body<kShift>(in, sq, smem, job.taps, t.partials[j], t.tiles_x[j], tx, ty0, x0, y0, cols, rows, in_rows, map);
 }
 
+// ---- Session 15: strips of tiles, streaming runs (window variants 38+) -----------------------
+// window_strip_kernel<kHR, kVR>: a block walks a vertical strip of g_window_strip tiles of one
+// scale, top to bottom, and does for each tile exactly window_run_kernel<33>'s work (the same
+// horizontal sums, vertical sums, terms, per-thread sums in the same order and the same block
+// tree), so the partials are those of window 33 bit for bit, at the same indices.
+//
+// What a strip saves: the horizontal pass of a tile covers its 74 input rows, the last 10 of which
+// are the first 10 of the tile below. The vertical pass writes rows 0..63 only (run_v, stream_v)
+// and the block tree's scratch (strip_tree) lies in rows 0..63 of pass[0] and pass[1], so after a
+// sign-free tile its pass rows 64..73 still hold exact horizontal sums of input rows 64..73: the
+// next tile copies them (and the 10 input rows, for the generic path and the sign test) to rows
+// 0..9, loads only its 64 new input rows and runs the horizontal pass over rows 10..73 (13.5 %
+// less work). A horizontal sum is a function of its input row alone, whatever the kernel that
+// formed it, so the copied rows equal the ones the tile would compute. The sign test of a tile
+// covers the copied input rows as well; a tile with a sample whose sign bit is set takes
+// window_kernel<16>'s signed path (window_body, full recomputation; its tree overwrites the pass
+// rows, so the tile after it loads all of its rows).
+//
+// kHR = 32 / kVR = 32, 64: longer runs (6.9 / 6.5 products per output against 7.9 for 16) by
+// run_stream, which keeps at most 11 accumulators and 6 widened products live (each sample read
+// when first needed, each output stored as soon as complete), so the registers do not grow with R
+// as session 14's runs of 32 did (variant 35: spills).
+constexpr int kStripVariant0 = kTallVariant + 1, kStripVariants = 6;
+
+template <int R, typename Load, typename Store>
+__device__ __forceinline__ void run_stream(const Load& load, const Store& store) {
+  double acc[R];
+#pragma unroll
+  for (int s = 0; s < R + kWindowMargin; ++s) {
+    const float x = load(s);
+    double w[kWindowTaps / 2 + 1];
+#pragma unroll
+    for (int m = 0; m <= kWindowTaps / 2; ++m)
+      if (run_needs<R>(s, m)) w[m] = widen_scaled_nonneg(__fmul_rn(x, c_gaussian[m]));
+#pragma unroll
+    for (int o = 0; o < R; ++o) {
+      const int k = s - o;
+      // Taps k = 0..10 of output o in order; the first assigned (sign-free terms: +0 + t == t).
+      if (k == 0) acc[o] = w[0];
+      else if (k > 0 && k < kWindowTaps) acc[o] = __dadd_rn(acc[o], w[k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k]);
+      if (k == kWindowTaps - 1) store(o, unscale_to_f32(acc[o]));
+    }
+  }
+}
+
+// Horizontal pass over input rows r0..in_rows-1 (r0 = 0, or kWindowMargin after a copy): tasks
+// (quantity, run, row), a warp's lanes on neighbouring rows as run_h. !kStream: run_h's arithmetic
+// (run_taps<kShift, R>); kStream: run_stream (R = 32: one run per row).
+template <int R, bool kStream>
+__device__ __forceinline__ void strip_h(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], int r0,
+                                        int in_rows) {
+  constexpr int kRunsPerRow = kTileW / R, kS = R + kWindowMargin;
+  static_assert(kTileW % R == 0, "whole runs");
+  const bool full = r0 == 0;
+  const int tasks = kQuantities * kRunsPerRow * (full ? kInH : kTileH);
+  for (int t = int(threadIdx.x); t < tasks; t += kThreads) {
+    int q, run, r;
+    if (full) {
+      q = t / (kInH * kRunsPerRow);
+      const int rem = t - q * (kInH * kRunsPerRow);
+      run = rem / kInH;
+      r = rem - run * kInH;
+    } else {
+      q = t / (kTileH * kRunsPerRow);
+      const int rem = t - q * (kTileH * kRunsPerRow);
+      run = rem / kTileH;
+      r = kWindowMargin + rem - run * kTileH;
+    }
+    if (r >= in_rows) continue;
+    const int c0 = run * R;
+    const float* pr = &in[0][r][c0];
+    const float* pd = &in[1][r][c0];
+    float* out = &pass[q][r][c0];
+    if constexpr (!kStream) {
+      float x[kS], o16[R];
+      if (q == 0) {
+#pragma unroll
+        for (int i = 0; i < kS; ++i) x[i] = pr[i];
+      } else if (q == 1) {
+#pragma unroll
+        for (int i = 0; i < kS; ++i) x[i] = pd[i];
+      } else if (q == 4) {
+#pragma unroll
+        for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(pr[i], pd[i]);
+      } else {
+        const float* p = q == 2 ? pr : pd;
+#pragma unroll
+        for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(p[i], p[i]);
+      }
+      run_taps<kShift, R>(x, o16);
+#pragma unroll
+      for (int o = 0; o < R; ++o) out[o] = o16[o];
+    } else {
+      // The quantity's sample as window_h_one forms it: r, d, r*r, d*d, r*d in f32.
+      const float* pa = q == 1 || q == 3 ? pd : pr;
+      const float* pb = q == 2 ? pr : pd;
+      const bool square = q >= 2;
+      run_stream<R>([&](int s) { return square ? __fmul_rn(pa[s], pb[s]) : pa[s]; },
+                    [&](int o, float v) { out[o] = v; });
+    }
+  }
+}
+
+// Vertical pass by streaming runs of R rows (32 or 64), results in place: tasks (quantity, run,
+// column), lanes over columns, rounds of kThreads tasks holding whole quantities. A run writes
+// output o as soon as it is complete (its own later reads are below it); only the first 10
+// outputs of a run below another one (rows the run above still reads) wait for the round's
+// barrier. Writes rows 0..63 only.
+template <int R>
+__device__ __forceinline__ void stream_v(float (*pass)[kInH][kPassW]) {
+  constexpr int kRuns = kTileH / R, kPerQuantity = kRuns * kTileW, kTasks = kQuantities * kPerQuantity;
+  static_assert(kThreads % kPerQuantity == 0, "whole quantities per round");
+#pragma unroll 1
+  for (int t0 = 0; t0 < kTasks; t0 += kThreads) {
+    const int t = t0 + int(threadIdx.x);
+    const bool active = t < kTasks;
+    const int q = t / kPerQuantity, rem = t - q * kPerQuantity, run = rem / kTileW, c = rem - run * kTileW;
+    float* col = &pass[active ? q : 0][run * R][c];
+    float held[kWindowMargin];
+    if (active)
+      run_stream<R>([&](int s) { return col[s * kPassW]; },
+                    [&](int o, float v) {
+                      if (kRuns > 1 && o < kWindowMargin && run > 0) held[o] = v;
+                      else col[o * kPassW] = v;
+                    });
+    if constexpr (kRuns > 1) {
+      __syncthreads();  // the run above has read rows run * R .. run * R + 9
+      if (active && run > 0)
+#pragma unroll
+        for (int o = 0; o < kWindowMargin; ++o) col[o * kPassW] = held[o];
+    }
+  }
+  __syncthreads();
+}
+
+// block_tree<kThreads>'s sums with fewer barriers: the per-thread sums of quantity q at
+// red_q = rows 0..63 of pass[q / 2] (two trees per plane; pass rows 64..73 stay intact for the next
+// tile of the strip), then warp q alone: lane i forms block_tree's value of red[i] after the
+// strides 128, 64 and 32 from the 8 entries i + 32k with the same pairs in the same nesting,
+// dd_sum(dd_sum(a(i), a(i+64)), dd_sum(a(i+32), a(i+96))) with a(j) = dd_sum(red[j], red[j+128]),
+// and the strides 16..1 by shuffles (lane i takes lane i + stride's value as block_tree's second
+// operand). The same dd_sum calls on the same operands: the same partial bit for bit.
+__device__ __forceinline__ DoubleDouble* strip_red(float (*pass)[kInH][kPassW], int q) {
+  return reinterpret_cast<DoubleDouble*>(&pass[q >> 1][0][0]) + (q & 1) * kThreads;
+}
+
+__device__ __forceinline__ void strip_tree(float (*pass)[kInH][kPassW], const double (&plain)[kSumQuantities],
+                                           PartialSum* partials, int tile) {
+  static_assert(2 * sizeof(DoubleDouble) * kThreads <= sizeof(float) * kTileH * kPassW, "two trees in 64 rows");
+  static_assert(kThreads == 256, "the warp tree unrolls block_tree<256>");
+  __syncthreads();  // the terms loop has read the pass region
+#pragma unroll
+  for (int q = 0; q < kSumQuantities; ++q) strip_red(pass, q)[threadIdx.x] = {plain[q], 0.0};
+  __syncthreads();
+  const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % 32;
+  if (warp < kSumQuantities) {
+    const DoubleDouble* r = strip_red(pass, warp);
+    const DoubleDouble a0 = dd_sum(r[lane], r[lane + 128]), a1 = dd_sum(r[lane + 32], r[lane + 160]);
+    const DoubleDouble a2 = dd_sum(r[lane + 64], r[lane + 192]), a3 = dd_sum(r[lane + 96], r[lane + 224]);
+    DoubleDouble v = dd_sum(dd_sum(a0, a2), dd_sum(a1, a3));
+#pragma unroll
+    for (int stride = 16; stride > 0; stride >>= 1) {
+      const DoubleDouble o = {__shfl_down_sync(0xffffffffu, v.hi, stride), __shfl_down_sync(0xffffffffu, v.lo, stride)};
+      v = dd_sum(v, o);
+    }
+    if (lane == 0) partials[size_t(tile) * kSumQuantities + warp] = {v.hi, v.lo};
+  }
+  __syncthreads();  // the trees have read their entries before the next tile writes rows 0..9
+}
+
+// run_body<kShift, 16, 16, 0, true>'s statistics, terms and per-thread sums (the column-wise
+// loop), then strip_tree.
+__device__ __forceinline__ void strip_terms(float (*pass)[kInH][kPassW], const WindowTaps& taps, PartialSum* partials,
+                                            int tile, Size map, int x0, int y0, int cols, int rows) {
+  double plain[kSumQuantities] = {};
+  const int c = int(threadIdx.x) % kTileW;
+  constexpr int kRowStep = kThreads / kTileW;
+  for (int y = c < cols ? int(threadIdx.x) / kTileW : rows; y < rows; y += kRowStep) {
+    const float mu_r = pass[0][y][c], mu_d = pass[1][y][c];
+    const float sum_rr = pass[2][y][c], sum_dd = pass[3][y][c], sum_rd = pass[4][y][c];
+    double l, cs;
+    float s;
+    lcs_terms<true>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+    const double sd = widen(s);
+    const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
+    plain[0] = __dadd_rn(plain[0], l);
+    plain[1] = __dadd_rn(plain[1], cs);
+    plain[2] = __dadd_rn(plain[2], sd);
+    plain[3] = __dadd_rn(plain[3], ssim);
+    if (taps.mu_r) {
+      const size_t o = size_t(y0 + y) * size_t(map.width) + size_t(x0 + c);
+      taps.mu_r[o] = mu_r;
+      taps.mu_d[o] = mu_d;
+      taps.sum_rr[o] = sum_rr;
+      taps.sum_dd[o] = sum_dd;
+      taps.sum_rd[o] = sum_rd;
+      taps.l[o] = l;
+      taps.c[o] = cs;
+      taps.s[o] = s;
+    }
+  }
+  strip_tree(pass, plain, partials, tile);
+}
+
+// Input rows r0..in_rows-1 of a tile (load_tile's loaders); whether one has its sign bit set.
+__device__ __forceinline__ unsigned load_strip_rows(const ScaleJob& job, float (*in)[kInH][kInStride], int x0, int y0,
+                                                    int r0, int in_rows, int in_cols) {
+  const Size size = job.ref.size;
+  const float inverse_r = inverse_divisor(job.ref.bit_depth), inverse_d = inverse_divisor(job.dis.bit_depth);
+  // in rows from r0: the same [2][kInH][kInStride] layout shifted by r0 rows.
+  auto at = reinterpret_cast<float(*)[kInH][kInStride]>(&in[0][r0][0]);
+  const int y = y0 + r0, n = in_rows - r0;
+  if (job.ref.type == job.dis.type) {
+    const size_t width = size_t(size.width);
+    if (job.ref.type == SampleType::kU8)
+      return load_window_rows<uint8_t>(job.ref.data, job.dis.data, width, x0, y, n, in_cols, inverse_r, inverse_d, at);
+    if (job.ref.type == SampleType::kU16)
+      return load_window_rows<uint16_t>(job.ref.data, job.dis.data, width, x0, y, n, in_cols, inverse_r, inverse_d,
+                                        at);
+    return load_window_rows<float>(job.ref.data, job.dis.data, width, x0, y, n, in_cols, inverse_r, inverse_d, at);
+  }
+  unsigned negative = 0;
+  for (int i = int(threadIdx.x); i < n * in_cols; i += kThreads) {
+    const int r = i / in_cols, c = i % in_cols;
+    const size_t index = size_t(y + r) * size_t(size.width) + size_t(x0 + c);
+    const float rv = load_sample(job.ref, index, inverse_r), dv = load_sample(job.dis, index, inverse_d);
+    at[0][r][c] = rv;
+    at[1][r][c] = dv;
+    negative |= (__float_as_uint(rv) | __float_as_uint(dv)) >> 31;
+  }
+  return negative;
+}
+
+struct StripTable {
+  JobTable jobs;
+  int strip;  // tiles per strip (>= 1)
+};
+
+template <int kVariant>
+__global__ void __launch_bounds__(kThreads, 3) window_strip_kernel(const __grid_constant__ StripTable st) {
+  // 38: horizontal runs of 16 (run_taps), vertical 16 (run_v): window 33's arithmetic. 39 / 40 / 41:
+  // horizontal streaming runs of 32, vertical run_v 16 / streaming 32 / streaming 64. 42 / 43:
+  // horizontal streaming runs of 16, vertical run_v 16 / streaming 16.
+  constexpr int kV = kVariant - kStripVariant0;
+  constexpr int kHR = kV == 0 || kV >= 4 ? 16 : 32;
+  constexpr bool kHStream = kV != 0;
+  constexpr int kVR = kV == 2 ? 32 : kV == 3 ? 64 : 16;
+  constexpr bool kVStream = kV == 2 || kV == 3 || kV == 5;
+  extern __shared__ __align__(16) float smem[];
+  float(*in)[kInH][kInStride] = reinterpret_cast<float(*)[kInH][kInStride]>(smem);  // [ref, dis]
+  float(*pass)[kInH][kPassW] = reinterpret_cast<float(*)[kInH][kPassW]>(smem + kInputFloats);
+  const JobTable& t = st.jobs;
+  int j = 0;
+  while (j + 1 < t.count && int(blockIdx.x) >= t.block_begin[j + 1]) ++j;
+  const ScaleJob& job = t.job[j];
+  const int b = int(blockIdx.x) - t.block_begin[j];
+  const Size map = {job.ref.size.width - kWindowMargin, job.ref.size.height - kWindowMargin};  // map_size
+  const int tiles_x = t.tiles_x[j], tiles_y = (map.height + kTileH - 1) / kTileH;
+  const int tx = b % tiles_x, ty0 = (b / tiles_x) * st.strip;
+  const int ty1 = min(ty0 + st.strip, tiles_y);
+  const int x0 = tx * kTileW, cols = min(kTileW, map.width - x0), in_cols = cols + kWindowMargin;
+  PartialSum* partials = t.partials[j];
+  bool have_prev = false;  // pass and input rows 64..73 hold the previous tile's (sign-free) rows
+#pragma unroll 1
+  for (int ty = ty0; ty < ty1; ++ty) {
+    const int tile = ty * tiles_x + tx, y0 = ty * kTileH;
+    const int rows = min(kTileH, map.height - y0), in_rows = rows + kWindowMargin;
+    unsigned negative = 0;
+    int r0 = 0;
+    if (have_prev) {
+      // Rows 64..73 of the tile above are rows 0..9 of this one (the previous tile ended with a
+      // barrier, strip_tree).
+      for (int i = int(threadIdx.x); i < kWindowMargin * kInW; i += kThreads) {
+        const int r = i / kInW, c = i - r * kInW;
+        if (c >= in_cols) continue;
+        const float a = in[0][kTileH + r][c], d = in[1][kTileH + r][c];
+        in[0][r][c] = a;
+        in[1][r][c] = d;
+        negative |= (__float_as_uint(a) | __float_as_uint(d)) >> 31;
+      }
+      for (int i = int(threadIdx.x); i < kQuantities * kWindowMargin * kTileW; i += kThreads) {
+        const int q = i / (kWindowMargin * kTileW), rem = i - q * (kWindowMargin * kTileW);
+        const int r = rem / kTileW, c = rem - r * kTileW;
+        pass[q][r][c] = pass[q][kTileH + r][c];
+      }
+      __syncthreads();  // input rows 64..73 copied before the loads overwrite them
+      r0 = kWindowMargin;
+    }
+    negative |= load_strip_rows(job, in, x0, y0, r0, in_rows, in_cols);
+    const bool any_negative = __syncthreads_or(int(negative)) != 0;
+    if (any_negative) {  // window_kernel<16>'s signed path; its tree overwrites the pass rows
+      window_body<kCvt, kCvt, kShift, kShift, kSigned, true>(in, pass, smem, job.taps, partials, tile, map, x0, y0,
+                                                             cols, rows, in_rows);
+      __syncthreads();  // partials read from the tree before the next tile's loads and copies
+      have_prev = false;
+      continue;
+    }
+    strip_h<kHR, kHStream>(in, pass, r0, in_rows);
+    __syncthreads();
+    if constexpr (kVStream) stream_v<kVR>(pass);
+    else run_v<kShift, kVR>(pass);
+    strip_terms(pass, job.taps, partials, tile, map, x0, y0, cols, rows);
+    have_prev = rows == kTileH;
+  }
+}
+
 // Device check of div_rn against __ddiv_rn: operands of both divisions' shapes (l: an f64
 // numerator 2 mu_r mu_d + C1 over an f32 denominator; c: 2 sigma + C2 over an f32), random f64
 // pairs over the whole exponent range, and special values; the count of differing quotients.
@@ -2156,7 +2462,7 @@ __global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ Redu
   if (threadIdx.x == 0) sums[j * kSumQuantities + q] = __dadd_rn(red[0].hi, red[0].lo);
 }
 
-constexpr int kWindowVariants = kTallVariant + 1, kDecimateVariants = 16;
+constexpr int kWindowVariants = kStripVariant0 + kStripVariants, kDecimateVariants = 16;
 static_assert(kCompactVariant0 + kCompactVariants == kRunVariant2, "variant numbers are contiguous");
 constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 9, 14, 15: above 1080p
 // Defaults: the fastest combination measured on the H200 (docs/float_ms_ssim.md, speed pass 3).
@@ -2164,7 +2470,11 @@ constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 
 // the generic kernel with the row loader and conversion/shift widening), 1024-thread trees.
 // Session 14 (docs, "Session 14: window kernel"): window 33 (runs of 16 in both passes, the
 // column-wise terms loop; 4K window kernel 0.330 -> 0.299 ms).
-constexpr int kDefaultWindow = 33;
+// Session 15 (docs, "Session 15"): window 38 (window_strip_kernel with window 33's arithmetic and
+// the warp tree), strips of 2 tiles in launches of at least 1000 tiles (4K's scale-0 bands and
+// scales 1-4; at 1080p every launch is smaller, so tiles stay single there: fewer, longer blocks
+// left the GPU half empty with one frame in flight); VQX_SSIM_WIN=33 restores session 14's kernel.
+constexpr int kDefaultWindow = 38, kDefaultStrip = 2, kDefaultStripMinTiles = 1000;
 constexpr int kDefaultDecimate = 15, kDefaultReduce = 1;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
 constexpr int kDecimateVariantsS14 = 27;  // session 14: variants 16-26 (decimate_sweep2_kernel)
@@ -2196,7 +2506,17 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_compact_kernel<30>), reinterpret_cast<const void*>(window_compact_kernel<31>),
     reinterpret_cast<const void*>(window_compact_kernel<32>), reinterpret_cast<const void*>(window_run_kernel<33>),
     reinterpret_cast<const void*>(window_run_kernel<34>), reinterpret_cast<const void*>(window_run_kernel<35>),
-    reinterpret_cast<const void*>(window_run_kernel<36>), reinterpret_cast<const void*>(window_tall_kernel<37>)};
+    reinterpret_cast<const void*>(window_run_kernel<36>), reinterpret_cast<const void*>(window_tall_kernel<37>),
+    reinterpret_cast<const void*>(window_strip_kernel<38>), reinterpret_cast<const void*>(window_strip_kernel<39>),
+    reinterpret_cast<const void*>(window_strip_kernel<40>), reinterpret_cast<const void*>(window_strip_kernel<41>),
+    reinterpret_cast<const void*>(window_strip_kernel<42>), reinterpret_cast<const void*>(window_strip_kernel<43>)};
+static_assert(kStripVariant0 == 38, "window_strip_kernel's variants in kWindowKernels");
+// Session 15: tiles per strip of the strip kernels (VQX_SSIM_STRIP; 1 = every tile on its own; the
+// other kernels ignore it).
+int g_window_strip = std::clamp(knob("VQX_SSIM_STRIP", kDefaultStrip), 1, 64);
+// Launches with fewer tiles than this run the strip kernels with one tile per block
+// (VQX_SSIM_STRIP_MIN; 1 = strips everywhere).
+int g_window_strip_min = std::max(1, knob("VQX_SSIM_STRIP_MIN", kDefaultStripMinTiles));
 // Dynamic shared memory of a window variant: the compact kernels' smaller layout.
 size_t window_smem(int variant) {
   if (variant == kTallVariant) return kTallSmem;
@@ -2208,10 +2528,14 @@ int tiles_y(Size plane) { return (map_size(plane).height + kTileH - 1) / kTileH;
 
 }  // namespace
 
-SpeedVariants speed_variants() { return {g_window_variant, g_decimate_variant, g_reduce_variant}; }
+SpeedVariants speed_variants() {
+  return {g_window_variant, g_decimate_variant, g_reduce_variant, g_window_strip, g_window_strip_min};
+}
 
 void set_speed_variants(SpeedVariants v) {
   g_window_variant = std::clamp(v.window, 0, kWindowVariants - 1);
+  if (v.strip > 0) g_window_strip = std::min(v.strip, 64);
+  if (v.strip_min_tiles > 0) g_window_strip_min = v.strip_min_tiles;
   g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariantsS14 - 1);
   g_reduce_variant = std::clamp(v.reduce, 0, 1);
 }
@@ -2456,16 +2780,21 @@ void enqueue_windows(const ScaleJob* jobs, int count, PartialSum* const* partial
   int blocks = 0;
   const int variant = g_window_variant;
   const bool tall = variant == kTallVariant;  // a block per two vertically adjacent tiles
+  const bool strip = variant >= kStripVariant0;  // a block per strip of g_window_strip tiles
+  size_t tiles = 0;
+  for (int j = 0; j < count; ++j) tiles += partial_count(jobs[j].ref.size);
+  const int strip_tiles = tiles >= size_t(g_window_strip_min) ? g_window_strip : 1;
+  const int per_block = tall ? kTallTiles : strip ? strip_tiles : 1;
   for (int j = 0; j < count; ++j) {
     t.job[j] = jobs[j];
     t.partials[j] = partials[j];
     t.tiles_x[j] = tiles_x(jobs[j].ref.size);
     t.block_begin[j] = blocks;
-    blocks += tall ? tiles_x(jobs[j].ref.size) * ((tiles_y(jobs[j].ref.size) + kTallTiles - 1) / kTallTiles)
-                   : int(partial_count(jobs[j].ref.size));
+    blocks += tiles_x(jobs[j].ref.size) * ((tiles_y(jobs[j].ref.size) + per_block - 1) / per_block);
   }
   t.block_begin[count] = blocks;
-  void* args[] = {&t};
+  StripTable st{t, strip_tiles};
+  void* args[] = {strip ? static_cast<void*>(&st) : static_cast<void*>(&t)};
   vqx::cuda::check(cudaLaunchKernel(kWindowKernels[variant], dim3(unsigned(blocks)), dim3(tall ? kTallThreads : kThreads),
                                     args, window_smem(variant), stream),
                    "ssim: window_kernel launch");

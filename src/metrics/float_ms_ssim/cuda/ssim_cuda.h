@@ -39,9 +39,13 @@ struct DevicePlane {
 // VQX_SSIM_RED); tests and benches switch them between launches (not thread-safe: set before
 // enqueueing).
 struct SpeedVariants {
-  int window = 0;    // 0..window_variant_count() - 1 (default 33)
+  int window = 0;    // 0..window_variant_count() - 1 (default 38 since session 15; 33 before)
   int decimate = 0;  // 0..15 (default 15: 7 for inputs above 3000x2000 samples, else 13; 9/14: 7, else 0/12)
   int reduce = 0;    // 0..1 (default 1: 1024 threads per tree; the sums differ only in rounding)
+  int strip = 0;     // session 15: tiles per block of the strip kernels (window 38+; VQX_SSIM_STRIP,
+                     // default 2); 0 in set_speed_variants: unchanged
+  int strip_min_tiles = 0;  // strips only in launches of at least this many tiles (VQX_SSIM_STRIP_MIN,
+                            // default 1000; 1: always); 0 in set_speed_variants: unchanged
 };
 SpeedVariants speed_variants();
 int window_variant_count();
