@@ -12,7 +12,7 @@
 // through shared memory, in a warp-private tile (no block barrier).
 //
 // Included by ssimulacra2_cuda.cu inside its anonymous namespace, after the helpers it uses
-// (FastSource, xyb_pixel_fast, Recurrence, blur_source, BlurCoef, chroma_index, linear_pixel).
+// (FastSource, xyb_pixel_fast, Recurrence, BlurCoef, chroma_index, linear_pixel).
 // Every arithmetic operation and its order are those of xyb_down_fast_kernel and of the other
 // horizontal kernels; only where values are loaded from and stored to differs.
 
@@ -148,7 +148,7 @@ xyb_down_t_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, 
 }
 
 // The horizontal pass on the blocked XYB planes. One warp per (32 rows, channel, plane): lane =
-// row y0 + lane. The line to blur is blur_source's (img1, img2, img1^2, img2^2, img1 * img2),
+// row y0 + lane. The line to blur is section 5's (img1, img2, img1^2, img2^2, img1 * img2),
 // formed as p * q by one code path for every plane (one code path: five specialised ones
 // thrash the instruction cache, "no instruction" stalls): q is a block of ones for mu1 and
 // mu2 (p * 1 = p exactly), p itself for the squares, img2 for s12. The walk is section 6.2's:
