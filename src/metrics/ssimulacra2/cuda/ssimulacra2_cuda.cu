@@ -464,25 +464,26 @@ struct FastSource {
   }
 };
 
-// xyb_down_kernel with fewer instructions, the same bits (VQX_SS2_XYB=fast): the cube roots by
-// xyb_pixel_fast, the EOTF by srgb_eotf01, the plane pointers once per thread, a row's two XYB
-// pixels stored as one float2, the debug stores compiled only into the kDebug kernel, and for Y'CbCr sources whose 2x2 block maps to ONE
-// chroma sample (4:2:0 with even sizes, and the clamped edges) that sample's terms formed once
-// per image instead of four times (a warp-uniform branch in practice; other blocks take the
-// per-pixel chroma).
-template <Source kSource, bool kXyb = true, bool kDebug = false>
-__global__ void __launch_bounds__(256)
-xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
-                     float cbrt_bias, float* __restrict__ xyb, float* __restrict__ down,
-                     bool write_down, float* __restrict__ debug_linear, uint32_t oy0 = 0,
-                     uint32_t oy_end = UINT32_MAX) {
-  // Row range (for a strip schedule): rows [oy0, oy_end) of the half-size grid, i.e. image rows
-  // [2 oy0, 2 oy_end); the grid's y dimension covers that range (0, all: the whole picture).
+// The 2x2 block of the fast XYB kernels (session 14; one function for both since session 16):
+// thread (ox, oy) of the half-size grid, both images. The linear RGB of its (up to) four pixels
+// (the last row and column repeated for odd sizes, section 4), the XYB of those inside the
+// picture (xyb_pixel_fast; the debug path also stores their linear RGB), and the downsample into
+// `down`: the four added in the order (0,0), (0,1), (1,0), (1,1) from 0.0f, times 0.25f. For
+// Y'CbCr sources whose 2x2 block maps to ONE chroma sample (4:2:0 with even sizes, and the
+// clamped edges) that sample's terms are formed once per image instead of four times (a
+// warp-uniform branch in practice; other blocks take the per-pixel chroma). Where the XYB values
+// go is the Out policy's: out.pixel(image, dx, dy, p) after each pixel (Out::kZeroOutside: p = +0
+// outside the picture, else unset there), out.row(image, li, owned, p) after each row of one
+// image. The caller checks that
+// (ox, oy) lies inside the half-size grid.
+template <Source kSource, bool kXyb, bool kDebug, typename Out>
+__device__ __forceinline__ void xyb_block_fast(const FrameSource& fs, const float* __restrict__ linear,
+                                               uint32_t w, uint32_t h, uint32_t ox, uint32_t oy,
+                                               float cbrt_bias, float* __restrict__ down,
+                                               bool write_down, float* __restrict__ debug_linear,
+                                               Out& out) {
   constexpr bool kYuv = kSource == Source::kYuv8 || kSource == Source::kYuv16;
   const uint32_t ow = (w + 1) / 2, oh = (h + 1) / 2;
-  const uint32_t ox = blockIdx.x * blockDim.x + threadIdx.x;
-  const uint32_t oy = oy0 + blockIdx.y * blockDim.y + threadIdx.y;
-  if (ox >= ow || oy >= oh || oy >= oy_end) return;
   const uint32_t n = w * h;  // fewer than 2^32 samples (Pipeline::init checks)
   float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
   uint32_t col[2], row[2], ccol[2] = {0, 0}, crow[2] = {0, 0};
@@ -497,12 +498,6 @@ xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t 
     }
   }
   const FastSource<kSource> src(fs);
-  float* xyb_plane[2][3];
-#pragma unroll
-  for (int k = 0; k < 6; ++k) xyb_plane[k / 3][k % 3] = xyb + size_t(k) * n;
-  // A row's two pixels are stored together (one float2 per plane, full sectors) when both are
-  // inside the picture and the width is even (the pair then starts at an even index).
-  const bool pairs = (w & 1) == 0;
   auto pixels = [&](auto&& rgb_at) {
 #pragma unroll
     for (int dy = 0; dy < 2; ++dy) {
@@ -518,6 +513,7 @@ xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t 
           sum[image][0] = fadd(sum[image][0], rgb.x);
           sum[image][1] = fadd(sum[image][1], rgb.y);
           sum[image][2] = fadd(sum[image][2], rgb.z);
+          if constexpr (Out::kZeroOutside) p[dx] = make_float3(0.0f, 0.0f, 0.0f);
           if (kXyb && owned[dx]) {
             p[dx] = xyb_pixel_fast(rgb, cbrt_bias);
             if constexpr (kDebug) {
@@ -527,23 +523,9 @@ xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t 
               dl[2 * size_t(n)] = rgb.z;
             }
           }
+          out.pixel(image, dx, dy, p[dx]);
         }
-        if constexpr (kXyb) {
-          if (pairs && owned[1]) {  // owned[1] implies owned[0]
-            *reinterpret_cast<float2*>(xyb_plane[image][0] + li[0]) = make_float2(p[0].x, p[1].x);
-            *reinterpret_cast<float2*>(xyb_plane[image][1] + li[0]) = make_float2(p[0].y, p[1].y);
-            *reinterpret_cast<float2*>(xyb_plane[image][2] + li[0]) = make_float2(p[0].z, p[1].z);
-          } else {
-#pragma unroll
-            for (int dx = 0; dx < 2; ++dx) {
-              if (owned[dx]) {
-                xyb_plane[image][0][li[dx]] = p[dx].x;
-                xyb_plane[image][1][li[dx]] = p[dx].y;
-                xyb_plane[image][2][li[dx]] = p[dx].z;
-              }
-            }
-          }
-        }
+        out.row(image, li, owned, p);
       }
     }
   };
@@ -569,6 +551,61 @@ xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t 
 #pragma unroll
     for (int p = 0; p < 6; ++p) down[size_t(p) * nn + o] = fmul(sum[p / 3][p % 3], 0.25f);
   }
+}
+
+// xyb_block_fast's stores into row-major XYB planes: a row's two pixels together (one float2 per
+// plane, full sectors) when both are inside the picture and the width is even (the pair then
+// starts at an even index), else one by one.
+template <bool kXyb>
+struct RowMajorXybOut {
+  static constexpr bool kZeroOutside = false;  // only owned pixels are stored
+  float* plane[2][3];  // [image][X, Y, B]
+  bool pairs;
+  __device__ __forceinline__ void pixel(int, int, int, const float3&) {}
+  __device__ __forceinline__ void row(int image, const uint32_t (&li)[2], const bool (&owned)[2],
+                                      const float3 (&p)[2]) {
+    if constexpr (kXyb) {
+      if (pairs && owned[1]) {  // owned[1] implies owned[0]
+        *reinterpret_cast<float2*>(plane[image][0] + li[0]) = make_float2(p[0].x, p[1].x);
+        *reinterpret_cast<float2*>(plane[image][1] + li[0]) = make_float2(p[0].y, p[1].y);
+        *reinterpret_cast<float2*>(plane[image][2] + li[0]) = make_float2(p[0].z, p[1].z);
+      } else {
+#pragma unroll
+        for (int dx = 0; dx < 2; ++dx) {
+          if (owned[dx]) {
+            plane[image][0][li[dx]] = p[dx].x;
+            plane[image][1][li[dx]] = p[dx].y;
+            plane[image][2][li[dx]] = p[dx].z;
+          }
+        }
+      }
+    }
+  }
+};
+
+// xyb_down_kernel with fewer instructions, the same bits (VQX_SS2_XYB=fast): the cube roots by
+// xyb_pixel_fast, the EOTF by srgb_eotf01, the plane pointers once per thread, a row's two XYB
+// pixels stored as one float2, the debug stores compiled only into the kDebug kernel, 4:2:0
+// chroma once per 2x2 block (xyb_block_fast).
+template <Source kSource, bool kXyb = true, bool kDebug = false>
+__global__ void __launch_bounds__(256)
+xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
+                     float cbrt_bias, float* __restrict__ xyb, float* __restrict__ down,
+                     bool write_down, float* __restrict__ debug_linear, uint32_t oy0 = 0,
+                     uint32_t oy_end = UINT32_MAX) {
+  // Row range (for a strip schedule): rows [oy0, oy_end) of the half-size grid, i.e. image rows
+  // [2 oy0, 2 oy_end); the grid's y dimension covers that range (0, all: the whole picture).
+  const uint32_t ow = (w + 1) / 2, oh = (h + 1) / 2;
+  const uint32_t ox = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t oy = oy0 + blockIdx.y * blockDim.y + threadIdx.y;
+  if (ox >= ow || oy >= oh || oy >= oy_end) return;
+  const uint32_t n = w * h;
+  RowMajorXybOut<kXyb> out;
+#pragma unroll
+  for (int k = 0; k < 6; ++k) out.plane[k / 3][k % 3] = xyb + size_t(k) * n;
+  out.pairs = (w & 1) == 0;
+  xyb_block_fast<kSource, kXyb, kDebug>(fs, linear, w, h, ox, oy, cbrt_bias, down, write_down,
+                                        debug_linear, out);
 }
 
 // ---- stage 2: horizontal pass ------------------------------------------------------------------
