@@ -128,14 +128,22 @@ __device__ __forceinline__ float srgb_eotf01(float x) {
   return fadd(a, fmul(fsub(b, a), f));
 }
 
-// 3.2, with the correctly rounded division.
-__device__ __forceinline__ float cbrt_approx(float x) {
+// 3.2's seed and two Newton steps, y = (2 y + x / (y * y)) / 3 (times the f32 third), with the
+// division `div` (the correctly rounded one, or div_rn_seq where it is exact).
+template <typename Div>
+__device__ __forceinline__ float cbrt_newton(float x, Div div) {
   uint32_t u = __float_as_uint(x);
   u = u / 3u + 0x2a5137a0u;
   float y = __uint_as_float(u);
   const float third = 1.0f / 3.0f;
-  y = fmul(fadd(fmul(2.0f, y), __fdiv_rn(x, fmul(y, y))), third);
-  y = fmul(fadd(fmul(2.0f, y), __fdiv_rn(x, fmul(y, y))), third);
+  y = fmul(fadd(fmul(2.0f, y), div(x, fmul(y, y))), third);
+  y = fmul(fadd(fmul(2.0f, y), div(x, fmul(y, y))), third);
+  return y;
+}
+
+// 3.2, with the correctly rounded division.
+__device__ __forceinline__ float cbrt_approx(float x) {
+  const float y = cbrt_newton(x, [](float a, float b) { return __fdiv_rn(a, b); });
   return x > 0.0f ? y : 0.0f;
 }
 
@@ -158,13 +166,7 @@ __device__ __forceinline__ float div_rn_seq(float a, float b) {
 }
 
 __device__ __forceinline__ float cbrt_approx_seq(float x) {
-  uint32_t u = __float_as_uint(x);
-  u = u / 3u + 0x2a5137a0u;
-  float y = __uint_as_float(u);
-  const float third = 1.0f / 3.0f;
-  y = fmul(fadd(fmul(2.0f, y), div_rn_seq(x, fmul(y, y))), third);
-  y = fmul(fadd(fmul(2.0f, y), div_rn_seq(x, fmul(y, y))), third);
-  return y;
+  return cbrt_newton(x, [](float a, float b) { return div_rn_seq(a, b); });
 }
 
 __device__ __forceinline__ bool cbrt_seq_exact(float x) {
@@ -172,27 +174,36 @@ __device__ __forceinline__ bool cbrt_seq_exact(float x) {
   return __float_as_uint(x) - 0x21800000u <= 0x5d800000u - 0x21800000u;
 }
 
-// 3.3: one pixel to X', Y', B'.
-__device__ __forceinline__ float3 xyb_pixel(float3 rgb, float cbrt_bias) {
+// 3.3's opsin absorbance: (l, m, s) of one linear RGB pixel, bias added.
+__device__ __forceinline__ float3 opsin_lms(float3 rgb) {
   const float r = rgb.x, g = rgb.y, b = rgb.z;
   const float l = fadd(fadd(fadd(fmul(kM00, r), fmul(kM01, g)), fmul(kM02, b)), kOpsinBias);
   const float m = fadd(fadd(fadd(fmul(kM10, r), fmul(kM11, g)), fmul(kM12, b)), kOpsinBias);
   const float s = fadd(fadd(fadd(fmul(kM20, r), fmul(kM21, g)), fmul(kM22, b)), kOpsinBias);
-  const float L = fsub(cbrt_approx(l), cbrt_bias);
-  const float M = fsub(cbrt_approx(m), cbrt_bias);
-  const float S = fsub(cbrt_approx(s), cbrt_bias);
+  return make_float3(l, m, s);
+}
+
+// 3.3 from the three cube roots: X', Y', B'.
+__device__ __forceinline__ float3 xyb_from_roots(float cl, float cm, float cs, float cbrt_bias) {
+  const float L = fsub(cl, cbrt_bias);
+  const float M = fsub(cm, cbrt_bias);
+  const float S = fsub(cs, cbrt_bias);
   const float X = fmul(0.5f, fsub(L, M));
   const float Y = fmul(0.5f, fadd(L, M));
   return make_float3(fadd(fmul(X, 14.0f), 0.42f), fadd(Y, 0.01f), fadd(fsub(S, Y), 0.55f));
 }
 
+// 3.3: one pixel to X', Y', B'.
+__device__ __forceinline__ float3 xyb_pixel(float3 rgb, float cbrt_bias) {
+  const float3 lms = opsin_lms(rgb);
+  return xyb_from_roots(cbrt_approx(lms.x), cbrt_approx(lms.y), cbrt_approx(lms.z), cbrt_bias);
+}
+
 // xyb_pixel with the three cube roots by cbrt_approx_seq where it applies (all three in range:
 // one branch per pixel instead of one per division). The same operations and order otherwise.
 __device__ __forceinline__ float3 xyb_pixel_fast(float3 rgb, float cbrt_bias) {
-  const float r = rgb.x, g = rgb.y, b = rgb.z;
-  const float l = fadd(fadd(fadd(fmul(kM00, r), fmul(kM01, g)), fmul(kM02, b)), kOpsinBias);
-  const float m = fadd(fadd(fadd(fmul(kM10, r), fmul(kM11, g)), fmul(kM12, b)), kOpsinBias);
-  const float s = fadd(fadd(fadd(fmul(kM20, r), fmul(kM21, g)), fmul(kM22, b)), kOpsinBias);
+  const float3 lms = opsin_lms(rgb);
+  const float l = lms.x, m = lms.y, s = lms.z;
   float cl, cm, cs;
   if (cbrt_seq_exact(l) && cbrt_seq_exact(m) && cbrt_seq_exact(s)) {
     cl = cbrt_approx_seq(l);
@@ -203,46 +214,33 @@ __device__ __forceinline__ float3 xyb_pixel_fast(float3 rgb, float cbrt_bias) {
     cm = cbrt_approx(m);
     cs = cbrt_approx(s);
   }
-  const float L = fsub(cl, cbrt_bias);
-  const float M = fsub(cm, cbrt_bias);
-  const float S = fsub(cs, cbrt_bias);
-  const float X = fmul(0.5f, fsub(L, M));
-  const float Y = fmul(0.5f, fadd(L, M));
-  return make_float3(fadd(fmul(X, 14.0f), 0.42f), fadd(Y, 0.01f), fadd(fsub(S, Y), 0.55f));
+  return xyb_from_roots(cl, cm, cs, cbrt_bias);
 }
 
-// Section 7, as ssim_term().
-__device__ __forceinline__ double ssim_term(float mu1, float mu2, float s11, float s22, float s12) {
+// Section 7's f32 factors of one pixel: num_m, num_s and denom_s, as ssim_term().
+struct SsimFactors {
+  float num_m, num_s, denom_s;
+};
+__device__ __forceinline__ SsimFactors ssim_factors(float mu1, float mu2, float s11, float s22,
+                                                    float s12) {
   const float mu11 = fmul(mu1, mu1), mu22 = fmul(mu2, mu2), mu12 = fmul(mu1, mu2);
   const float dm = fsub(mu1, mu2);
   const float num_m = fsub(1.0f, fmul(dm, dm));
   const float num_s = fadd(fmul(2.0f, fsub(s12, mu12)), kC2);
   const float denom_s = fadd(fadd(fsub(s11, mu11), fsub(s22, mu22)), kC2);
-  const double q = __ddiv_rn(__dmul_rn(double(num_m), double(num_s)), double(denom_s));
+  return SsimFactors{num_m, num_s, denom_s};
+}
+
+// Section 7, as ssim_term().
+__device__ __forceinline__ double ssim_term(float mu1, float mu2, float s11, float s22, float s12) {
+  const SsimFactors f = ssim_factors(mu1, mu2, s11, s22, s12);
+  const double q = __ddiv_rn(__dmul_rn(double(f.num_m), double(f.num_s)), double(f.denom_s));
   const double d = __dsub_rn(1.0, q);
   return d < 0.0 ? 0.0 : d;
 }
 
-// Section 8, as edge_ratio() (f64 differences) or edge_ratio_f32_difference() (the fork's AVX2).
-__device__ __forceinline__ double edge_ratio(float img1, float mu1, float img2, float mu2,
-                                             bool f32_difference) {
-  double e1, e2;
-  if (f32_difference) {
-    float a = fsub(img1, mu1), b = fsub(img2, mu2);
-    a = a < 0.0f ? -a : a;
-    b = b < 0.0f ? -b : b;
-    e1 = double(a);
-    e2 = double(b);
-  } else {
-    e1 = __dsub_rn(double(img1), double(mu1));
-    e2 = __dsub_rn(double(img2), double(mu2));
-    e1 = e1 < 0.0 ? -e1 : e1;
-    e2 = e2 < 0.0 ? -e2 : e2;
-  }
-  return __dsub_rn(__ddiv_rn(__dadd_rn(1.0, e2), __dadd_rn(1.0, e1)), 1.0);
-}
-
-// Section 8's operands of the division: (1 + e2) and (1 + e1), as edge_ratio().
+// Section 8's operands of the division: (1 + e2) and (1 + e1), as the CPU's edge_ratio() (f64
+// differences) or edge_ratio_f32_difference() (the fork's AVX2).
 __device__ __forceinline__ void edge_operands(float img1, float mu1, float img2, float mu2,
                                               bool f32_difference, double& num, double& den) {
   double e1, e2;
@@ -260,6 +258,14 @@ __device__ __forceinline__ void edge_operands(float img1, float mu1, float img2,
   }
   num = __dadd_rn(1.0, e2);
   den = __dadd_rn(1.0, e1);
+}
+
+// Section 8, as edge_ratio() (f64 differences) or edge_ratio_f32_difference() (the fork's AVX2).
+__device__ __forceinline__ double edge_ratio(float img1, float mu1, float img2, float mu2,
+                                             bool f32_difference) {
+  double num, den;
+  edge_operands(img1, mu1, img2, mu2, f32_difference, num, den);
+  return __dsub_rn(__ddiv_rn(num, den), 1.0);
 }
 
 __device__ __forceinline__ double quartic(double v) {
@@ -358,6 +364,25 @@ __device__ __forceinline__ float3 linear_pixel(const FrameSource& fs, const floa
   }
 }
 
+// The 2x2 block (ox, oy) of the half-size grid: its two columns and rows (the last repeated for
+// odd sizes, section 4) and, for Y'CbCr sources, their chroma indices (2.2; else left as given).
+template <Source kSource>
+__device__ __forceinline__ void block_indices(const FrameSource& fs, uint32_t w, uint32_t h,
+                                              uint32_t ox, uint32_t oy, uint32_t (&col)[2],
+                                              uint32_t (&row)[2], uint32_t (&ccol)[2],
+                                              uint32_t (&crow)[2]) {
+#pragma unroll
+  for (int d = 0; d < 2; ++d) {
+    const uint32_t px = 2 * ox + d, py = 2 * oy + d;
+    col[d] = px < w ? px : w - 1;
+    row[d] = py < h ? py : h - 1;
+    if constexpr (kSource == Source::kYuv8 || kSource == Source::kYuv16) {
+      ccol[d] = chroma_index(col[d], fs.pw, w);
+      crow[d] = chroma_index(row[d], fs.ph, h);
+    }
+  }
+}
+
 // One thread per pixel of the half-size grid: its (up to) four source pixels, both images.
 // The downsample adds in the order (0,0), (0,1), (1,0), (1,1) from 0.0f, with the last row and
 // column repeated for odd sizes (section 4), then multiplies by 0.25f.
@@ -375,18 +400,8 @@ xyb_down_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, ui
   if (ox >= ow || oy >= oh || oy >= oy_end) return;
   const size_t n = size_t(w) * h;
   float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
-  // The block's two columns and rows (the last repeated for odd sizes) and their chroma indices.
   uint32_t col[2], row[2], ccol[2] = {0, 0}, crow[2] = {0, 0};
-#pragma unroll
-  for (int d = 0; d < 2; ++d) {
-    const uint32_t px = 2 * ox + d, py = 2 * oy + d;
-    col[d] = px < w ? px : w - 1;
-    row[d] = py < h ? py : h - 1;
-    if constexpr (kSource == Source::kYuv8 || kSource == Source::kYuv16) {
-      ccol[d] = chroma_index(col[d], fs.pw, w);
-      crow[d] = chroma_index(row[d], fs.ph, h);
-    }
-  }
+  block_indices<kSource>(fs, w, h, ox, oy, col, row, ccol, crow);
 #pragma unroll
   for (int dy = 0; dy < 2; ++dy) {
 #pragma unroll
@@ -487,16 +502,7 @@ __device__ __forceinline__ void xyb_block_fast(const FrameSource& fs, const floa
   const uint32_t n = w * h;  // fewer than 2^32 samples (Pipeline::init checks)
   float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
   uint32_t col[2], row[2], ccol[2] = {0, 0}, crow[2] = {0, 0};
-#pragma unroll
-  for (int d = 0; d < 2; ++d) {
-    const uint32_t px = 2 * ox + d, py = 2 * oy + d;
-    col[d] = px < w ? px : w - 1;
-    row[d] = py < h ? py : h - 1;
-    if constexpr (kYuv) {
-      ccol[d] = chroma_index(col[d], fs.pw, w);
-      crow[d] = chroma_index(row[d], fs.ph, h);
-    }
-  }
+  block_indices<kSource>(fs, w, h, ox, oy, col, row, ccol, crow);
   const FastSource<kSource> src(fs);
   auto pixels = [&](auto&& rgb_at) {
 #pragma unroll
@@ -883,6 +889,32 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
 
 // ---- stage 3: vertical pass, per-pixel terms, block sums ---------------------------------------
 
+// A pixel's terms added to the thread's six sums (S1, S4, A1, A4, D1, D4), in this order.
+__device__ __forceinline__ void add_terms(double (&acc)[kSums], double d, double art, double det) {
+  acc[0] = __dadd_rn(acc[0], d);
+  acc[1] = __dadd_rn(acc[1], quartic(d));
+  acc[2] = __dadd_rn(acc[2], art);
+  acc[3] = __dadd_rn(acc[3], quartic(art));
+  acc[4] = __dadd_rn(acc[4], det);
+  acc[5] = __dadd_rn(acc[5], quartic(det));
+}
+
+// The block's partials of a vertical/terms kernel: thread s adds the 160 threads' sums of
+// accumulator s in thread order, in double-double (exact up to the final rounding in the reduce
+// kernel), into the block's slot of channel c. block_sums: [kSums][kBlockThreads] of shared memory.
+__device__ __forceinline__ void block_partials(const double (&acc)[kSums],
+                                               double (*block_sums)[kBlockThreads], int tid, int c,
+                                               Dd* __restrict__ partials) {
+#pragma unroll
+  for (int s = 0; s < kSums; ++s) block_sums[s][tid] = acc[s];
+  __syncthreads();
+  if (tid < kSums) {
+    Dd total{block_sums[tid][0], 0.0};
+    for (int i = 1; i < kBlockThreads; ++i) total = dd_add(total, block_sums[tid][i]);
+    partials[(size_t(c) * gridDim.x + blockIdx.x) * kSums + tid] = total;
+  }
+}
+
 // Block (32 columns, 5 planes) x grid (column strips, 3 channels). Thread (lane, k) walks column
 // x of plane k, 20 rows per step: it loads the 20 inputs in[t + 4] at once, takes in[t - 6] from
 // the previous 10 (registers), writes the 20 outputs to shared memory. Then each thread forms the
@@ -1072,16 +1104,11 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
         ok[m] = valid && y >= 0 && y < len;
         pix[m] = ok[m] ? uint32_t(y) * w + x : 0u;
         const float mu1 = blurred[0][i][lane], mu2 = blurred[1][i][lane];
-        const float s11 = blurred[2][i][lane], s22 = blurred[3][i][lane];
-        const float s12 = blurred[4][i][lane];
         // Section 7, as ssim_term().
-        const float mu11 = fmul(mu1, mu1), mu22 = fmul(mu2, mu2), mu12 = fmul(mu1, mu2);
-        const float dm = fsub(mu1, mu2);
-        const float num_m = fsub(1.0f, fmul(dm, dm));
-        const float num_s = fadd(fmul(2.0f, fsub(s12, mu12)), kC2);
-        const float denom_s = fadd(fadd(fsub(s11, mu11), fsub(s22, mu22)), kC2);
-        sa[m] = __dmul_rn(double(num_m), double(num_s));
-        sb[m] = double(denom_s);
+        const SsimFactors f =
+            ssim_factors(mu1, mu2, blurred[2][i][lane], blurred[3][i][lane], blurred[4][i][lane]);
+        sa[m] = __dmul_rn(double(f.num_m), double(f.num_s));
+        sb[m] = double(f.denom_s);
         sq[m] = div_rn_fast(sa[m], sb[m], sfast[m]);
         edge_operands(pre1[m0 + m], mu1, pre2[m0 + m], mu2, pix[m] < f32_end,
                       ea[m], eb[m]);
@@ -1100,12 +1127,7 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
         double art = r > 0.0 ? r : 0.0;
         double det = r < 0.0 ? -r : 0.0;
         if (!ok[m]) d = art = det = 0.0;
-        acc[0] = __dadd_rn(acc[0], d);
-        acc[1] = __dadd_rn(acc[1], quartic(d));
-        acc[2] = __dadd_rn(acc[2], art);
-        acc[3] = __dadd_rn(acc[3], quartic(art));
-        acc[4] = __dadd_rn(acc[4], det);
-        acc[5] = __dadd_rn(acc[5], quartic(det));
+        add_terms(acc, d, art, det);
         if (debug_terms && ok[m]) {
           double* dt = debug_terms + size_t(3 * c) * n + pix[m];
           dt[0] = d;
@@ -1127,12 +1149,7 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
         const double r = edge_ratio(__ldg(img1 + p), mu1, __ldg(img2 + p), mu2, p < f32_end);
         const double art = r > 0.0 ? r : 0.0;
         const double det = r < 0.0 ? -r : 0.0;
-        acc[0] = __dadd_rn(acc[0], d);
-        acc[1] = __dadd_rn(acc[1], quartic(d));
-        acc[2] = __dadd_rn(acc[2], art);
-        acc[3] = __dadd_rn(acc[3], quartic(art));
-        acc[4] = __dadd_rn(acc[4], det);
-        acc[5] = __dadd_rn(acc[5], quartic(det));
+        add_terms(acc, d, art, det);
         if (debug_terms) {
           double* dt = debug_terms + size_t(3 * c) * n + p;
           dt[0] = d;
@@ -1161,16 +1178,7 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
       return;
     }
   }
-  // Block: thread s adds the 160 threads' sums of accumulator s in thread order, in
-  // double-double (exact up to the final rounding in the reduce kernel).
-#pragma unroll
-  for (int s = 0; s < kSums; ++s) block_sums[s][tid] = acc[s];
-  __syncthreads();
-  if (tid < kSums) {
-    Dd total{block_sums[tid][0], 0.0};
-    for (int i = 1; i < kBlockThreads; ++i) total = dd_add(total, block_sums[tid][i]);
-    partials[(size_t(c) * gridDim.x + blockIdx.x) * kSums + tid] = total;
-  }
+  block_partials(acc, block_sums, tid, c, partials);
 }
 
 // ---- stage 3, session 15 (leanp, the default): the fast terms with fewer instructions ---------
@@ -1375,14 +1383,10 @@ blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __r
       t_img1[m] = kXybT ? xs[kXybT ? j & 1 : 0][0][i >> 2][lane][i & 3] : pre1[m];
       t_img2[m] = kXybT ? xs[kXybT ? j & 1 : 0][1][i >> 2][lane][i & 3] : pre2[m];
       const float mu1 = blurred[0][i][lane], mu2 = blurred[1][i][lane];
-      const float s11 = blurred[2][i][lane], s22 = blurred[3][i][lane];
-      const float s12 = blurred[4][i][lane];
       // Section 7, as ssim_term().
-      const float mu11 = fmul(mu1, mu1), mu22 = fmul(mu2, mu2), mu12 = fmul(mu1, mu2);
-      const float dm = fsub(mu1, mu2);
-      const float num_m = fsub(1.0f, fmul(dm, dm));
-      const float num_s = fadd(fmul(2.0f, fsub(s12, mu12)), kC2);
-      const float denom_s = fadd(fadd(fsub(s11, mu11), fsub(s22, mu22)), kC2);
+      const SsimFactors f =
+          ssim_factors(mu1, mu2, blurred[2][i][lane], blurred[3][i][lane], blurred[4][i][lane]);
+      const float num_m = f.num_m, num_s = f.num_s, denom_s = f.denom_s;
       sa[m] = __dmul_rn(double(num_m), double(num_s));
       sb[m] = double(denom_s);
       // Section 8 with the f32 differences (edge_ratio_f32_difference).
@@ -1454,14 +1458,7 @@ blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __r
     if constexpr (kXybT) cp_async_wait_group1();  // the next chunk's XYB copies (own), then ...
     __syncthreads();                               // ... everyone's, after the barrier
   }
-#pragma unroll
-  for (int s = 0; s < kSums; ++s) block_sums[s][tid] = acc[s];
-  __syncthreads();
-  if (tid < kSums) {
-    Dd total{block_sums[tid][0], 0.0};
-    for (int i = 1; i < kBlockThreads; ++i) total = dd_add(total, block_sums[tid][i]);
-    partials[(size_t(c) * gridDim.x + blockIdx.x) * kSums + tid] = total;
-  }
+  block_partials(acc, block_sums, tid, c, partials);
 }
 
 // ---- stage 4: the 108 sums ---------------------------------------------------------------------
@@ -1918,15 +1915,28 @@ class Pipeline {
     check_launch("ssimulacra2: blur_rows_poles2_kernel (strip)");
   }
 
+  // What every vertical pass + terms launch of scale s takes: the plane, the debug switch, one
+  // block per 32 columns and channel, and the first pixel index whose edge difference is f64
+  // (kFloatGroupsOf8: the last n % 8 pixels; kDouble: all).
+  struct ColumnsLaunch {
+    uint32_t w, h;
+    size_t n;
+    bool debug;
+    dim3 block, grid;
+    size_t f32_end;
+  };
+  ColumnsLaunch columns_launch(int s) const {
+    const uint32_t w = width_[s], h = height_[s];
+    const size_t n = size_t(w) * h;
+    return ColumnsLaunch{w, h, n, debug_linear_.get() != nullptr, dim3(kLines, kBlurPlanes),
+                         dim3(table_.strips[s], 3),
+                         edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0};
+  }
+
   // The vertical pass + terms of strip i of scale s (the fast terms kernel, kStrip).
   void enqueue_columns_strip(int s, cudaStream_t stream, int i) {
     const StripPlan& p = strip_[s];
-    const uint32_t w = width_[s], h = height_[s];
-    const size_t n = size_t(w) * h;
-    const bool debug = debug_linear_.get() != nullptr;
-    const dim3 block(kLines, kBlurPlanes);
-    const dim3 grid(table_.strips[s], 3);
-    const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
+    const auto [w, h, n, debug, block, grid, f32_end] = columns_launch(s);
     VStrip v;
     v.y_begin = p.y_begin[size_t(i)];
     v.y_end = p.y_end[size_t(i)];
@@ -2080,12 +2090,7 @@ class Pipeline {
 
   // Stage 3 of scale s: the vertical pass, the terms and their block sums.
   void enqueue_columns(int s, cudaStream_t stream) {
-    const uint32_t w = width_[s], h = height_[s];
-    const size_t n = size_t(w) * h;
-    const bool debug = debug_linear_.get() != nullptr;
-    const dim3 block(kLines, kBlurPlanes);
-    const dim3 grid(table_.strips[s], 3);
-    const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
+    const auto [w, h, n, debug, block, grid, f32_end] = columns_launch(s);
     auto kernel = vblur_low_regs_ ? blur_columns_terms_kernel<5> : blur_columns_terms_kernel<1>;
     if (fast_terms_ && n <= size_t{UINT32_MAX})
       kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
