@@ -1,6 +1,6 @@
 // ssimulacra2 on CUDA: device milliseconds per frame (the metric's CUDA graph replayed on one
 // uploaded pair after a warm-up, timed with events) at 1080p (band1080) and 4K (uhd4k), for the
-// tiled horizontal pass and the plain row walk, with and without the scales on side streams.
+// default kernels and the variants kept beside them, with and without the scales on side streams.
 // Targets (issue 7): <= 0.25 ms at 1080p and <= 1.0 ms at 4K on one H200.
 #include <benchmark/benchmark.h>
 
@@ -19,41 +19,21 @@ namespace {
 
 enum Variant {
   kDefault = 0,
-  kRowWalk = 1,
-  kScalarRows = 2,
-  kChain = 4,
-  kTiled = 8,     // the per-plane tiled horizontal kernel (one plane per thread)
-  kGroups2 = 16,  // two groups of planes per thread
-  kLowRegs = 32,  // vertical/terms kernel capped at 80 registers
-  kPoles = 64,    // pole-split horizontal kernel (one thread per line, plane and pole)
-  kFastTerms = 128,  // terms with the inlined division, branch-free
-  kGroups3 = 256,    // three groups of planes per thread (the default before the pole split)
-  kPlainTerms = 512, // the terms kernel before the fast terms
-  kUniform = 1024,   // kPoles with one code path for all planes
-  kBatch2 = 2048,    // fast terms two pixels at a time
-  kSplitXyb = 4096,  // the downsample before the XYB, in its own kernel
+  kScalarRows = 2,     // the horizontal pass without float4
+  kChain = 4,          // scales 1.. on side streams in one set of planes (4K's schedule)
+  kLowRegs = 32,       // vertical/terms kernel capped at 80 registers
+  kFastTerms = 128,    // terms with the inlined division, branch-free (session 13)
+  kPlainTerms = 512,   // the terms kernel before the fast terms
+  kBatch2 = 2048,      // fast terms two pixels at a time
+  kSplitXyb = 4096,    // the downsample before the XYB, in its own kernel
   kInFlight2 = 8192,   // two frames in flight (two replicas of the buffers, two streams)
   kInFlight3 = 16384,  // three
-  kPoles2 = 32768,     // pole split with the input sums formed once per tile
-  kPoles3 = 65536,     // kPoles2 in blocks of one plane set (6 warps)
-  kPoles4 = 131072,    // kPoles2 with per-plane-set named barriers after the walk
-  kHWarp = 1 << 18,    // the warp-autonomous horizontal kernel, warps per block by size
-  kHWarp4 = 1 << 19,   // the same, 4 warps per block
-  kHWarp8 = 1 << 20,   // the same, 8 warps per block
-  kHWarp2 = 1 << 21,   // the same, 2 warps per block
-  kHWarp16 = 1 << 22,  // the same, 16 warps per block
   kFastXyb = 1 << 23,  // the XYB kernel with fewer instructions, same bits
-  kHWarpU = 1 << 24,   // kHWarp*: one code path for every plane
   kPlainXyb = 1 << 25, // the XYB kernel before session 14 (the fast one is the default)
-  kPoles2All = 1 << 26,  // poles2 adding all output quads before their stores (slower)
-  kHWarpA = 1 << 27,     // kHWarp*: tiles by cp.async (v5)
-  kRowMajor = 1 << 28,   // row-major XYB planes and poles2 (the default before session 15)
-  kLean = 1 << 29,       // session 15: the lean vertical/terms kernel (inputs in registers)
+  kRowMajor = 1 << 28, // row-major XYB planes and poles2 (the default before session 15)
 };
-// Session 15: the lean kernel's inputs by cp.async, that with one barrier per chunk, session 14's
-// vertical kernel, the software-pipelined lean kernel (the default), in the bits above 30.
-constexpr long long kLeanA = 1ll << 31, kLeanAB = 1ll << 34, kFast14 = 1ll << 36,
-                    kLeanP = 1ll << 37;
+// Session 14's vertical kernel, the software-pipelined one (the default), in the bits above 30.
+constexpr long long kFast14 = 1ll << 36, kLeanP = 1ll << 37;
 
 void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureFormat fallback,
                           long long variant, bool concurrent) {
@@ -64,56 +44,19 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
   auto frames = load_frames(pair, 1, fallback);
   const ssimulacra2::YuvMatrix matrix = ssimulacra2::make_yuv_matrix(0);
   ssimulacra2::cuda::PipelineOptions options;
-  options.row_walk = (variant & kRowWalk) != 0;
   options.scalar_rows = (variant & kScalarRows) != 0;
   options.force_chain = (variant & kChain) != 0;
-  if (variant & kTiled) options.row_groups = 0;
-  if (variant & kGroups2) options.row_groups = 2;
-  if (variant & kGroups3) options.row_groups = 3;
-  if (variant & kPoles) {
-    options.row_groups = ssimulacra2::cuda::kRowPoles;
-    options.poles_sums = false;
-  }
-  if (variant & kPoles2) {
-    options.row_groups = ssimulacra2::cuda::kRowPoles;
-    options.poles_sums = true;
-    options.poles_split = false;
-  }
-  if (variant & kPoles4) {
-    options.row_groups = ssimulacra2::cuda::kRowPoles;
-    options.poles_sums = true;
-    options.poles_split = false;
-    options.poles_sets = true;
-  }
-  if (variant & kPoles3) {
-    options.row_groups = ssimulacra2::cuda::kRowPoles;
-    options.poles_sums = true;
-    options.poles_split = true;
-  }
   options.vblur_low_regs = (variant & kLowRegs) != 0;
   if (variant & kFastTerms) options.fast_terms = true;
   if (variant & kPlainTerms) options.fast_terms = false;
-  if (variant & kUniform) options.poles_uniform = true;
   if (variant & kBatch2) options.terms_batch = 2;
   if (variant & kSplitXyb) options.split_xyb = true;
-  if (variant & kHWarp) options.hblur_warps = 0;
-  if (variant & kHWarp4) options.hblur_warps = 4;
-  if (variant & kHWarp8) options.hblur_warps = 8;
-  if (variant & kHWarp2) options.hblur_warps = 2;
-  if (variant & kHWarp16) options.hblur_warps = 16;
   if (variant & kFastXyb) options.fast_xyb = true;
-  if (variant & kHWarpU) options.hblur_uniform = true;
   if (variant & kPlainXyb) options.fast_xyb = false;
-  if (variant & kPoles2All) options.poles2_store_all = true;
-  if (variant & kHWarpA) options.hblur_async = true;
   if (variant & kRowMajor) options.transposed_xyb = false;
   // The rows of the kernels before session 15 keep them (whatever the default).
-  if (variant & (kLowRegs | kFastTerms | kPlainTerms | kBatch2)) options.vblur_lean = 0;
-  if (variant & kFast14) options.vblur_lean = 0;
-  if (variant & kLean) options.vblur_lean = 3;
-  if (variant & kLeanA) options.vblur_lean = 5;
-  if (variant & kLeanAB) options.vblur_lean = 8;
-  if (variant & kLeanP) options.vblur_lean = 10;
+  if (variant & (kLowRegs | kFastTerms | kPlainTerms | kBatch2 | kFast14)) options.vblur_pipe = false;
+  if (variant & kLeanP) options.vblur_pipe = true;
   options.concurrent = concurrent;
   ssimulacra2::cuda::DeviceTiming t;
   for (auto _ : state) {
@@ -133,51 +76,33 @@ void BM_Ssimulacra2Device(benchmark::State& state, const char* pair, PictureForm
       ->Iterations(2)->UseManualTime()->Unit(benchmark::kMillisecond)
 
 // Default schedule: scales 1.. concurrent at 1080p, chained at 4K. The rows time the default
-// (pole split with sums per tile, fast terms) beside the kernels before this pass (three groups
-// of planes per thread, plain terms) and the variants; x2/x3: frames in flight on replicas.
+// (transposed XYB planes, blur_rows_t, leanp) beside the kept variants and the plainest kernels
+// ("before": row-major planes and poles2, plain terms, plain XYB); x2: frames in flight on
+// replicas.
 VQX_SS2_DEVICE(1080p, "band1080", format_1080p(), kDefault, true);
 VQX_SS2_DEVICE(1080p_rowmajor, "band1080", format_1080p(), kRowMajor, true);
 VQX_SS2_DEVICE(1080p_rowmajor_x2, "band1080", format_1080p(), kRowMajor | kInFlight2, true);
 VQX_SS2_DEVICE(1080p_plainxyb, "band1080", format_1080p(), kPlainXyb, true);
-VQX_SS2_DEVICE(1080p_poles2all, "band1080", format_1080p(), kPoles2All, true);
-VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kGroups3 | kPlainTerms | kPlainXyb, true);
-VQX_SS2_DEVICE(1080p_hwarp, "band1080", format_1080p(), kHWarp, true);
-VQX_SS2_DEVICE(1080p_hwarpu, "band1080", format_1080p(), kHWarp | kHWarpU, true);
-VQX_SS2_DEVICE(1080p_hwarpa, "band1080", format_1080p(), kHWarp | kHWarpA, true);
+VQX_SS2_DEVICE(1080p_before, "band1080", format_1080p(), kRowMajor | kPlainTerms | kPlainXyb, true);
 VQX_SS2_DEVICE(1080p_default_x2, "band1080", format_1080p(), kInFlight2, true);
 VQX_SS2_DEVICE(1080p_plainxyb_x2, "band1080", format_1080p(), kPlainXyb | kInFlight2, true);
-VQX_SS2_DEVICE(1080p_hwarpu_x2, "band1080", format_1080p(), kHWarp | kHWarpU | kInFlight2, true);
 VQX_SS2_DEVICE(1080p_default_sequential, "band1080", format_1080p(), kDefault, false);
-VQX_SS2_DEVICE(1080p_hwarpu_sequential, "band1080", format_1080p(), kHWarp | kHWarpU, false);
-VQX_SS2_DEVICE(1080p_hwarpa_sequential, "band1080", format_1080p(), kHWarp | kHWarpA, false);
 VQX_SS2_DEVICE(4k, "uhd4k", format_4k(), kDefault, true);
 VQX_SS2_DEVICE(4k_rowmajor, "uhd4k", format_4k(), kRowMajor, true);
 VQX_SS2_DEVICE(4k_default_x2, "uhd4k", format_4k(), kInFlight2, true);
 VQX_SS2_DEVICE(4k_rowmajor_sequential, "uhd4k", format_4k(), kRowMajor, false);
 VQX_SS2_DEVICE(1080p_rowmajor_sequential, "band1080", format_1080p(), kRowMajor, false);
 VQX_SS2_DEVICE(4k_plainxyb, "uhd4k", format_4k(), kPlainXyb, true);
-VQX_SS2_DEVICE(4k_poles2all, "uhd4k", format_4k(), kPoles2All, true);
-VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kGroups3 | kPlainTerms | kPlainXyb, true);
-VQX_SS2_DEVICE(4k_hwarp, "uhd4k", format_4k(), kHWarp, true);
-VQX_SS2_DEVICE(4k_hwarpu, "uhd4k", format_4k(), kHWarp | kHWarpU, true);
-VQX_SS2_DEVICE(4k_hwarpa, "uhd4k", format_4k(), kHWarp | kHWarpA, true);
+VQX_SS2_DEVICE(4k_before, "uhd4k", format_4k(), kRowMajor | kPlainTerms | kPlainXyb, true);
 VQX_SS2_DEVICE(4k_default_sequential, "uhd4k", format_4k(), kDefault, false);
-VQX_SS2_DEVICE(4k_hwarpu_sequential, "uhd4k", format_4k(), kHWarp | kHWarpU, false);
-VQX_SS2_DEVICE(4k_hwarpa_sequential, "uhd4k", format_4k(), kHWarp | kHWarpA, false);
 VQX_SS2_DEVICE(4k_plainxyb_sequential, "uhd4k", format_4k(), kPlainXyb, false);
-// Session 15: the vertical/terms kernels beside the default (leanp): session 14's kernel (fast14),
-// lean, leana, leanab; with the transposed XYB planes unless _rowmajor.
+// Session 15: session 14's vertical/terms kernel (fast14) beside the default (leanp); with the
+// transposed XYB planes unless _rowmajor.
 VQX_SS2_DEVICE(1080p_fast14, "band1080", format_1080p(), kFast14, true);
 VQX_SS2_DEVICE(4k_fast14, "uhd4k", format_4k(), kFast14, true);
 VQX_SS2_DEVICE(4k_fast14_sequential, "uhd4k", format_4k(), kFast14, false);
 VQX_SS2_DEVICE(1080p_fast14_sequential, "band1080", format_1080p(), kFast14, false);
 VQX_SS2_DEVICE(1080p_fast14_x2, "band1080", format_1080p(), kFast14 | kInFlight2, true);
-VQX_SS2_DEVICE(1080p_lean, "band1080", format_1080p(), kLean, true);
-VQX_SS2_DEVICE(1080p_leana, "band1080", format_1080p(), kLeanA, true);
-VQX_SS2_DEVICE(1080p_leanab, "band1080", format_1080p(), kLeanAB, true);
-VQX_SS2_DEVICE(4k_lean, "uhd4k", format_4k(), kLean, true);
-VQX_SS2_DEVICE(4k_leana, "uhd4k", format_4k(), kLeanA, true);
-VQX_SS2_DEVICE(4k_leanab, "uhd4k", format_4k(), kLeanAB, true);
 VQX_SS2_DEVICE(1080p_rowmajor_fast14, "band1080", format_1080p(), kRowMajor | kFast14, true);
 VQX_SS2_DEVICE(4k_rowmajor_fast14, "uhd4k", format_4k(), kRowMajor | kFast14, true);
 

@@ -50,8 +50,8 @@ stamp profile
     "$run" --profile "$r" "$d" ssimulacra2
     echo "=== $p profile, sequential scales"
     VQX_SS2_SEQUENTIAL=1 "$run" --profile "$r" "$d" ssimulacra2
-    echo "=== $p profile, sequential scales, per-plane tiled horizontal kernel (before)"
-    VQX_SS2_SEQUENTIAL=1 VQX_SS2_HBLUR=tiled "$run" --profile "$r" "$d" ssimulacra2
+    echo "=== $p profile, sequential scales, row-major XYB planes and poles2 (before session 15)"
+    VQX_SS2_SEQUENTIAL=1 VQX_SS2_HBLUR=poles2 "$run" --profile "$r" "$d" ssimulacra2
   done
 } >"$out/profile.log" 2>&1
 cat "$out/profile.log"

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (Session 16: a record of its round; the warp and poles3/poles4/groups/tiled kernels and their
+# knobs were removed, see docs/ssimulacra2.md "Session 16: pruning". Not runnable as is.)
 # ss2h round 6 (session 14, final, branch merged with main incl. ss2v's strips): proof of the
 # default (poles2 + the fast XYB kernel, full-frame schedule; the strips' XYB now also by the fast
 # kernel) and of the warp horizontal pass v5 (VQX_SS2_HBLUR=warpa) beside it. <= 80 s.

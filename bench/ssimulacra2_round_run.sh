@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (Session 16: a record of its round; the warp and poles3/poles4/groups/tiled kernels and their
+# knobs were removed, see docs/ssimulacra2.md "Session 16: pruning". Not runnable as is.)
 # ssimulacra2 speed pass (session 13, round 4: the final proof). The default horizontal pass is
 # poles2; poles4 (VQX_SS2_HBLUR=poles4: poles2 with per-plane-set named barriers after the walk)
 # is proven beside it (variant bits, schedules, parity and both sanitizers with the knob) so that

@@ -1,27 +1,22 @@
 // ssimulacra2 on CUDA (shared/spec/ssimulacra2.md section 15; contract in shared/spec/README.md).
 //
-// Per frame, per processed scale s (all on one stream, no host wait):
-//   1. xyb_down:   linear RGB of both images (from the Y'CbCr or R'G'B' frame at s = 0, from the
+// Per frame, per processed scale s (no host wait; the defaults, docs/ssimulacra2.md):
+//   1. xyb_down_t: linear RGB of both images (from the Y'CbCr or R'G'B' frame at s = 0, from the
 //                  level-s linear planes after), XYB of every pixel, and the 2x2 box downsample of
 //                  the linear planes into level s + 1. Full-resolution linear RGB never touches
-//                  memory: a thread owns one 2x2 block. (xyb_down_fast, the default since session
-//                  14: the same bits with a third fewer instructions; xyb_down with
-//                  VQX_SS2_XYB=plain.)
-//   2. blur_rows_poles2: the horizontal recurrence of all 15 blurs (3 channels x mu1, mu2, s11,
-//                  s22, s12), the products formed on the fly. One thread walks one POLE of one
-//                  line of one plane in the spec's exact order (the three poles are independent
-//                  recurrences added at the end of each step, which the block does afterwards in
-//                  the spec's order); the lines of a block are staged through shared memory 32
-//                  columns at a time with coalesced loads and stores (the transposed tile), the
-//                  next tiles prefetched. (The earlier per-plane and grouped kernels are kept as
-//                  profiling knobs.)
-//   3. blur_columns_terms: the vertical recurrence (one thread per column and plane, coalesced
-//                  across the warp), then, from shared memory, the SSIM and edge terms of each
-//                  pixel in native f64 (the CPU's exact operations; the f64 division written out
-//                  as __ddiv_rn's own fast path where that path is exact), summed per thread,
-//                  then per block in a fixed order. (Session 15: blur_columns_terms_lean_kernel
-//                  / blur_columns_terms_pipe_kernel, VQX_SS2_VBLUR=lean.../leanp, the same
-//                  operations and sums with fewer instructions; see docs/ssimulacra2.md.)
+//                  memory: a thread owns one 2x2 block. The XYB planes are stored blocked and
+//                  transposed (ssimulacra2_transposed.cuh). (xyb_down_fast: the same block body
+//                  into row-major planes; xyb_down: the plain kernel before session 14.)
+//   2. blur_rows_t: the horizontal recurrence of all 15 blurs (3 channels x mu1, mu2, s11, s22,
+//                  s12), the products formed on the fly; one warp per (32 rows, channel, plane),
+//                  lane = row, on the transposed planes. (blur_rows_poles2 on row-major planes.)
+//   3. blur_columns_terms_pipe: the vertical recurrence (one thread per column and plane,
+//                  coalesced across the warp), then, from shared memory, the SSIM and edge terms
+//                  of each pixel in native f64 (the CPU's exact operations; the f64 division
+//                  written out as __ddiv_rn's own fast path where that path is exact), summed per
+//                  thread, then per block in a fixed order; the terms of one chunk interleaved
+//                  with the walk of the next. (blur_columns_terms: the kernels before session 15,
+//                  and the strip schedule's.)
 // and once per frame:
 //   4. reduce:     the block partials of each (scale, channel) in a fixed order, rounded to f64
 //                  once: 108 sums, the frame's only readback. pool_score() runs on the host.
@@ -48,7 +43,6 @@
 #include "engine/cuda/device_context.h"
 #include "engine/error.h"
 #include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
-#include "metrics/ssimulacra2/cuda/ssimulacra2_hblur.h"
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
 
 namespace vqx::ssimulacra2::cuda {
@@ -134,14 +128,22 @@ __device__ __forceinline__ float srgb_eotf01(float x) {
   return fadd(a, fmul(fsub(b, a), f));
 }
 
-// 3.2, with the correctly rounded division.
-__device__ __forceinline__ float cbrt_approx(float x) {
+// 3.2's seed and two Newton steps, y = (2 y + x / (y * y)) / 3 (times the f32 third), with the
+// division `div` (the correctly rounded one, or div_rn_seq where it is exact).
+template <typename Div>
+__device__ __forceinline__ float cbrt_newton(float x, Div div) {
   uint32_t u = __float_as_uint(x);
   u = u / 3u + 0x2a5137a0u;
   float y = __uint_as_float(u);
   const float third = 1.0f / 3.0f;
-  y = fmul(fadd(fmul(2.0f, y), __fdiv_rn(x, fmul(y, y))), third);
-  y = fmul(fadd(fmul(2.0f, y), __fdiv_rn(x, fmul(y, y))), third);
+  y = fmul(fadd(fmul(2.0f, y), div(x, fmul(y, y))), third);
+  y = fmul(fadd(fmul(2.0f, y), div(x, fmul(y, y))), third);
+  return y;
+}
+
+// 3.2, with the correctly rounded division.
+__device__ __forceinline__ float cbrt_approx(float x) {
+  const float y = cbrt_newton(x, [](float a, float b) { return __fdiv_rn(a, b); });
   return x > 0.0f ? y : 0.0f;
 }
 
@@ -164,13 +166,7 @@ __device__ __forceinline__ float div_rn_seq(float a, float b) {
 }
 
 __device__ __forceinline__ float cbrt_approx_seq(float x) {
-  uint32_t u = __float_as_uint(x);
-  u = u / 3u + 0x2a5137a0u;
-  float y = __uint_as_float(u);
-  const float third = 1.0f / 3.0f;
-  y = fmul(fadd(fmul(2.0f, y), div_rn_seq(x, fmul(y, y))), third);
-  y = fmul(fadd(fmul(2.0f, y), div_rn_seq(x, fmul(y, y))), third);
-  return y;
+  return cbrt_newton(x, [](float a, float b) { return div_rn_seq(a, b); });
 }
 
 __device__ __forceinline__ bool cbrt_seq_exact(float x) {
@@ -178,27 +174,36 @@ __device__ __forceinline__ bool cbrt_seq_exact(float x) {
   return __float_as_uint(x) - 0x21800000u <= 0x5d800000u - 0x21800000u;
 }
 
-// 3.3: one pixel to X', Y', B'.
-__device__ __forceinline__ float3 xyb_pixel(float3 rgb, float cbrt_bias) {
+// 3.3's opsin absorbance: (l, m, s) of one linear RGB pixel, bias added.
+__device__ __forceinline__ float3 opsin_lms(float3 rgb) {
   const float r = rgb.x, g = rgb.y, b = rgb.z;
   const float l = fadd(fadd(fadd(fmul(kM00, r), fmul(kM01, g)), fmul(kM02, b)), kOpsinBias);
   const float m = fadd(fadd(fadd(fmul(kM10, r), fmul(kM11, g)), fmul(kM12, b)), kOpsinBias);
   const float s = fadd(fadd(fadd(fmul(kM20, r), fmul(kM21, g)), fmul(kM22, b)), kOpsinBias);
-  const float L = fsub(cbrt_approx(l), cbrt_bias);
-  const float M = fsub(cbrt_approx(m), cbrt_bias);
-  const float S = fsub(cbrt_approx(s), cbrt_bias);
+  return make_float3(l, m, s);
+}
+
+// 3.3 from the three cube roots: X', Y', B'.
+__device__ __forceinline__ float3 xyb_from_roots(float cl, float cm, float cs, float cbrt_bias) {
+  const float L = fsub(cl, cbrt_bias);
+  const float M = fsub(cm, cbrt_bias);
+  const float S = fsub(cs, cbrt_bias);
   const float X = fmul(0.5f, fsub(L, M));
   const float Y = fmul(0.5f, fadd(L, M));
   return make_float3(fadd(fmul(X, 14.0f), 0.42f), fadd(Y, 0.01f), fadd(fsub(S, Y), 0.55f));
 }
 
+// 3.3: one pixel to X', Y', B'.
+__device__ __forceinline__ float3 xyb_pixel(float3 rgb, float cbrt_bias) {
+  const float3 lms = opsin_lms(rgb);
+  return xyb_from_roots(cbrt_approx(lms.x), cbrt_approx(lms.y), cbrt_approx(lms.z), cbrt_bias);
+}
+
 // xyb_pixel with the three cube roots by cbrt_approx_seq where it applies (all three in range:
 // one branch per pixel instead of one per division). The same operations and order otherwise.
 __device__ __forceinline__ float3 xyb_pixel_fast(float3 rgb, float cbrt_bias) {
-  const float r = rgb.x, g = rgb.y, b = rgb.z;
-  const float l = fadd(fadd(fadd(fmul(kM00, r), fmul(kM01, g)), fmul(kM02, b)), kOpsinBias);
-  const float m = fadd(fadd(fadd(fmul(kM10, r), fmul(kM11, g)), fmul(kM12, b)), kOpsinBias);
-  const float s = fadd(fadd(fadd(fmul(kM20, r), fmul(kM21, g)), fmul(kM22, b)), kOpsinBias);
+  const float3 lms = opsin_lms(rgb);
+  const float l = lms.x, m = lms.y, s = lms.z;
   float cl, cm, cs;
   if (cbrt_seq_exact(l) && cbrt_seq_exact(m) && cbrt_seq_exact(s)) {
     cl = cbrt_approx_seq(l);
@@ -209,46 +214,33 @@ __device__ __forceinline__ float3 xyb_pixel_fast(float3 rgb, float cbrt_bias) {
     cm = cbrt_approx(m);
     cs = cbrt_approx(s);
   }
-  const float L = fsub(cl, cbrt_bias);
-  const float M = fsub(cm, cbrt_bias);
-  const float S = fsub(cs, cbrt_bias);
-  const float X = fmul(0.5f, fsub(L, M));
-  const float Y = fmul(0.5f, fadd(L, M));
-  return make_float3(fadd(fmul(X, 14.0f), 0.42f), fadd(Y, 0.01f), fadd(fsub(S, Y), 0.55f));
+  return xyb_from_roots(cl, cm, cs, cbrt_bias);
 }
 
-// Section 7, as ssim_term().
-__device__ __forceinline__ double ssim_term(float mu1, float mu2, float s11, float s22, float s12) {
+// Section 7's f32 factors of one pixel: num_m, num_s and denom_s, as ssim_term().
+struct SsimFactors {
+  float num_m, num_s, denom_s;
+};
+__device__ __forceinline__ SsimFactors ssim_factors(float mu1, float mu2, float s11, float s22,
+                                                    float s12) {
   const float mu11 = fmul(mu1, mu1), mu22 = fmul(mu2, mu2), mu12 = fmul(mu1, mu2);
   const float dm = fsub(mu1, mu2);
   const float num_m = fsub(1.0f, fmul(dm, dm));
   const float num_s = fadd(fmul(2.0f, fsub(s12, mu12)), kC2);
   const float denom_s = fadd(fadd(fsub(s11, mu11), fsub(s22, mu22)), kC2);
-  const double q = __ddiv_rn(__dmul_rn(double(num_m), double(num_s)), double(denom_s));
+  return SsimFactors{num_m, num_s, denom_s};
+}
+
+// Section 7, as ssim_term().
+__device__ __forceinline__ double ssim_term(float mu1, float mu2, float s11, float s22, float s12) {
+  const SsimFactors f = ssim_factors(mu1, mu2, s11, s22, s12);
+  const double q = __ddiv_rn(__dmul_rn(double(f.num_m), double(f.num_s)), double(f.denom_s));
   const double d = __dsub_rn(1.0, q);
   return d < 0.0 ? 0.0 : d;
 }
 
-// Section 8, as edge_ratio() (f64 differences) or edge_ratio_f32_difference() (the fork's AVX2).
-__device__ __forceinline__ double edge_ratio(float img1, float mu1, float img2, float mu2,
-                                             bool f32_difference) {
-  double e1, e2;
-  if (f32_difference) {
-    float a = fsub(img1, mu1), b = fsub(img2, mu2);
-    a = a < 0.0f ? -a : a;
-    b = b < 0.0f ? -b : b;
-    e1 = double(a);
-    e2 = double(b);
-  } else {
-    e1 = __dsub_rn(double(img1), double(mu1));
-    e2 = __dsub_rn(double(img2), double(mu2));
-    e1 = e1 < 0.0 ? -e1 : e1;
-    e2 = e2 < 0.0 ? -e2 : e2;
-  }
-  return __dsub_rn(__ddiv_rn(__dadd_rn(1.0, e2), __dadd_rn(1.0, e1)), 1.0);
-}
-
-// Section 8's operands of the division: (1 + e2) and (1 + e1), as edge_ratio().
+// Section 8's operands of the division: (1 + e2) and (1 + e1), as the CPU's edge_ratio() (f64
+// differences) or edge_ratio_f32_difference() (the fork's AVX2).
 __device__ __forceinline__ void edge_operands(float img1, float mu1, float img2, float mu2,
                                               bool f32_difference, double& num, double& den) {
   double e1, e2;
@@ -266,6 +258,14 @@ __device__ __forceinline__ void edge_operands(float img1, float mu1, float img2,
   }
   num = __dadd_rn(1.0, e2);
   den = __dadd_rn(1.0, e1);
+}
+
+// Section 8, as edge_ratio() (f64 differences) or edge_ratio_f32_difference() (the fork's AVX2).
+__device__ __forceinline__ double edge_ratio(float img1, float mu1, float img2, float mu2,
+                                             bool f32_difference) {
+  double num, den;
+  edge_operands(img1, mu1, img2, mu2, f32_difference, num, den);
+  return __dsub_rn(__ddiv_rn(num, den), 1.0);
 }
 
 __device__ __forceinline__ double quartic(double v) {
@@ -364,6 +364,25 @@ __device__ __forceinline__ float3 linear_pixel(const FrameSource& fs, const floa
   }
 }
 
+// The 2x2 block (ox, oy) of the half-size grid: its two columns and rows (the last repeated for
+// odd sizes, section 4) and, for Y'CbCr sources, their chroma indices (2.2; else left as given).
+template <Source kSource>
+__device__ __forceinline__ void block_indices(const FrameSource& fs, uint32_t w, uint32_t h,
+                                              uint32_t ox, uint32_t oy, uint32_t (&col)[2],
+                                              uint32_t (&row)[2], uint32_t (&ccol)[2],
+                                              uint32_t (&crow)[2]) {
+#pragma unroll
+  for (int d = 0; d < 2; ++d) {
+    const uint32_t px = 2 * ox + d, py = 2 * oy + d;
+    col[d] = px < w ? px : w - 1;
+    row[d] = py < h ? py : h - 1;
+    if constexpr (kSource == Source::kYuv8 || kSource == Source::kYuv16) {
+      ccol[d] = chroma_index(col[d], fs.pw, w);
+      crow[d] = chroma_index(row[d], fs.ph, h);
+    }
+  }
+}
+
 // One thread per pixel of the half-size grid: its (up to) four source pixels, both images.
 // The downsample adds in the order (0,0), (0,1), (1,0), (1,1) from 0.0f, with the last row and
 // column repeated for odd sizes (section 4), then multiplies by 0.25f.
@@ -381,18 +400,8 @@ xyb_down_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, ui
   if (ox >= ow || oy >= oh || oy >= oy_end) return;
   const size_t n = size_t(w) * h;
   float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
-  // The block's two columns and rows (the last repeated for odd sizes) and their chroma indices.
   uint32_t col[2], row[2], ccol[2] = {0, 0}, crow[2] = {0, 0};
-#pragma unroll
-  for (int d = 0; d < 2; ++d) {
-    const uint32_t px = 2 * ox + d, py = 2 * oy + d;
-    col[d] = px < w ? px : w - 1;
-    row[d] = py < h ? py : h - 1;
-    if constexpr (kSource == Source::kYuv8 || kSource == Source::kYuv16) {
-      ccol[d] = chroma_index(col[d], fs.pw, w);
-      crow[d] = chroma_index(row[d], fs.ph, h);
-    }
-  }
+  block_indices<kSource>(fs, w, h, ox, oy, col, row, ccol, crow);
 #pragma unroll
   for (int dy = 0; dy < 2; ++dy) {
 #pragma unroll
@@ -470,45 +479,31 @@ struct FastSource {
   }
 };
 
-// xyb_down_kernel with fewer instructions, the same bits (VQX_SS2_XYB=fast): the cube roots by
-// xyb_pixel_fast, the EOTF by srgb_eotf01, the plane pointers once per thread, a row's two XYB
-// pixels stored as one float2, the debug stores compiled only into the kDebug kernel, and for Y'CbCr sources whose 2x2 block maps to ONE
-// chroma sample (4:2:0 with even sizes, and the clamped edges) that sample's terms formed once
-// per image instead of four times (a warp-uniform branch in practice; other blocks take the
-// per-pixel chroma).
-template <Source kSource, bool kXyb = true, bool kDebug = false>
-__global__ void __launch_bounds__(256)
-xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
-                     float cbrt_bias, float* __restrict__ xyb, float* __restrict__ down,
-                     bool write_down, float* __restrict__ debug_linear, uint32_t oy0 = 0,
-                     uint32_t oy_end = UINT32_MAX) {
-  // Row range (for a strip schedule): rows [oy0, oy_end) of the half-size grid, i.e. image rows
-  // [2 oy0, 2 oy_end); the grid's y dimension covers that range (0, all: the whole picture).
+// The 2x2 block of the fast XYB kernels (session 14; one function for both since session 16):
+// thread (ox, oy) of the half-size grid, both images. The linear RGB of its (up to) four pixels
+// (the last row and column repeated for odd sizes, section 4), the XYB of those inside the
+// picture (xyb_pixel_fast; the debug path also stores their linear RGB), and the downsample into
+// `down`: the four added in the order (0,0), (0,1), (1,0), (1,1) from 0.0f, times 0.25f. For
+// Y'CbCr sources whose 2x2 block maps to ONE chroma sample (4:2:0 with even sizes, and the
+// clamped edges) that sample's terms are formed once per image instead of four times (a
+// warp-uniform branch in practice; other blocks take the per-pixel chroma). Where the XYB values
+// go is the Out policy's: out.pixel(image, dx, dy, p) after each pixel (Out::kZeroOutside: p = +0
+// outside the picture, else unset there), out.row(image, li, owned, p) after each row of one
+// image. The caller checks that
+// (ox, oy) lies inside the half-size grid.
+template <Source kSource, bool kXyb, bool kDebug, typename Out>
+__device__ __forceinline__ void xyb_block_fast(const FrameSource& fs, const float* __restrict__ linear,
+                                               uint32_t w, uint32_t h, uint32_t ox, uint32_t oy,
+                                               float cbrt_bias, float* __restrict__ down,
+                                               bool write_down, float* __restrict__ debug_linear,
+                                               Out& out) {
   constexpr bool kYuv = kSource == Source::kYuv8 || kSource == Source::kYuv16;
   const uint32_t ow = (w + 1) / 2, oh = (h + 1) / 2;
-  const uint32_t ox = blockIdx.x * blockDim.x + threadIdx.x;
-  const uint32_t oy = oy0 + blockIdx.y * blockDim.y + threadIdx.y;
-  if (ox >= ow || oy >= oh || oy >= oy_end) return;
   const uint32_t n = w * h;  // fewer than 2^32 samples (Pipeline::init checks)
   float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
   uint32_t col[2], row[2], ccol[2] = {0, 0}, crow[2] = {0, 0};
-#pragma unroll
-  for (int d = 0; d < 2; ++d) {
-    const uint32_t px = 2 * ox + d, py = 2 * oy + d;
-    col[d] = px < w ? px : w - 1;
-    row[d] = py < h ? py : h - 1;
-    if constexpr (kYuv) {
-      ccol[d] = chroma_index(col[d], fs.pw, w);
-      crow[d] = chroma_index(row[d], fs.ph, h);
-    }
-  }
+  block_indices<kSource>(fs, w, h, ox, oy, col, row, ccol, crow);
   const FastSource<kSource> src(fs);
-  float* xyb_plane[2][3];
-#pragma unroll
-  for (int k = 0; k < 6; ++k) xyb_plane[k / 3][k % 3] = xyb + size_t(k) * n;
-  // A row's two pixels are stored together (one float2 per plane, full sectors) when both are
-  // inside the picture and the width is even (the pair then starts at an even index).
-  const bool pairs = (w & 1) == 0;
   auto pixels = [&](auto&& rgb_at) {
 #pragma unroll
     for (int dy = 0; dy < 2; ++dy) {
@@ -524,6 +519,7 @@ xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t 
           sum[image][0] = fadd(sum[image][0], rgb.x);
           sum[image][1] = fadd(sum[image][1], rgb.y);
           sum[image][2] = fadd(sum[image][2], rgb.z);
+          if constexpr (Out::kZeroOutside) p[dx] = make_float3(0.0f, 0.0f, 0.0f);
           if (kXyb && owned[dx]) {
             p[dx] = xyb_pixel_fast(rgb, cbrt_bias);
             if constexpr (kDebug) {
@@ -533,23 +529,9 @@ xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t 
               dl[2 * size_t(n)] = rgb.z;
             }
           }
+          out.pixel(image, dx, dy, p[dx]);
         }
-        if constexpr (kXyb) {
-          if (pairs && owned[1]) {  // owned[1] implies owned[0]
-            *reinterpret_cast<float2*>(xyb_plane[image][0] + li[0]) = make_float2(p[0].x, p[1].x);
-            *reinterpret_cast<float2*>(xyb_plane[image][1] + li[0]) = make_float2(p[0].y, p[1].y);
-            *reinterpret_cast<float2*>(xyb_plane[image][2] + li[0]) = make_float2(p[0].z, p[1].z);
-          } else {
-#pragma unroll
-            for (int dx = 0; dx < 2; ++dx) {
-              if (owned[dx]) {
-                xyb_plane[image][0][li[dx]] = p[dx].x;
-                xyb_plane[image][1][li[dx]] = p[dx].y;
-                xyb_plane[image][2][li[dx]] = p[dx].z;
-              }
-            }
-          }
-        }
+        out.row(image, li, owned, p);
       }
     }
   };
@@ -577,19 +559,62 @@ xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t 
   }
 }
 
-// ---- stage 2: horizontal pass ------------------------------------------------------------------
-
-// The line to blur for plane k of a channel, at one sample: img1, img2, img1^2, img2^2, img1*img2
-// (section 5; one f32 multiply, as multiply_planes). Zero padding gives 0 * 0 = +0, the padding.
-__device__ __forceinline__ float blur_source(int k, float a, float b) {
-  switch (k) {
-    case 0: return a;
-    case 1: return b;
-    case 2: return fmul(a, a);
-    case 3: return fmul(b, b);
-    default: return fmul(a, b);
+// xyb_block_fast's stores into row-major XYB planes: a row's two pixels together (one float2 per
+// plane, full sectors) when both are inside the picture and the width is even (the pair then
+// starts at an even index), else one by one.
+template <bool kXyb>
+struct RowMajorXybOut {
+  static constexpr bool kZeroOutside = false;  // only owned pixels are stored
+  float* plane[2][3];  // [image][X, Y, B]
+  bool pairs;
+  __device__ __forceinline__ void pixel(int, int, int, const float3&) {}
+  __device__ __forceinline__ void row(int image, const uint32_t (&li)[2], const bool (&owned)[2],
+                                      const float3 (&p)[2]) {
+    if constexpr (kXyb) {
+      if (pairs && owned[1]) {  // owned[1] implies owned[0]
+        *reinterpret_cast<float2*>(plane[image][0] + li[0]) = make_float2(p[0].x, p[1].x);
+        *reinterpret_cast<float2*>(plane[image][1] + li[0]) = make_float2(p[0].y, p[1].y);
+        *reinterpret_cast<float2*>(plane[image][2] + li[0]) = make_float2(p[0].z, p[1].z);
+      } else {
+#pragma unroll
+        for (int dx = 0; dx < 2; ++dx) {
+          if (owned[dx]) {
+            plane[image][0][li[dx]] = p[dx].x;
+            plane[image][1][li[dx]] = p[dx].y;
+            plane[image][2][li[dx]] = p[dx].z;
+          }
+        }
+      }
+    }
   }
+};
+
+// xyb_down_kernel with fewer instructions, the same bits (VQX_SS2_XYB=fast): the cube roots by
+// xyb_pixel_fast, the EOTF by srgb_eotf01, the plane pointers once per thread, a row's two XYB
+// pixels stored as one float2, the debug stores compiled only into the kDebug kernel, 4:2:0
+// chroma once per 2x2 block (xyb_block_fast).
+template <Source kSource, bool kXyb = true, bool kDebug = false>
+__global__ void __launch_bounds__(256)
+xyb_down_fast_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
+                     float cbrt_bias, float* __restrict__ xyb, float* __restrict__ down,
+                     bool write_down, float* __restrict__ debug_linear, uint32_t oy0 = 0,
+                     uint32_t oy_end = UINT32_MAX) {
+  // Row range (for a strip schedule): rows [oy0, oy_end) of the half-size grid, i.e. image rows
+  // [2 oy0, 2 oy_end); the grid's y dimension covers that range (0, all: the whole picture).
+  const uint32_t ow = (w + 1) / 2, oh = (h + 1) / 2;
+  const uint32_t ox = blockIdx.x * blockDim.x + threadIdx.x;
+  const uint32_t oy = oy0 + blockIdx.y * blockDim.y + threadIdx.y;
+  if (ox >= ow || oy >= oh || oy >= oy_end) return;
+  const uint32_t n = w * h;
+  RowMajorXybOut<kXyb> out;
+#pragma unroll
+  for (int k = 0; k < 6; ++k) out.plane[k / 3][k % 3] = xyb + size_t(k) * n;
+  out.pairs = (w & 1) == 0;
+  xyb_block_fast<kSource, kXyb, kDebug>(fs, linear, w, h, ox, oy, cbrt_bias, down, write_down,
+                                        debug_linear, out);
 }
+
+// ---- stage 2: horizontal pass ------------------------------------------------------------------
 
 // Section 6.2: one step of the three-pole recurrence; returns (o1 + o3) + o5.
 struct Recurrence {
@@ -606,38 +631,6 @@ struct Recurrence {
   }
 };
 
-using TileRing = float[2][kLines][kTile + 1];
-
-// Steps t = x0 - 4 + j, j < steps, of one line: in[t + 4] is column j of the current tile,
-// in[t - 6] column j - 10 (or j + 22 of the previous tile); output t goes to out_row[j].
-template <int K>
-__device__ __forceinline__ void walk_tile(const TileRing& in1, const TileRing& in2, int slot,
-                                          int lane, int steps, const BlurCoef& coef,
-                                          Recurrence& rec, float* out_row) {
-  auto step = [&](int j) {
-    const float b = blur_source(K, in1[slot][lane][j], in2[slot][lane][j]);
-    const int ja = j >= 10 ? j - 10 : j + kTile - 10;
-    const int sa = j >= 10 ? slot : slot ^ 1;
-    const float a = blur_source(K, in1[sa][lane][ja], in2[sa][lane][ja]);
-    out_row[j] = rec.step(coef, fadd(a, b));
-  };
-  if (steps == kTile) {
-#pragma unroll
-    for (int j = 0; j < kTile; ++j) step(j);
-  } else {
-    for (int j = 0; j < steps; ++j) step(j);
-  }
-}
-
-// Block (32 lines, 5 planes) x grid (row groups, 3 channels). Thread (lane, k) walks row
-// y0 + lane of plane k. The 32 x 32 tiles of img1 and img2 are loaded coalesced into shared
-// memory (rows padded to 33 floats: the walk reads one column across the warp without bank
-// conflicts); two tiles are kept so that in[t - 6] is at hand. Step t reads in[t + 4] from the
-// current tile, so the steps of tile j are t = 32 j - 4 ... 32 j + 27, in the spec's order.
-// kVec (width a multiple of 4, planes 16-byte aligned): tiles are loaded and the outputs stored
-// as float4, a quarter of the memory instructions; shared memory is still accessed per float
-// (8 quads of 4 rows per warp touch 32 distinct banks). Only data movement differs, not one
-// arithmetic operation.
 // Register prefetch of one horizontal-pass tile of both images, shared by every row kernel:
 // load unit e = tid + kThreads * m is kWidth floats of tile row e / kUnitsPerRow. Units outside
 // the picture read zeros, and so does the second image when `second` is false.
@@ -672,448 +665,19 @@ __device__ __forceinline__ void prefetch_tile(float (&next1)[kLoads][kWidth],
   }
 }
 
-template <bool kVec>
-__global__ void __launch_bounds__(kBlockThreads)
-blur_rows_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
-                 float* __restrict__ hblur, float* __restrict__ debug_products) {
-  __shared__ float in1[2][kLines][kTile + 1], in2[2][kLines][kTile + 1];
-  __shared__ float out[kBlurPlanes][kLines][kTile + 1];
-  constexpr int kWidth = kVec ? 4 : 1;                     // floats per load
-  constexpr int kUnits = kTileElems / kWidth;              // loads per image per tile
-  constexpr int kLoads = (kUnits + kBlockThreads - 1) / kBlockThreads;
-  constexpr int kUnitsPerRow = kTile / kWidth;
-  const size_t n = size_t(w) * h;
-  const int c = blockIdx.y;
-  const uint32_t y0 = blockIdx.x * kLines;
-  const int lane = threadIdx.x, k = threadIdx.y, tid = k * kLines + lane;
-  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
-  const float* img1 = xyb + size_t(c) * n;
-  const float* img2 = xyb + size_t(3 + c) * n;
-  for (int i = tid; i < kTileElems; i += kBlockThreads) {  // tile -1: the left padding
-    in1[1][i / kTile][i % kTile] = 0.0f;
-    in2[1][i / kTile][i % kTile] = 0.0f;
-  }
-  // Register prefetch of the next tile (unit tid + 160 m of the tile: kWidth floats of one row).
-  float next1[kLoads][kWidth], next2[kLoads][kWidth];
-  auto fetch = [&](uint32_t x0) {
-    prefetch_tile<kVec, kBlockThreads>(next1, next2, img1, img2, true, tid, y0, rows, w, x0);
-  };
-  fetch(0);
-  Recurrence rec;
-  const uint32_t tiles = (w + 4 + kTile - 1) / kTile;
-  for (uint32_t tile = 0; tile < tiles; ++tile) {
-    const int slot = tile & 1;
-    const uint32_t x0 = tile * kTile;
-#pragma unroll
-    for (int m = 0; m < kLoads; ++m) {
-      const int e = tid + m * kBlockThreads;
-      if (e < kUnits) {
-        const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
-#pragma unroll
-        for (int q = 0; q < kWidth; ++q) {
-          in1[slot][r][j + q] = next1[m][q];
-          in2[slot][r][j + q] = next2[m][q];
-        }
-        if (debug_products) {
-#pragma unroll
-          for (int q = 0; q < kWidth; ++q) {
-            const uint32_t x = x0 + j + q;
-            if (uint32_t(r) < rows && x < w) {
-              const size_t i = size_t(y0 + r) * w + x;
-              float* p = debug_products + size_t(3 * c) * n + i;
-              p[0] = fmul(next1[m][q], next1[m][q]);
-              p[n] = fmul(next2[m][q], next2[m][q]);
-              p[2 * n] = fmul(next1[m][q], next2[m][q]);
-            }
-          }
-        }
-      }
-    }
-    __syncthreads();
-    if (tile + 1 < tiles) fetch(x0 + kTile);
-    const long t0 = long(x0) - 4;
-    const int steps = long(w) - t0 < kTile ? int(long(w) - t0) : kTile;  // > 0 by `tiles`
-    switch (k) {  // warp-uniform: each plane's walk is compiled on its own
-      case 0: walk_tile<0>(in1, in2, slot, lane, steps, coef, rec, out[0][lane]); break;
-      case 1: walk_tile<1>(in1, in2, slot, lane, steps, coef, rec, out[1][lane]); break;
-      case 2: walk_tile<2>(in1, in2, slot, lane, steps, coef, rec, out[2][lane]); break;
-      case 3: walk_tile<3>(in1, in2, slot, lane, steps, coef, rec, out[3][lane]); break;
-      default: walk_tile<4>(in1, in2, slot, lane, steps, coef, rec, out[4][lane]); break;
-    }
-    __syncthreads();
-    // Outputs t = x0 - 4 + j: the block's 5 planes x rows x 32 columns, coalesced by row.
-    // kVec: t0 % 4 == 0 and w % 4 == 0, so a quad is wholly inside [0, w) or wholly outside.
-    for (int e = tid; e < kBlurPlanes * kUnits; e += kBlockThreads) {
-      const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
-      const long t = t0 + j;
-      if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
-        float* dst = hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t);
-        if constexpr (kVec)
-          *reinterpret_cast<float4*>(dst) =
-              make_float4(out[p][r][j], out[p][r][j + 1], out[p][r][j + 2], out[p][r][j + 3]);
-        else
-          *dst = out[p][r][j];
-      }
-    }
-  }
-}
-
-// The grouped horizontal pass: one thread per line and GROUP of planes of a channel, walking its
-// planes' recurrences interleaved in one loop. kGroups = 3 (the default): {mu1, s11}, {mu2, s22},
-// {s12} (6, 6 and 3 independent f32 chains per thread instead of 3); kGroups = 2: {mu1, s11,
-// s12} and {mu2, s22} (VQX_SS2_HBLUR=groups2). On the H200 three groups are the fastest: 2.04 ms
-// per 4K frame against 2.10 (two groups) and 2.28 (per plane), docs/ssimulacra2.md. A thread reads each tile sample once per step for all of its planes
-// and forms the products from it, so shared-memory reads per plane drop too. Each plane's
-// recurrence still takes exactly the spec's steps in the spec's order with the same operations
-// as blur_rows_kernel (the per-plane kernel, kept as VQX_SS2_HBLUR=tiled): only which thread
-// runs which recurrence, and the interleaving of independent recurrences, differ.
-// Block (32 lines, kGroups) x grid (row groups, 3 channels); tiles, prefetch and the coalesced
-// output stores as in blur_rows_kernel.
-template <int kGroups>
-struct RowGroups;
-template <>
-struct RowGroups<2> {
-  static constexpr int kMaxPlanes = 3;
-};
-template <>
-struct RowGroups<3> {
-  static constexpr int kMaxPlanes = 2;
-};
-
-using OutTile = float[kBlurPlanes][kLines][kTile + 1];
-
-// One step j of the tile for group G of kGroups: a* = in[t - 6], b* = in[t + 4] (section 6.2's
-// sum fadd(in[t - N - 1], in[t + N - 1]) with the products of section 5 formed as fmul(img, img)).
-template <int kGroups, int G>
-__device__ __forceinline__ void group_step(const TileRing& in1, const TileRing& in2, int slot,
-                                           int lane, int j, const BlurCoef& coef,
-                                           Recurrence (&rec)[RowGroups<kGroups>::kMaxPlanes],
-                                           OutTile& out) {
-  const int ja = j >= 10 ? j - 10 : j + kTile - 10;
-  const int sa = j >= 10 ? slot : slot ^ 1;
-  constexpr bool kNeeds1 = G == 0 || (kGroups == 3 && G == 2);
-  constexpr bool kNeeds2 = G == 1 || (G == 0 && kGroups == 2) || (kGroups == 3 && G == 2);
-  float a1 = 0.0f, b1 = 0.0f, a2 = 0.0f, b2 = 0.0f;
-  if constexpr (kNeeds1) {
-    a1 = in1[sa][lane][ja];
-    b1 = in1[slot][lane][j];
-  }
-  if constexpr (kNeeds2) {
-    a2 = in2[sa][lane][ja];
-    b2 = in2[slot][lane][j];
-  }
-  if constexpr (G == 0) {
-    out[0][lane][j] = rec[0].step(coef, fadd(a1, b1));                        // mu1
-    out[2][lane][j] = rec[1].step(coef, fadd(fmul(a1, a1), fmul(b1, b1)));    // s11
-    if constexpr (kGroups == 2)
-      out[4][lane][j] = rec[2].step(coef, fadd(fmul(a1, a2), fmul(b1, b2)));  // s12
-  } else if constexpr (G == 1) {
-    out[1][lane][j] = rec[0].step(coef, fadd(a2, b2));                        // mu2
-    out[3][lane][j] = rec[1].step(coef, fadd(fmul(a2, a2), fmul(b2, b2)));    // s22
-  } else {
-    out[4][lane][j] = rec[0].step(coef, fadd(fmul(a1, a2), fmul(b1, b2)));    // s12
-  }
-}
-
-template <int kGroups, int G>
-__device__ __forceinline__ void walk_tile_group(const TileRing& in1, const TileRing& in2, int slot,
-                                                int lane, int steps, const BlurCoef& coef,
-                                                Recurrence (&rec)[RowGroups<kGroups>::kMaxPlanes],
-                                                OutTile& out) {
-  if (steps == kTile) {
-#pragma unroll
-    for (int j = 0; j < kTile; ++j) group_step<kGroups, G>(in1, in2, slot, lane, j, coef, rec, out);
-  } else {
-    for (int j = 0; j < steps; ++j) group_step<kGroups, G>(in1, in2, slot, lane, j, coef, rec, out);
-  }
-}
-
-template <int kGroups, bool kVec>
-__global__ void __launch_bounds__(kLines * kGroups)
-blur_rows_grouped_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
-                         float* __restrict__ hblur, float* __restrict__ debug_products) {
-  __shared__ float in1[2][kLines][kTile + 1], in2[2][kLines][kTile + 1];
-  __shared__ OutTile out;
-  constexpr int kThreads = kLines * kGroups;
-  constexpr int kWidth = kVec ? 4 : 1;                     // floats per load
-  constexpr int kUnits = kTileElems / kWidth;              // loads per image per tile
-  constexpr int kLoads = (kUnits + kThreads - 1) / kThreads;
-  constexpr int kUnitsPerRow = kTile / kWidth;
-  const size_t n = size_t(w) * h;
-  const int c = blockIdx.y;
-  const uint32_t y0 = blockIdx.x * kLines;
-  const int lane = threadIdx.x, g = threadIdx.y, tid = g * kLines + lane;
-  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
-  const float* img1 = xyb + size_t(c) * n;
-  const float* img2 = xyb + size_t(3 + c) * n;
-  for (int i = tid; i < kTileElems; i += kThreads) {  // tile -1: the left padding
-    in1[1][i / kTile][i % kTile] = 0.0f;
-    in2[1][i / kTile][i % kTile] = 0.0f;
-  }
-  float next1[kLoads][kWidth], next2[kLoads][kWidth];
-  auto fetch = [&](uint32_t x0) {
-    prefetch_tile<kVec, kThreads>(next1, next2, img1, img2, true, tid, y0, rows, w, x0);
-  };
-  fetch(0);
-  Recurrence rec[RowGroups<kGroups>::kMaxPlanes];
-  const uint32_t tiles = (w + 4 + kTile - 1) / kTile;
-  for (uint32_t tile = 0; tile < tiles; ++tile) {
-    const int slot = tile & 1;
-    const uint32_t x0 = tile * kTile;
-#pragma unroll
-    for (int m = 0; m < kLoads; ++m) {
-      const int e = tid + m * kThreads;
-      if (e < kUnits) {
-        const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
-#pragma unroll
-        for (int q = 0; q < kWidth; ++q) {
-          in1[slot][r][j + q] = next1[m][q];
-          in2[slot][r][j + q] = next2[m][q];
-        }
-        if (debug_products) {
-#pragma unroll
-          for (int q = 0; q < kWidth; ++q) {
-            const uint32_t x = x0 + j + q;
-            if (uint32_t(r) < rows && x < w) {
-              const size_t i = size_t(y0 + r) * w + x;
-              float* p = debug_products + size_t(3 * c) * n + i;
-              p[0] = fmul(next1[m][q], next1[m][q]);
-              p[n] = fmul(next2[m][q], next2[m][q]);
-              p[2 * n] = fmul(next1[m][q], next2[m][q]);
-            }
-          }
-        }
-      }
-    }
-    __syncthreads();
-    if (tile + 1 < tiles) fetch(x0 + kTile);
-    const long t0 = long(x0) - 4;
-    const int steps = long(w) - t0 < kTile ? int(long(w) - t0) : kTile;  // > 0 by `tiles`
-    if (g == 0) walk_tile_group<kGroups, 0>(in1, in2, slot, lane, steps, coef, rec, out);
-    else if (kGroups == 2 || g == 1)
-      walk_tile_group<kGroups, 1>(in1, in2, slot, lane, steps, coef, rec, out);
-    else walk_tile_group<kGroups, (kGroups == 3 ? 2 : 1)>(in1, in2, slot, lane, steps, coef, rec, out);
-    __syncthreads();
-    for (int e = tid; e < kBlurPlanes * kUnits; e += kThreads) {
-      const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
-      const long t = t0 + j;
-      if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
-        float* dst = hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t);
-        if constexpr (kVec)
-          *reinterpret_cast<float4*>(dst) =
-              make_float4(out[p][r][j], out[p][r][j + 1], out[p][r][j + 2], out[p][r][j + 3]);
-        else
-          *dst = out[p][r][j];
-      }
-    }
-  }
-}
-
-// The pole-split horizontal pass (the default): one thread per line, plane AND pole. Section 6.2's
-// three poles are independent second-order recurrences whose outputs are only added at the end
-// of each step, (o1 + o3) + o5, so a line's walk is 3 chains of a multiply and two subtracts per
-// step. Here each chain runs on its own thread (15 warps per block of 32 lines: plane p = warp / 3,
-// pole k = warp % 3): 3x the warps of the per-plane kernel, 9x those of three groups, so the SM
-// hides the chain latency with warps instead of needing ILP. Each pole thread forms its plane's
-// input sum itself from the tile (the same fadd/fmul as blur_source, recomputed 3x; the bits
-// are the same), writes its o_k of the tile's 32 steps to shared memory, and after the tile's
-// barrier the block adds (o1 + o3) + o5 in the spec's order and stores the outputs coalesced.
-// Tiles, padding, prefetch and the step order are those of blur_rows_kernel.
+// The row-major horizontal pass (poles2, VQX_SS2_HBLUR=poles2 and the fallback for planes the
+// transposed layout cannot index with 32 bits): one thread per line, plane AND pole. Section
+// 6.2's three poles are independent second-order recurrences whose outputs are only added at the
+// end of each step, (o1 + o3) + o5, so each chain runs on its own thread (15 warps per block of
+// 32 lines: plane p = warp / 3, pole k = warp % 3).
 constexpr int kPoleWarps = kBlurPlanes * 3;
 constexpr int kPoleThreads = kLines * kPoleWarps;
 constexpr int kTileRow = kTile + 1;                 // a padded tile row (floats)
 constexpr int kTileSlot = kLines * kTileRow;        // one tile of one image (or one pole's outputs)
-constexpr size_t kPoleSmem = sizeof(float) * size_t(4 + kPoleWarps) * kTileSlot;  // 80256 bytes
-// kUniform: every plane walks the same code, sum = x[t - 6] * y[t - 6] + x[t + 4] * y[t + 4] with
-// y = a tile of 1.0f for mu1/mu2 (x * 1 is x exactly) and y = x for the squares: one copy of the
-// unrolled walk in the instruction cache instead of three, for two more loads per step.
-constexpr size_t kPoleSmemUniform = kPoleSmem + sizeof(float) * 2 * kTileSlot;
 
-// The plane's source at one sample (section 5): kKind 0 = x (mu), 1 = x * x, 2 = x * y.
-template <int kKind>
-__device__ __forceinline__ float pole_source(const float* x, const float* y, int j) {
-  if constexpr (kKind == 0) return x[j];
-  else if constexpr (kKind == 1) return fmul(x[j], x[j]);
-  else return fmul(x[j], y[j]);
-}
-
-// One pole of one line over the tile's steps: o = ((n2 * sum) - (d1 * prev1)) - prev2, as
-// Recurrence::step for pole k. x/y: the image bases ([2 slots][kLines][kTileRow]).
-template <int kKind>
-__device__ __forceinline__ void pole_walk_tile(const float* x, const float* y, int slot, int lane,
-                                               int steps, float n2, float d1, float& prev1,
-                                               float& prev2, float* out_row) {
-  const int cur = slot * kTileSlot + lane * kTileRow, prev = (slot ^ 1) * kTileSlot + lane * kTileRow;
-  const float *xc = x + cur, *yc = y + cur, *xp = x + prev, *yp = y + prev;
-  auto step = [&](int j) {
-    const float b = pole_source<kKind>(xc, yc, j);
-    const float a = j >= 10 ? pole_source<kKind>(xc, yc, j - 10)
-                            : pole_source<kKind>(xp, yp, j + kTile - 10);
-    const float o = fsub(fsub(fmul(n2, fadd(a, b)), fmul(d1, prev1)), prev2);
-    prev2 = prev1;
-    prev1 = o;
-    out_row[j] = o;
-  };
-  if (steps == kTile) {
-    // The inputs of 16 steps first (they do not depend on the recurrence), then the 16 steps:
-    // the shared-memory latency overlaps instead of stalling every step.
-#pragma unroll
-    for (int j0 = 0; j0 < kTile; j0 += 16) {
-      float sum[16];
-#pragma unroll
-      for (int j = j0; j < j0 + 16; ++j) {
-        const float b = pole_source<kKind>(xc, yc, j);
-        const float a = j >= 10 ? pole_source<kKind>(xc, yc, j - 10)
-                                : pole_source<kKind>(xp, yp, j + kTile - 10);
-        sum[j - j0] = fadd(a, b);
-      }
-#pragma unroll
-      for (int j = j0; j < j0 + 16; ++j) {
-        const float o = fsub(fsub(fmul(n2, sum[j - j0]), fmul(d1, prev1)), prev2);
-        prev2 = prev1;
-        prev1 = o;
-        out_row[j] = o;
-      }
-    }
-  } else {
-    for (int j = 0; j < steps; ++j) step(j);
-  }
-}
-
-template <bool kVec, bool kUniform = false>
-__global__ void __launch_bounds__(kPoleThreads, 2)
-blur_rows_poles_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
-                       float* __restrict__ hblur, float* __restrict__ debug_products) {
-  extern __shared__ float smem[];
-  float* ring = smem;                       // [2 images][2 slots][kLines][kTileRow]
-  float* pout = smem + 4 * kTileSlot;       // [15 (plane, pole)][kLines][kTileRow]
-  constexpr int kWidth = kVec ? 4 : 1;
-  constexpr int kUnits = kTileElems / kWidth;
-  constexpr int kLoads = (kUnits + kPoleThreads - 1) / kPoleThreads;
-  constexpr int kUnitsPerRow = kTile / kWidth;
-  const size_t n = size_t(w) * h;
-  const int c = blockIdx.y;
-  const uint32_t y0 = blockIdx.x * kLines;
-  const int lane = threadIdx.x, q = threadIdx.y, tid = q * kLines + lane;
-  const int plane = q / 3, pole = q % 3;
-  const float n2 = coef.n2[pole], d1 = coef.d1[pole];
-  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
-  const float* img1 = xyb + size_t(c) * n;
-  const float* img2 = xyb + size_t(3 + c) * n;
-  float* ones = pout + kPoleWarps * kTileSlot;  // kUniform: [2 slots][kLines][kTileRow] of 1.0f
-  for (int i = tid; i < kTileElems; i += kPoleThreads) {  // tile -1: the left padding
-    const int r = i / kTile, j = i % kTile;
-    ring[kTileSlot + r * kTileRow + j] = 0.0f;
-    ring[3 * kTileSlot + r * kTileRow + j] = 0.0f;
-    if constexpr (kUniform) {
-      ones[r * kTileRow + j] = 1.0f;
-      ones[kTileSlot + r * kTileRow + j] = 1.0f;
-    }
-  }
-  float next1[kLoads][kWidth], next2[kLoads][kWidth];
-  auto fetch = [&](uint32_t x0) {
-    prefetch_tile<kVec, kPoleThreads>(next1, next2, img1, img2, true, tid, y0, rows, w, x0);
-  };
-  fetch(0);
-  // The thread's share of the combine, the same positions in every tile: quad/column jj of row r
-  // of plane p (kStores of them), its pole outputs in shared memory and its output row in global
-  // memory, computed once (the index arithmetic was a third of the kernel's instructions).
-  // (kVec only: 3 quads per thread; the scalar kernel, for widths not a multiple of 4, would
-  // need 11 and keeps the plain loop.)
-  constexpr int kStores = kVec ? (kBlurPlanes * kUnits + kPoleThreads - 1) / kPoleThreads : 1;
-  int st_smem[kStores], st_col[kStores];
-  float* st_row[kStores];
-#pragma unroll
-  for (int m = 0; m < kStores; ++m) {
-    const int e = tid + m * kPoleThreads;
-    const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
-    const bool live = e < kBlurPlanes * kUnits && uint32_t(r) < rows;
-    st_smem[m] = 3 * p * kTileSlot + r * kTileRow + j;
-    st_col[m] = live ? j - 4 : INT32_MIN / 2;  // t = x0 + st_col; never in [0, w) when not live
-    st_row[m] = live ? hblur + size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w : hblur;
-  }
-  float prev1 = 0.0f, prev2 = 0.0f;
-  float* out_row = pout + q * kTileSlot + lane * kTileRow;
-  const float* x1 = ring;                  // img1 tiles
-  const float* x2 = ring + 2 * kTileSlot;  // img2 tiles
-  const uint32_t tiles = (w + 4 + kTile - 1) / kTile;
-  for (uint32_t tile = 0; tile < tiles; ++tile) {
-    const int slot = tile & 1;
-    const uint32_t x0 = tile * kTile;
-#pragma unroll
-    for (int m = 0; m < kLoads; ++m) {
-      const int e = tid + m * kPoleThreads;
-      if (e < kUnits) {
-        const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
-#pragma unroll
-        for (int qq = 0; qq < kWidth; ++qq) {
-          ring[slot * kTileSlot + r * kTileRow + j + qq] = next1[m][qq];
-          ring[(2 + slot) * kTileSlot + r * kTileRow + j + qq] = next2[m][qq];
-        }
-        if (debug_products) {
-#pragma unroll
-          for (int qq = 0; qq < kWidth; ++qq) {
-            const uint32_t x = x0 + j + qq;
-            if (uint32_t(r) < rows && x < w) {
-              const size_t i = size_t(y0 + r) * w + x;
-              float* p = debug_products + size_t(3 * c) * n + i;
-              p[0] = fmul(next1[m][qq], next1[m][qq]);
-              p[n] = fmul(next2[m][qq], next2[m][qq]);
-              p[2 * n] = fmul(next1[m][qq], next2[m][qq]);
-            }
-          }
-        }
-      }
-    }
-    __syncthreads();
-    if (tile + 1 < tiles) fetch(x0 + kTile);
-    const long t0 = long(x0) - 4;
-    const int steps = long(w) - t0 < kTile ? int(long(w) - t0) : kTile;  // > 0 by `tiles`
-    if constexpr (kUniform) {
-      const float* px = plane == 1 || plane == 3 ? x2 : x1;
-      const float* py = plane < 2 ? ones : plane == 2 ? x1 : x2;
-      pole_walk_tile<2>(px, py, slot, lane, steps, n2, d1, prev1, prev2, out_row);
-    } else
-    switch (plane) {  // warp-uniform
-      case 0: pole_walk_tile<0>(x1, x1, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
-      case 1: pole_walk_tile<0>(x2, x2, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
-      case 2: pole_walk_tile<1>(x1, x1, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
-      case 3: pole_walk_tile<1>(x2, x2, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
-      default: pole_walk_tile<2>(x1, x2, slot, lane, steps, n2, d1, prev1, prev2, out_row); break;
-    }
-    __syncthreads();
-    // (o1 + o3) + o5 of outputs t = x0 - 4 + j, coalesced by row (kVec: quads wholly inside or
-    // outside [0, w) as in blur_rows_kernel). 4 rows x 8 quads per warp: no bank conflicts.
-    if constexpr (kVec) {
-#pragma unroll
-      for (int m = 0; m < kStores; ++m) {
-        const int t = int(x0) + st_col[m];
-        if (t >= 0 && uint32_t(t) < w) {
-          const float* o = pout + st_smem[m];
-          float v[4];
-#pragma unroll
-          for (int qq = 0; qq < 4; ++qq)
-            v[qq] = fadd(fadd(o[qq], o[kTileSlot + qq]), o[2 * kTileSlot + qq]);
-          *reinterpret_cast<float4*>(st_row[m] + t) = make_float4(v[0], v[1], v[2], v[3]);
-        }
-      }
-    } else {
-      for (int e = tid; e < kBlurPlanes * kUnits; e += kPoleThreads) {
-        const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = e % kUnitsPerRow;
-        const long t = t0 + j;
-        if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
-          const float* o = pout + 3 * p * kTileSlot + r * kTileRow + j;
-          hblur[size_t(c * kBlurPlanes + p) * n + size_t(y0 + r) * w + size_t(t)] =
-              fadd(fadd(o[0], o[kTileSlot]), o[2 * kTileSlot]);
-        }
-      }
-    }
-  }
-}
-
-// The pole-split pass with the input sums formed once per tile (VQX_SS2_HBLUR=poles2, the
-// default): section 6.2's sum in[t - 6] + in[t + 4] of each of the 5 planes (the products of
-// section 5 formed on the fly, as blur_source) is computed for the tile's 32 steps and 32 lines by
+// The pole-split pass with the input sums formed once per tile (poles2, the default before
+// session 15): section 6.2's sum in[t - 6] + in[t + 4] of each of the 5 planes (the products of
+// section 5 formed on the fly, one f32 multiply as multiply_planes) is computed for the tile's 32 steps and 32 lines by
 // the whole block into shared memory, so every pole thread's step is the same 6 instructions
 // (load the sum, the pole's 4 operations, store o_k) whatever its plane: no warp waits at the
 // barrier for slower planes, and one copy of the walk is in the instruction cache. Per tile t, two
@@ -1121,31 +685,15 @@ blur_rows_poles_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, Bl
 // adds (o1 + o3) + o5 of tile t and stores it, forms the sums of tile t + 1 from the input ring
 // (3 tiles per image: t + 1, t for in[t - 6], and t + 2 being written from the registers that
 // prefetched it), and prefetches tile t + 3. The operations and their order per line are exactly
-// those of blur_rows_kernel; only which thread forms which sum differs.
+// those of section 6.2's walk (Recurrence::step); only which thread forms which sum differs.
 constexpr size_t kPoles2Smem = sizeof(float) * size_t(6 + kBlurPlanes + kPoleWarps) * kTileSlot;
-
-// kSets (VQX_SS2_HBLUR=poles4, timing): the same block, sums and steps, but the barrier after
-// phase 1 is a named barrier per plane set ({mu1, s11}: 6 warps, {mu2, s22}: 6, {s12}: 3), and
-// each set adds the outputs and forms the next tile's sums of its own planes (the same operations
-// per element as the whole-block phase 2); only the ring and the prefetch stay block-wide, behind
-// the block barrier at the end of the tile. A set's combine reads only its own warps' pole
-// outputs and its sums are read only by its own warps, so a set need not wait for the other
-// sets' walks.
-__device__ __forceinline__ void named_barrier(int id, int threads) {
-  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
 
 // Row range and ring (the strip schedule, session 14; the interface of every horizontal kernel
 // that takes part in it): the kernel processes image rows [row0, row0 + rows) (one block per 32
 // of them), reads the XYB rows from the full planes as before, and writes output row y to ring
 // row y % ring_rows of planes whose stride is ring_rows * w (ring_rows = h: the full planes; the
 // defaults: every row, whole planes).
-// kStoreAll (session 14, VQX_SS2_HBLUR=poles2all; not the default): phase 2 adds all of the
-// thread's output quads into their own registers before it issues their stores (one quad at a
-// time, nvcc reuses a float4 store's registers for the next quad, which then waits for the store
-// to read them). The same operations in the same order. Measured slower in round 4 (1.56 against
-// 1.50 ms at 4K): under the 64-register cap it spills the store pointers.
-template <bool kVec, bool kSets = false, bool kStoreAll = false>
+template <bool kVec>
 __global__ void __launch_bounds__(kPoleThreads, 2)
 blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
                         float* __restrict__ hblur, float* __restrict__ debug_products,
@@ -1179,10 +727,6 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
   };
   const float* img1 = xyb + size_t(c) * n;
   const float* img2 = xyb + size_t(3 + c) * n;
-  // kSets: set 0 = {mu1, s11} (planes 0, 2), 1 = {mu2, s22} (1, 3), 2 = {s12} (4).
-  const int set = plane == 4 ? 2 : plane & 1;
-  const int set_threads = set == 2 ? 3 * kLines : 6 * kLines;
-  const int srank = (set == 2 ? pole : (plane >> 1) * 3 + pole) * kLines + lane;
   auto slot = [](int tile) { return (tile + 1) % 3; };  // tile -1 is the zero padding
   for (int i = tid; i < kTileElems; i += kPoleThreads) {
     const int r = i / kTile, j = i % kTile;
@@ -1249,48 +793,18 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
       }
     }
   };
-  // kSets: the sums of this thread's set's planes only (the same operations as form_sums).
-  auto form_set_sums = [&](int cur, int prev) {
-    const float* c1 = ring + (2 * cur) * kTileSlot;
-    const float* c2 = c1 + kTileSlot;
-    const float* p1 = ring + (2 * prev) * kTileSlot;
-    const float* p2 = p1 + kTileSlot;
-    for (int e = srank; e < kTileElems; e += set_threads) {
-      const int r = e / kTile, j = e % kTile;
-      const int ib = r * kTileRow + j;
-      const int ia = j >= 10 ? ib - 10 : ib + kTile - 10;
-      float* s = sums + ib;
-      if (set == 2) {
-        const float b1 = c1[ib], b2 = c2[ib];
-        const float a1 = j >= 10 ? c1[ia] : p1[ia], a2 = j >= 10 ? c2[ia] : p2[ia];
-        s[4 * kTileSlot] = fadd(fmul(a1, a2), fmul(b1, b2));      // s12
-      } else {
-        const float* ci = set == 0 ? c1 : c2;
-        const float* pi = set == 0 ? p1 : p2;
-        const float b = ci[ib];
-        const float a = j >= 10 ? ci[ia] : pi[ia];
-        s[set * kTileSlot] = fadd(a, b);                          // mu1 / mu2
-        s[(2 + set) * kTileSlot] = fadd(fmul(a, a), fmul(b, b));  // s11 / s22
-      }
-    }
-  };
-  // The combine's positions, as in blur_rows_poles_kernel (kVec only).
-  // kSets: a set's planes' units over its threads (2 x kUnits over 192 or kUnits over 96: the
-  // same count per thread).
-  constexpr int kStores =
-      !kVec ? 1
-      : kSets ? (2 * kUnits + 6 * kLines - 1) / (6 * kLines)
-              : (kBlurPlanes * kUnits + kPoleThreads - 1) / kPoleThreads;
-  static_assert(!kSets || !kVec || (kUnits + 3 * kLines - 1) / (3 * kLines) <= kStores);
+  // The thread's share of the combine, the same positions in every tile: quad/column jj of row r
+  // of plane p (kStores of them), its pole outputs in shared memory and its output row in global
+  // memory, computed once (kVec only: 3 quads per thread; the scalar path keeps the plain loop).
+  constexpr int kStores = !kVec ? 1 : (kBlurPlanes * kUnits + kPoleThreads - 1) / kPoleThreads;
   int st_smem[kStores], st_col[kStores];
   float* st_row[kStores];
 #pragma unroll
   for (int m = 0; m < kStores; ++m) {
-    const int e = kSets ? srank + m * set_threads : tid + m * kPoleThreads;
-    const int set_units = set == 2 ? kUnits : 2 * kUnits;
-    const int p = kSets ? (set == 2 ? 4 : set + 2 * (e / kUnits)) : e / kUnits;
+    const int e = tid + m * kPoleThreads;
+    const int p = e / kUnits;
     const int r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
-    const bool live = (kSets ? e < set_units : e < kBlurPlanes * kUnits) && uint32_t(r) < rows;
+    const bool live = e < kBlurPlanes * kUnits && uint32_t(r) < rows;
     st_smem[m] = 3 * p * kTileSlot + r * kTileRow + j;
     st_col[m] = live ? j - 4 : INT32_MIN / 2;
     st_row[m] = live ? hblur + size_t(c * kBlurPlanes + p) * nr + size_t(ring_row(r)) * w : hblur;
@@ -1330,229 +844,8 @@ blur_rows_poles2_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
     } else {
       for (int j = 0; j < steps; ++j) out_row[j] = step(my_sums[j]);
     }
-    if constexpr (kSets)
-      named_barrier(1 + set, set_threads);
-    else
-      __syncthreads();
+    __syncthreads();
     // Phase 2: outputs of this tile, sums of the next, the ring and the prefetch.
-    if constexpr (kVec && kStoreAll) {
-      float v[kStores][4];
-      bool on[kStores];
-#pragma unroll
-      for (int m = 0; m < kStores; ++m) {
-        const long t = long(tile) * kTile + st_col[m];
-        on[m] = t >= 0 && t < long(w);
-        if (on[m]) {
-          const float* o = pout + st_smem[m];
-#pragma unroll
-          for (int qq = 0; qq < 4; ++qq)
-            v[m][qq] = fadd(fadd(o[qq], o[kTileSlot + qq]), o[2 * kTileSlot + qq]);
-        }
-      }
-#pragma unroll
-      for (int m = 0; m < kStores; ++m)
-        if (on[m])
-          __stcg(reinterpret_cast<float4*>(st_row[m] + (long(tile) * kTile + st_col[m])),
-                 make_float4(v[m][0], v[m][1], v[m][2], v[m][3]));
-    } else if constexpr (kVec) {
-#pragma unroll
-      for (int m = 0; m < kStores; ++m) {
-        const long t = long(tile) * kTile + st_col[m];
-        if (t >= 0 && t < long(w)) {
-          const float* o = pout + st_smem[m];
-          float v[4];
-#pragma unroll
-          for (int qq = 0; qq < 4; ++qq)
-            v[qq] = fadd(fadd(o[qq], o[kTileSlot + qq]), o[2 * kTileSlot + qq]);
-          *reinterpret_cast<float4*>(st_row[m] + t) = make_float4(v[0], v[1], v[2], v[3]);
-        }
-      }
-    } else {
-      const int e0 = kSets ? srank : tid, de = kSets ? set_threads : kPoleThreads;
-      const int units = kSets ? (set == 2 ? kUnits : 2 * kUnits) : kBlurPlanes * kUnits;
-      for (int e = e0; e < units; e += de) {
-        const int p = kSets ? (set == 2 ? 4 : set + 2 * (e / kUnits)) : e / kUnits;
-        const int r = (e / kUnitsPerRow) % kLines, j = e % kUnitsPerRow;
-        const long t = t0 + j;
-        if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
-          const float* o = pout + 3 * p * kTileSlot + r * kTileRow + j;
-          hblur[size_t(c * kBlurPlanes + p) * nr + size_t(ring_row(r)) * w + size_t(t)] =
-              fadd(fadd(o[0], o[kTileSlot]), o[2 * kTileSlot]);
-        }
-      }
-    }
-    // Slot of tile t + 2 = slot of tile t - 1 (read last by the sums of tile t).
-    if (tile + 1 < tiles) {
-      if constexpr (kSets)
-        form_set_sums(s_next, s_cur);
-      else
-        form_sums(s_next, s_cur);
-    }
-    if (tile + 2 < tiles) store_tile(tile + 2, s_prev);
-    if (tile + 3 < tiles) fetch(uint32_t(tile + 3) * kTile);
-    const int s_free = s_prev;
-    s_prev = s_cur;
-    s_cur = s_next;
-    s_next = s_free;
-    __syncthreads();
-  }
-}
-
-// The pole-split pass split by plane set (VQX_SS2_HBLUR=poles3): blur_rows_poles2_kernel's
-// walk, but a block covers one of three plane sets of its 32 lines and channel: {mu1, s11} (image
-// 1 only), {mu2, s22} (image 2 only) or {s12} (both images). A block is 6 warps (the set's 3 pole
-// warps per plane; the {s12} block's last 3 warps only help with the sums and the combine), so
-// (a) the two barriers per tile wait for 6 warps instead of 15, (b) its shared memory is 11 tile
-// slots instead of 26 (4 blocks per SM instead of 2), and (c) the grid is 3 times finer (612
-// blocks at 4K instead of 204 over 132 SMs), so the SMs' loads even out. Each image tile is read
-// from global memory by two blocks instead of one. Every line's operations and their order are
-// those of blur_rows_poles2_kernel (the same sums, the same pole steps, (o1 + o3) + o5).
-constexpr int kSetWarps = 6;
-constexpr int kSetThreads = kLines * kSetWarps;
-constexpr size_t kPoles3Smem = sizeof(float) * size_t(11) * kTileSlot;
-
-template <bool kVec>
-__global__ void __launch_bounds__(kSetThreads, 4)
-blur_rows_poles3_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
-                        float* __restrict__ hblur, float* __restrict__ debug_products) {
-  extern __shared__ float smem[];
-  constexpr int kWidth = kVec ? 4 : 1;
-  constexpr int kUnits = kTileElems / kWidth;
-  constexpr int kLoads = (kUnits + kSetThreads - 1) / kSetThreads;
-  constexpr int kUnitsPerRow = kTile / kWidth;
-  constexpr int kSumsPer = (kTileElems + kSetThreads - 1) / kSetThreads;
-  const size_t n = size_t(w) * h;
-  const int c = blockIdx.y;
-  const int set = int(blockIdx.x % 3);  // 0: {mu1, s11}, 1: {mu2, s22}, 2: {s12}; block-uniform
-  const bool two = set == 2;            // both images
-  const int nimg = two ? 2 : 1, nplanes = two ? 1 : 2;
-  const uint32_t y0 = (blockIdx.x / 3) * kLines;
-  const int lane = threadIdx.x, q = threadIdx.y, tid = q * kLines + lane;
-  const int lp = q / 3, pole = q % 3;  // the warp's plane within the set, its pole
-  const bool walker = lp < nplanes;
-  const float n2 = coef.n2[pole], d1 = coef.d1[pole];
-  const uint32_t rows = h - y0 < uint32_t(kLines) ? h - y0 : uint32_t(kLines);
-  const float* imgA = xyb + size_t(set == 1 ? 3 + c : c) * n;
-  const float* imgB = xyb + size_t(3 + c) * n;
-  float* ring = smem;                                // [3 tiles][nimg images][kLines][kTileRow]
-  float* sums = smem + 3 * nimg * kTileSlot;         // [nplanes][kLines][kTileRow]
-  float* pout = sums + nplanes * kTileSlot;          // [3 nplanes (plane, pole)][kLines][kTileRow]
-  auto slot = [](int tile) { return (tile + 1) % 3; };  // tile -1 is the zero padding
-  for (int i = tid; i < kTileElems; i += kSetThreads) {
-    const int r = i / kTile, j = i % kTile;
-    for (int im = 0; im < nimg; ++im) ring[(nimg * slot(-1) + im) * kTileSlot + r * kTileRow + j] = 0.0f;
-  }
-  float next1[kLoads][kWidth], next2[kLoads][kWidth];
-  auto fetch = [&](uint32_t x0) {
-    prefetch_tile<kVec, kSetThreads>(next1, next2, imgA, imgB, two, tid, y0, rows, w, x0);
-  };
-  auto store_tile = [&](int tile, int sl) {
-    const uint32_t x0 = uint32_t(tile) * kTile;
-    float* t1 = ring + (nimg * sl) * kTileSlot;
-    float* t2 = t1 + kTileSlot;
-#pragma unroll
-    for (int m = 0; m < kLoads; ++m) {
-      const int e = tid + m * kSetThreads;
-      if (e < kUnits) {
-        const int r = e / kUnitsPerRow, j = (e % kUnitsPerRow) * kWidth;
-#pragma unroll
-        for (int qq = 0; qq < kWidth; ++qq) {
-          t1[r * kTileRow + j + qq] = next1[m][qq];
-          if (two) t2[r * kTileRow + j + qq] = next2[m][qq];
-        }
-        if (debug_products && two) {  // the {s12} block holds both images: all three products
-#pragma unroll
-          for (int qq = 0; qq < kWidth; ++qq) {
-            const uint32_t x = x0 + j + qq;
-            if (uint32_t(r) < rows && x < w) {
-              const size_t i = size_t(y0 + r) * w + x;
-              float* p = debug_products + size_t(3 * c) * n + i;
-              p[0] = fmul(next1[m][qq], next1[m][qq]);
-              p[n] = fmul(next2[m][qq], next2[m][qq]);
-              p[2 * n] = fmul(next1[m][qq], next2[m][qq]);
-            }
-          }
-        }
-      }
-    }
-  };
-  // Section 6.2's sums of the set's planes for tile `tile`, as in blur_rows_poles2_kernel.
-  auto form_sums = [&](int cur, int prev) {
-    const float* c1 = ring + (nimg * cur) * kTileSlot;
-    const float* c2 = c1 + kTileSlot;
-    const float* p1 = ring + (nimg * prev) * kTileSlot;
-    const float* p2 = p1 + kTileSlot;
-#pragma unroll
-    for (int m = 0; m < kSumsPer; ++m) {
-      const int e = tid + m * kSetThreads;
-      if (e < kTileElems) {
-        const int r = e / kTile, j = e % kTile;
-        const int ib = r * kTileRow + j;
-        const int ia = j >= 10 ? ib - 10 : ib + kTile - 10;
-        float* s = sums + ib;
-        const float b1 = c1[ib];
-        const float a1 = j >= 10 ? c1[ia] : p1[ia];
-        if (two) {
-          const float b2 = c2[ib];
-          const float a2 = j >= 10 ? c2[ia] : p2[ia];
-          s[0] = fadd(fmul(a1, a2), fmul(b1, b2));                // s12
-        } else {
-          s[0] = fadd(a1, b1);                                    // mu1 / mu2
-          s[kTileSlot] = fadd(fmul(a1, a1), fmul(b1, b1));        // s11 / s22
-        }
-      }
-    }
-  };
-  constexpr int kStores = kVec ? (2 * kUnits + kSetThreads - 1) / kSetThreads : 1;
-  int st_smem[kStores], st_col[kStores];
-  float* st_row[kStores];
-#pragma unroll
-  for (int m = 0; m < kStores; ++m) {
-    const int e = tid + m * kSetThreads;
-    const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = (e % kUnitsPerRow) * kWidth;
-    const bool live = e < nplanes * kUnits && uint32_t(r) < rows;
-    const int gp = two ? 4 : p == 0 ? set : 2 + set;
-    st_smem[m] = 3 * p * kTileSlot + r * kTileRow + j;
-    st_col[m] = live ? j - 4 : INT32_MIN / 2;
-    st_row[m] = live ? hblur + size_t(c * kBlurPlanes + gp) * n + size_t(y0 + r) * w : hblur;
-  }
-  const int tiles = int((long(w) + 4 + kTile - 1) / kTile);
-  fetch(0);
-  store_tile(0, slot(0));
-  if (tiles > 1) fetch(kTile);
-  __syncthreads();
-  form_sums(slot(0), slot(-1));
-  if (tiles > 1) store_tile(1, slot(1));
-  if (tiles > 2) fetch(2 * kTile);
-  __syncthreads();
-  int s_prev = slot(-1), s_cur = slot(0), s_next = slot(1);
-  float prev1 = 0.0f, prev2 = 0.0f;
-  const float* my_sums = sums + lp * kTileSlot + lane * kTileRow;
-  float* out_row = pout + q * kTileSlot + lane * kTileRow;
-  for (int tile = 0; tile < tiles; ++tile) {
-    const long t0 = long(tile) * kTile - 4;
-    const int steps = long(w) - t0 < kTile ? int(long(w) - t0) : kTile;
-    auto step = [&](float sum) {
-      const float o = fsub(fsub(fmul(n2, sum), fmul(d1, prev1)), prev2);
-      prev2 = prev1;
-      prev1 = o;
-      return o;
-    };
-    if (walker) {
-      if (steps == kTile) {
-#pragma unroll
-        for (int j0 = 0; j0 < kTile; j0 += 16) {
-          float s[16];
-#pragma unroll
-          for (int j = 0; j < 16; ++j) s[j] = my_sums[j0 + j];
-#pragma unroll
-          for (int j = 0; j < 16; ++j) out_row[j0 + j] = step(s[j]);
-        }
-      } else {
-        for (int j = 0; j < steps; ++j) out_row[j] = step(my_sums[j]);
-      }
-    }
-    __syncthreads();
     if constexpr (kVec) {
 #pragma unroll
       for (int m = 0; m < kStores; ++m) {
@@ -1567,17 +860,18 @@ blur_rows_poles3_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
         }
       }
     } else {
-      for (int e = tid; e < nplanes * kUnits; e += kSetThreads) {
-        const int p = e / kUnits, r = (e / kUnitsPerRow) % kLines, j = e % kUnitsPerRow;
-        const int gp = two ? 4 : p == 0 ? set : 2 + set;
+      for (int e = tid; e < kBlurPlanes * kUnits; e += kPoleThreads) {
+        const int p = e / kUnits;
+        const int r = (e / kUnitsPerRow) % kLines, j = e % kUnitsPerRow;
         const long t = t0 + j;
         if (uint32_t(r) < rows && t >= 0 && t < long(w)) {
           const float* o = pout + 3 * p * kTileSlot + r * kTileRow + j;
-          hblur[size_t(c * kBlurPlanes + gp) * n + size_t(y0 + r) * w + size_t(t)] =
+          hblur[size_t(c * kBlurPlanes + p) * nr + size_t(ring_row(r)) * w + size_t(t)] =
               fadd(fadd(o[0], o[kTileSlot]), o[2 * kTileSlot]);
         }
       }
     }
+    // Slot of tile t + 2 = slot of tile t - 1 (read last by the sums of tile t).
     if (tile + 1 < tiles) form_sums(s_next, s_cur);
     if (tile + 2 < tiles) store_tile(tile + 2, s_prev);
     if (tile + 3 < tiles) fetch(uint32_t(tile + 3) * kTile);
@@ -1589,34 +883,37 @@ blur_rows_poles3_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, B
   }
 }
 
-// The plain walk, kept for the --profile comparison (VQX_SS2_HBLUR=rowwalk): each thread reads
-// its own row from global memory, so a warp's load touches 32 cache lines.
-__global__ void __launch_bounds__(kBlockThreads)
-blur_rows_walk_kernel(const float* __restrict__ xyb, uint32_t w, uint32_t h, BlurCoef coef,
-                      float* __restrict__ hblur) {
-  const size_t n = size_t(w) * h;
-  const int c = blockIdx.y;
-  const uint32_t y = blockIdx.x * kLines + threadIdx.x;
-  const int k = threadIdx.y;
-  if (y >= h) return;
-  const float* row1 = xyb + size_t(c) * n + size_t(y) * w;
-  const float* row2 = xyb + size_t(3 + c) * n + size_t(y) * w;
-  float* dst = hblur + size_t(c * kBlurPlanes + k) * n + size_t(y) * w;
-  Recurrence rec;
-  for (long t = -kBlurRadius + 1; t < long(w); ++t) {
-    const long ia = t - kBlurRadius - 1, ib = t + kBlurRadius - 1;
-    const float a = ia >= 0 ? blur_source(k, __ldg(row1 + ia), __ldg(row2 + ia)) : 0.0f;
-    const float b = ib < long(w) ? blur_source(k, __ldg(row1 + ib), __ldg(row2 + ib)) : 0.0f;
-    const float o = rec.step(coef, fadd(a, b));
-    if (t >= 0) dst[t] = o;
-  }
-}
-
 // ---- session 15: transposed XYB planes and the horizontal pass on them ------------------------
 
 #include "metrics/ssimulacra2/cuda/ssimulacra2_transposed.cuh"
 
 // ---- stage 3: vertical pass, per-pixel terms, block sums ---------------------------------------
+
+// A pixel's terms added to the thread's six sums (S1, S4, A1, A4, D1, D4), in this order.
+__device__ __forceinline__ void add_terms(double (&acc)[kSums], double d, double art, double det) {
+  acc[0] = __dadd_rn(acc[0], d);
+  acc[1] = __dadd_rn(acc[1], quartic(d));
+  acc[2] = __dadd_rn(acc[2], art);
+  acc[3] = __dadd_rn(acc[3], quartic(art));
+  acc[4] = __dadd_rn(acc[4], det);
+  acc[5] = __dadd_rn(acc[5], quartic(det));
+}
+
+// The block's partials of a vertical/terms kernel: thread s adds the 160 threads' sums of
+// accumulator s in thread order, in double-double (exact up to the final rounding in the reduce
+// kernel), into the block's slot of channel c. block_sums: [kSums][kBlockThreads] of shared memory.
+__device__ __forceinline__ void block_partials(const double (&acc)[kSums],
+                                               double (*block_sums)[kBlockThreads], int tid, int c,
+                                               Dd* __restrict__ partials) {
+#pragma unroll
+  for (int s = 0; s < kSums; ++s) block_sums[s][tid] = acc[s];
+  __syncthreads();
+  if (tid < kSums) {
+    Dd total{block_sums[tid][0], 0.0};
+    for (int i = 1; i < kBlockThreads; ++i) total = dd_add(total, block_sums[tid][i]);
+    partials[(size_t(c) * gridDim.x + blockIdx.x) * kSums + tid] = total;
+  }
+}
 
 // Block (32 columns, 5 planes) x grid (column strips, 3 channels). Thread (lane, k) walks column
 // x of plane k, 20 rows per step: it loads the 20 inputs in[t + 4] at once, takes in[t - 6] from
@@ -1807,16 +1104,11 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
         ok[m] = valid && y >= 0 && y < len;
         pix[m] = ok[m] ? uint32_t(y) * w + x : 0u;
         const float mu1 = blurred[0][i][lane], mu2 = blurred[1][i][lane];
-        const float s11 = blurred[2][i][lane], s22 = blurred[3][i][lane];
-        const float s12 = blurred[4][i][lane];
         // Section 7, as ssim_term().
-        const float mu11 = fmul(mu1, mu1), mu22 = fmul(mu2, mu2), mu12 = fmul(mu1, mu2);
-        const float dm = fsub(mu1, mu2);
-        const float num_m = fsub(1.0f, fmul(dm, dm));
-        const float num_s = fadd(fmul(2.0f, fsub(s12, mu12)), kC2);
-        const float denom_s = fadd(fadd(fsub(s11, mu11), fsub(s22, mu22)), kC2);
-        sa[m] = __dmul_rn(double(num_m), double(num_s));
-        sb[m] = double(denom_s);
+        const SsimFactors f =
+            ssim_factors(mu1, mu2, blurred[2][i][lane], blurred[3][i][lane], blurred[4][i][lane]);
+        sa[m] = __dmul_rn(double(f.num_m), double(f.num_s));
+        sb[m] = double(f.denom_s);
         sq[m] = div_rn_fast(sa[m], sb[m], sfast[m]);
         edge_operands(pre1[m0 + m], mu1, pre2[m0 + m], mu2, pix[m] < f32_end,
                       ea[m], eb[m]);
@@ -1835,12 +1127,7 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
         double art = r > 0.0 ? r : 0.0;
         double det = r < 0.0 ? -r : 0.0;
         if (!ok[m]) d = art = det = 0.0;
-        acc[0] = __dadd_rn(acc[0], d);
-        acc[1] = __dadd_rn(acc[1], quartic(d));
-        acc[2] = __dadd_rn(acc[2], art);
-        acc[3] = __dadd_rn(acc[3], quartic(art));
-        acc[4] = __dadd_rn(acc[4], det);
-        acc[5] = __dadd_rn(acc[5], quartic(det));
+        add_terms(acc, d, art, det);
         if (debug_terms && ok[m]) {
           double* dt = debug_terms + size_t(3 * c) * n + pix[m];
           dt[0] = d;
@@ -1862,12 +1149,7 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
         const double r = edge_ratio(__ldg(img1 + p), mu1, __ldg(img2 + p), mu2, p < f32_end);
         const double art = r > 0.0 ? r : 0.0;
         const double det = r < 0.0 ? -r : 0.0;
-        acc[0] = __dadd_rn(acc[0], d);
-        acc[1] = __dadd_rn(acc[1], quartic(d));
-        acc[2] = __dadd_rn(acc[2], art);
-        acc[3] = __dadd_rn(acc[3], quartic(art));
-        acc[4] = __dadd_rn(acc[4], det);
-        acc[5] = __dadd_rn(acc[5], quartic(det));
+        add_terms(acc, d, art, det);
         if (debug_terms) {
           double* dt = debug_terms + size_t(3 * c) * n + p;
           dt[0] = d;
@@ -1896,23 +1178,15 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
       return;
     }
   }
-  // Block: thread s adds the 160 threads' sums of accumulator s in thread order, in
-  // double-double (exact up to the final rounding in the reduce kernel).
-#pragma unroll
-  for (int s = 0; s < kSums; ++s) block_sums[s][tid] = acc[s];
-  __syncthreads();
-  if (tid < kSums) {
-    Dd total{block_sums[tid][0], 0.0};
-    for (int i = 1; i < kBlockThreads; ++i) total = dd_add(total, block_sums[tid][i]);
-    partials[(size_t(c) * gridDim.x + blockIdx.x) * kSums + tid] = total;
-  }
+  block_partials(acc, block_sums, tid, c, partials);
 }
 
-// ---- stage 3, session 15 (VQX_SS2_VBLUR=lean / lean4): the fast terms with fewer instructions --
+// ---- stage 3, session 15 (leanp, the default): the fast terms with fewer instructions ---------
 //
-// The same partition, walk, chunks, shared memory and sums' tree as blur_columns_terms_kernel
-// <3, true> (every column's recurrence steps and every accumulator's additions are the same
-// operations in the same order); the terms of a pixel are formed with fewer instructions:
+// blur_columns_terms_pipe_kernel keeps the partition, walk, chunks and sums' tree of
+// blur_columns_terms_kernel<3, true> (every column's recurrence steps and every accumulator's
+// additions are the same operations in the same order); the terms of a pixel are formed with
+// fewer instructions:
 // - One range test per pixel instead of three per division: both divisions take div_rn_fast's
 //   sequence (its own range tests unused, so the compiler drops them) when
 //   z = (num_m * num_s) * (denom_s * (1 + (|e1| + |e2|))) (f32) is finite and nonzero. Then
@@ -1921,7 +1195,7 @@ blur_columns_terms_kernel(const float* __restrict__ hblur, const float* __restri
 //   quotient in [2^-426, 2^405]; the edge operands 1 + e lie in [1, 2^129] and their quotient in
 //   [2^-129, 2^129]: all inside div_rn_fast's range (a >= 2^-967, b, q >= 2^-1000, all < 2^900),
 //   where its sequence is __ddiv_rn's result. A product that under- or overflows only sends a
-//   pixel to __ddiv_rn. One branch per batch of pixels.
+//   chunk's pixels to __ddiv_rn. One branch per chunk.
 // - |e| as fabsf: a < 0 ? -a : a differs from it only for -0 (and a NaN's sign), and
 //   1 + double(+-0) = 1 either way.
 // - The clamps as predicated additions: art = max(r, 0) added to a sum adds +0 when r <= 0, which
@@ -1958,9 +1232,7 @@ __device__ __forceinline__ XybColumn<kXybT> xyb_column(const float* plane, uint3
     return XybColumn<kXybT>{reinterpret_cast<const char*>(plane + x), w * uint32_t(sizeof(float))};
 }
 
-// kAsyncIn (VQX_SS2_VBLUR=leana / leana4): the next chunk's inputs are copied by cp.async into
-// the thread's own slots of shared memory after the walk (no registers held for them during the
-// terms), and read back at the next chunk's walk; out-of-plane rows are zero-filled by the copy.
+// cp.async helpers of the pipelined kernel (inputs and, with kXybT, the XYB samples).
 __device__ __forceinline__ void cp_async4(float* smem, const float* gmem, uint32_t bytes) {
   const uint32_t dst = uint32_t(__cvta_generic_to_shared(smem));
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(gmem), "r"(bytes)
@@ -1975,231 +1247,15 @@ __device__ __forceinline__ void cp_async16(float* smem, const float* gmem, uint3
                : "memory");
 }
 
-// kOneBarrier (VQX_SS2_VBLUR=leanab / leana4b2b): the walk's outputs alternate between two
-// shared buffers, so one barrier per chunk suffices: the walk of chunk j + 2 writes the buffer
+// Session 15, VQX_SS2_VBLUR=leanp (the default): software-pipelined. Iteration j forms the terms
+// of chunk j (from one shared buffer) and walks chunk j + 1 (into the other) in one branch-free
+// stretch of code, so that the walk's f32 recurrence chains and the terms' f64 division chains
+// interleave in each thread; one barrier per chunk: the walk of chunk j + 2 writes the buffer
 // that the terms of chunk j read, and every thread has finished those terms before it passed the
-// barrier of chunk j + 1.
-// kXybT: the XYB planes transposed (ssimulacra2_transposed.cuh), xyb_rows_t rows, xyb_plane
-// floats apart.
-template <int kMinBlocks, int kBatch = kTermRows, bool kAsyncIn = false, bool kOneBarrier = false,
-          bool kXybT = false>
-__global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
-blur_columns_terms_lean_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
-                               uint32_t w, uint32_t h, BlurCoef coef, uint32_t f32_end,
-                               Dd* __restrict__ partials, float* __restrict__ debug_vblur,
-                               double* __restrict__ debug_terms, uint32_t xyb_rows_t,
-                               size_t xyb_plane) {
-  __shared__ float blurred_buf[kOneBarrier ? 2 : 1][kBlurPlanes][kChunkRows][kLines];
-  __shared__ double block_sums[kSums][kBlockThreads];
-  __shared__ float inbuf[kAsyncIn ? kBlurPlanes : 1][kChunkRows][kLines];
-  static_assert(kTermRows % kBatch == 0);
-  const uint32_t n = w * h;
-  const int c = blockIdx.y;
-  const int lane = threadIdx.x, k = threadIdx.y, tid = k * kLines + lane;
-  const uint32_t x = blockIdx.x * kLines + lane;
-  const bool valid = x < w;
-  const float* src = hblur + size_t(c * kBlurPlanes + k) * n + (valid ? x : 0u);
-  const size_t xplane = kXybT ? xyb_plane : size_t(n);
-  const auto col1 = xyb_column<kXybT>(xyb + size_t(c) * xplane, valid ? x : 0u, w, xyb_rows_t);
-  const auto col2 = xyb_column<kXybT>(xyb + size_t(3 + c) * xplane, valid ? x : 0u, w, xyb_rows_t);
-  const int len = int(h);
-
-  // Rows outside the plane are read (and their terms dropped): finite.
-  for (int i = tid; i < (kOneBarrier ? 2 : 1) * kBlurPlanes * kChunkRows * kLines; i += kBlockThreads)
-    (&blurred_buf[0][0][0][0])[i] = 0.0f;
-  __syncthreads();
-  Recurrence rec;
-  double acc[kSums];
-#pragma unroll
-  for (int s = 0; s < kSums; ++s) acc[s] = 0.0;
-  float prev_b[10];  // in[t + 4] of the previous chunk's last 10 steps = in[t - 6] of this one's
-#pragma unroll
-  for (int i = 0; i < 10; ++i) prev_b[i] = 0.0f;
-
-  float b_next[kAsyncIn ? 1 : kChunkRows];
-  auto fetch_async = [&](int y0) {
-    const int r0 = y0 + 4;
-    float* dst = &inbuf[kAsyncIn ? k : 0][0][lane];
-    if (valid && r0 >= 0 && r0 + kChunkRows <= len) {
-      const float* p = src + uint32_t(r0) * w;
-#pragma unroll
-      for (int i = 0; i < kChunkRows; ++i, p += w) cp_async4(dst + i * kLines, p, 4u);
-    } else {
-#pragma unroll
-      for (int i = 0; i < kChunkRows; ++i) {
-        const int row = r0 + i;
-        const bool in = valid && row >= 0 && row < len;
-        cp_async4(dst + i * kLines, src + (in ? uint32_t(row) * w : 0u), in ? 4u : 0u);
-      }
-    }
-    cp_async_commit();
-  };
-  auto fetch = [&](int y0) {
-    if constexpr (kAsyncIn) {
-      fetch_async(y0);
-      return;
-    }
-    const int r0 = y0 + 4;
-    if (valid && r0 >= 0 && r0 + kChunkRows <= len) {
-      const float* p = src + uint32_t(r0) * w;
-#pragma unroll
-      for (int i = 0; i < kChunkRows; ++i, p += w) b_next[i] = __ldg(p);
-      return;
-    }
-#pragma unroll
-    for (int i = 0; i < kChunkRows; ++i) {
-      const int row = r0 + i;
-      b_next[i] = valid && row >= 0 && row < len ? __ldg(src + uint32_t(row) * w) : 0.0f;
-    }
-  };
-  fetch(-kChunkRows);
-  for (int y0 = -kChunkRows; y0 < len; y0 += kChunkRows) {
-    // This chunk's buffer (chunk j = (y0 + 20) / 20 takes buffer j % 2 with kOneBarrier).
-    float (&blurred)[kBlurPlanes][kChunkRows][kLines] =
-        blurred_buf[kOneBarrier ? ((y0 + kChunkRows) / kChunkRows) & 1 : 0];
-    float b[kChunkRows];
-    if constexpr (kAsyncIn) {
-      cp_async_wait_all();  // this thread's own copies (no other thread reads its slots)
-#pragma unroll
-      for (int i = 0; i < kChunkRows; ++i) b[i] = inbuf[k][i][lane];
-    } else {
-#pragma unroll
-      for (int i = 0; i < kChunkRows; ++i) b[i] = b_next[i];
-    }
-    // The XYB samples of this chunk's terms, loaded before the walk (their latency passes there).
-    float pre1[kTermRows], pre2[kTermRows];
-#pragma unroll
-    for (int m = 0; m < kTermRows; ++m) {
-      const int y = y0 + k + kBlurPlanes * m;
-      const uint32_t yy = uint32_t(y) < h ? uint32_t(y) : 0u;  // rows outside: any sample
-      pre1[m] = col1.at(yy);
-      pre2[m] = col2.at(yy);
-    }
-    if (!kAsyncIn && y0 + kChunkRows < len) fetch(y0 + kChunkRows);
-    // Every row of the chunk steps without a range test (see blur_columns_terms_kernel's kFast).
-    auto walk = [&](auto debug) {
-#pragma unroll
-      for (int i = 0; i < kChunkRows; ++i) {
-        const float a = i < 10 ? prev_b[i] : b[i - 10];
-        const float o = rec.step(coef, fadd(a, b[i]));
-        blurred[k][i][lane] = o;
-        if constexpr (decltype(debug)::value) {
-          const int t = y0 + i;
-          if (valid && uint32_t(t) < h)
-            debug_vblur[size_t(c * kBlurPlanes + k) * n + size_t(t) * w + x] = o;
-        }
-      }
-    };
-    if (debug_vblur) walk(std::true_type{});
-    else walk(std::false_type{});
-#pragma unroll
-    for (int i = 0; i < 10; ++i) prev_b[i] = b[i + 10];
-    // kAsyncIn: the walk has consumed this chunk's inputs; the next chunk's copies run during
-    // the terms.
-    if (kAsyncIn && y0 + kChunkRows < len) fetch(y0 + kChunkRows);
-    __syncthreads();
-    // Does this thread hold a pixel with the f64 edge difference (index >= f32_end) here? Its
-    // last row in the plane has the largest index.
-    const int y_last = min(y0 + k + kBlurPlanes * (kTermRows - 1), len - 1);
-    const bool tail = valid && y_last >= 0 && uint32_t(y_last) * w + x >= f32_end;
-#pragma unroll
-    for (int m0 = 0; m0 < kTermRows; m0 += kBatch) {
-      double sa[kBatch], sb[kBatch], sq[kBatch], ea[kBatch], eb[kBatch], eq[kBatch];
-      bool fast = true;
-#pragma unroll
-      for (int m = 0; m < kBatch; ++m) {
-        const int i = k + kBlurPlanes * (m0 + m);
-        const float mu1 = blurred[0][i][lane], mu2 = blurred[1][i][lane];
-        const float s11 = blurred[2][i][lane], s22 = blurred[3][i][lane];
-        const float s12 = blurred[4][i][lane];
-        // Section 7, as ssim_term().
-        const float mu11 = fmul(mu1, mu1), mu22 = fmul(mu2, mu2), mu12 = fmul(mu1, mu2);
-        const float dm = fsub(mu1, mu2);
-        const float num_m = fsub(1.0f, fmul(dm, dm));
-        const float num_s = fadd(fmul(2.0f, fsub(s12, mu12)), kC2);
-        const float denom_s = fadd(fadd(fsub(s11, mu11), fsub(s22, mu22)), kC2);
-        sa[m] = __dmul_rn(double(num_m), double(num_s));
-        sb[m] = double(denom_s);
-        // Section 8 with the f32 differences (edge_ratio_f32_difference).
-        const float e1 = fabsf(fsub(pre1[m0 + m], mu1)), e2 = fabsf(fsub(pre2[m0 + m], mu2));
-        ea[m] = __dadd_rn(1.0, double(e2));
-        eb[m] = __dadd_rn(1.0, double(e1));
-        bool unused;
-        sq[m] = div_rn_fast(sa[m], sb[m], unused);
-        eq[m] = div_rn_fast(ea[m], eb[m], unused);
-        const float z = fmul(fmul(num_m, num_s), fmul(denom_s, fadd(1.0f, fadd(e1, e2))));
-        fast = fast && fabsf(z) < __int_as_float(0x7f800000) && z != 0.0f;
-      }
-      if (!fast) {  // rare: every pixel of the batch by __ddiv_rn (the same quotients where the
-                    // sequence applied)
-#pragma unroll
-        for (int m = 0; m < kBatch; ++m) {
-          sq[m] = __ddiv_rn(sa[m], sb[m]);
-          eq[m] = __ddiv_rn(ea[m], eb[m]);
-        }
-      }
-      if (tail) {  // the f64 differences (edge_ratio) where the pixel index is >= f32_end
-#pragma unroll
-        for (int m = 0; m < kBatch; ++m) {
-          const int y = y0 + k + kBlurPlanes * (m0 + m);
-          const int i = k + kBlurPlanes * (m0 + m);
-          if (valid && uint32_t(y) < h && uint32_t(y) * w + x >= f32_end) {
-            double num, den;
-            edge_operands(pre1[m0 + m], blurred[0][i][lane], pre2[m0 + m], blurred[1][i][lane],
-                          false, num, den);
-            eq[m] = __ddiv_rn(num, den);
-          }
-        }
-      }
-#pragma unroll
-      for (int m = 0; m < kBatch; ++m) {
-        const int y = y0 + k + kBlurPlanes * (m0 + m);
-        const bool ok = valid && uint32_t(y) < h;
-        const double d = __dsub_rn(1.0, sq[m]);
-        const double r = __dsub_rn(eq[m], 1.0);
-        const double d4 = quartic(d), r4 = quartic(r);
-        if (ok && !(d < 0.0)) {
-          acc[0] = __dadd_rn(acc[0], d);
-          acc[1] = __dadd_rn(acc[1], d4);
-        }
-        if (ok && r > 0.0) {
-          acc[2] = __dadd_rn(acc[2], r);
-          acc[3] = __dadd_rn(acc[3], r4);
-        }
-        if (ok && r < 0.0) {
-          acc[4] = __dadd_rn(acc[4], -r);
-          acc[5] = __dadd_rn(acc[5], r4);
-        }
-        if (debug_terms && ok) {
-          double* dt = debug_terms + size_t(3 * c) * n + (uint32_t(y) * w + x);
-          dt[0] = d < 0.0 ? 0.0 : d;
-          dt[n] = r > 0.0 ? r : 0.0;
-          dt[size_t(2) * n] = r < 0.0 ? -r : 0.0;
-        }
-      }
-    }
-    if constexpr (!kOneBarrier) __syncthreads();
-  }
-  // Block: thread s adds the 160 threads' sums of accumulator s in thread order, in
-  // double-double (exact up to the final rounding in the reduce kernel).
-#pragma unroll
-  for (int s = 0; s < kSums; ++s) block_sums[s][tid] = acc[s];
-  __syncthreads();
-  if (tid < kSums) {
-    Dd total{block_sums[tid][0], 0.0};
-    for (int i = 1; i < kBlockThreads; ++i) total = dd_add(total, block_sums[tid][i]);
-    partials[(size_t(c) * gridDim.x + blockIdx.x) * kSums + tid] = total;
-  }
-}
-
-// Session 15, VQX_SS2_VBLUR=leanp: the lean kernel software-pipelined. Iteration j forms the
-// terms of chunk j (from one shared buffer) and walks chunk j + 1 (into the other) in one
-// branch-free stretch of code, so that the walk's f32 recurrence chains and the terms' f64
-// division chains interleave in each thread; one barrier per chunk (as kOneBarrier). The inputs
-// come by cp.async (as kAsyncIn), the XYB samples of chunk j + 1 are loaded during iteration j.
+// barrier of chunk j + 1. The inputs come by cp.async into the thread's own shared slots
+// (zero-filled outside the plane), the XYB samples of chunk j + 1 are loaded during iteration j.
 // After the last chunk the walk runs once more on stale (finite) inputs and its outputs are never
-// read. Every column's steps, every pixel's operations and every accumulator's additions are
-// those of blur_columns_terms_lean_kernel, in the same order. kDebug: also the debug planes.
+// read. kDebug: also the debug planes.
 template <int kMinBlocks, bool kDebug, bool kXybT = false>
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocks)
 blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __restrict__ xyb,
@@ -2327,14 +1383,10 @@ blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __r
       t_img1[m] = kXybT ? xs[kXybT ? j & 1 : 0][0][i >> 2][lane][i & 3] : pre1[m];
       t_img2[m] = kXybT ? xs[kXybT ? j & 1 : 0][1][i >> 2][lane][i & 3] : pre2[m];
       const float mu1 = blurred[0][i][lane], mu2 = blurred[1][i][lane];
-      const float s11 = blurred[2][i][lane], s22 = blurred[3][i][lane];
-      const float s12 = blurred[4][i][lane];
       // Section 7, as ssim_term().
-      const float mu11 = fmul(mu1, mu1), mu22 = fmul(mu2, mu2), mu12 = fmul(mu1, mu2);
-      const float dm = fsub(mu1, mu2);
-      const float num_m = fsub(1.0f, fmul(dm, dm));
-      const float num_s = fadd(fmul(2.0f, fsub(s12, mu12)), kC2);
-      const float denom_s = fadd(fadd(fsub(s11, mu11), fsub(s22, mu22)), kC2);
+      const SsimFactors f =
+          ssim_factors(mu1, mu2, blurred[2][i][lane], blurred[3][i][lane], blurred[4][i][lane]);
+      const float num_m = f.num_m, num_s = f.num_s, denom_s = f.denom_s;
       sa[m] = __dmul_rn(double(num_m), double(num_s));
       sb[m] = double(denom_s);
       // Section 8 with the f32 differences (edge_ratio_f32_difference).
@@ -2406,14 +1458,7 @@ blur_columns_terms_pipe_kernel(const float* __restrict__ hblur, const float* __r
     if constexpr (kXybT) cp_async_wait_group1();  // the next chunk's XYB copies (own), then ...
     __syncthreads();                               // ... everyone's, after the barrier
   }
-#pragma unroll
-  for (int s = 0; s < kSums; ++s) block_sums[s][tid] = acc[s];
-  __syncthreads();
-  if (tid < kSums) {
-    Dd total{block_sums[tid][0], 0.0};
-    for (int i = 1; i < kBlockThreads; ++i) total = dd_add(total, block_sums[tid][i]);
-    partials[(size_t(c) * gridDim.x + blockIdx.x) * kSums + tid] = total;
-  }
+  block_partials(acc, block_sums, tid, c, partials);
 }
 
 // ---- stage 4: the 108 sums ---------------------------------------------------------------------
@@ -2467,22 +1512,11 @@ class Pipeline {
             vqx::cuda::DeviceContext& device, const PipelineOptions& options) {
     const bool debug = options.debug;
     const int max_scales = options.max_scales;
-    row_walk_ = options.row_walk;
-    // The plain walk and the per-plane tiled kernel are the one-plane-per-thread variants.
-    row_groups_ = options.row_walk ? 0 : options.row_groups;
     vblur_low_regs_ = options.vblur_low_regs;
     fast_terms_ = options.fast_terms;
-    poles_uniform_ = options.poles_uniform;
-    poles_sums_ = options.poles_sums;
-    poles_split_ = options.poles_split;
-    poles_sets_ = options.poles_sets;
     terms_batch_ = options.terms_batch;
-    vblur_lean_ = options.vblur_lean;
+    vblur_pipe_ = options.vblur_pipe;
     split_xyb_ = options.split_xyb;
-    hblur_warps_ = options.hblur_warps;
-    hblur_uniform_ = options.hblur_uniform;
-    hblur_async_ = options.hblur_async;
-    poles2_store_all_ = options.poles2_store_all;
     fast_xyb_ = options.fast_xyb;
     xyb_strips_ = options.strip_xyb && !options.split_xyb;
     format_ = format;
@@ -2504,18 +1538,8 @@ class Pipeline {
       source_.m = YuvMatrixDev{matrix->cr_r,    matrix->cb_b,    matrix->cb_g,  matrix->cr_g,
                                matrix->y_scale, matrix->c_scale, matrix->y_off, matrix->c_off};
     const char* what = "ssimulacra2: pole kernel shared memory";
-    allow_dynamic_smem(blur_rows_poles_kernel<true>, kPoleSmem, what);
-    allow_dynamic_smem(blur_rows_poles_kernel<false>, kPoleSmem, what);
-    allow_dynamic_smem(blur_rows_poles_kernel<true, true>, kPoleSmemUniform, what);
-    allow_dynamic_smem(blur_rows_poles_kernel<false, true>, kPoleSmemUniform, what);
     allow_dynamic_smem(blur_rows_poles2_kernel<true>, kPoles2Smem, what);
     allow_dynamic_smem(blur_rows_poles2_kernel<false>, kPoles2Smem, what);
-    allow_dynamic_smem(blur_rows_poles2_kernel<true, true>, kPoles2Smem, what);
-    allow_dynamic_smem(blur_rows_poles2_kernel<false, true>, kPoles2Smem, what);
-    allow_dynamic_smem(blur_rows_poles3_kernel<true>, kPoles3Smem, what);
-    allow_dynamic_smem(blur_rows_poles3_kernel<false>, kPoles3Smem, what);
-    if (hblur_warps_ >= 0) prepare_blur_rows_warp();  // not during a graph capture
-    allow_dynamic_smem(blur_rows_poles2_kernel<true, false, true>, kPoles2Smem, what);
     check(cudaMemcpyToSymbol(g_eotf_lut, kEotfLutBits.data(), sizeof(float) * kEotfLutSize),
           "ssimulacra2: EOTF table upload");
     // A copy from pageable memory may return before its DMA has landed, and the kernels run on
@@ -2555,19 +1579,15 @@ class Pipeline {
     // following strip by strip (enqueue_strips). Only the default kernels take part.
     // The transposed XYB planes and the walk on them (session 15): with the default kernels,
     // whenever a transposed plane can be indexed with 32 bits.
-    const bool t_kernels = options.transposed_xyb && fast_xyb_ && !split_xyb_ && !row_walk_ &&
-                           row_groups_ == kRowPoles && poles_sums_ && !poles_split_ &&
-                           !poles_sets_ && hblur_warps_ < 0 && !poles2_store_all_ &&
-                           fast_terms_ && terms_batch_ == kTermRows && !vblur_low_regs_ &&
+    const bool t_kernels = options.transposed_xyb && fast_xyb_ && !split_xyb_ && fast_terms_ &&
+                           terms_batch_ == kTermRows && !vblur_low_regs_ &&
                            transposed_geometry(format.width, format.height).plane <= size_t{UINT32_MAX};
     // Bands (session 15): without strip rows of their own, tall planes run as `bands` strips of
     // whole planes (no ring) with their XYB by strips too, so that the walk of band i + 1 runs
     // beside the vertical pass of band i and the XYB of band i + 1 beside the walk of band i.
     const bool bands = options.strip_rows == 0 && options.bands > 1 && t_kernels && options.concurrent;
     if (bands) xyb_strips_ = !options.split_xyb;
-    const bool strip_kernels = (options.strip_rows > 0 || bands) && !options.row_walk &&
-                               options.row_groups == kRowPoles && options.poles_sums &&
-                               !options.poles_split && options.fast_terms &&
+    const bool strip_kernels = (options.strip_rows > 0 || bands) && options.fast_terms &&
                                !options.vblur_low_regs && options.terms_batch == kTermRows;
     size_t hpx[kNumScales] = {};  // pixels of one horizontal-pass plane of scale s
     strips_any_ = false;
@@ -2873,7 +1893,7 @@ class Pipeline {
   }
 
   // The horizontal pass of image rows [row0, row0 + rows) of scale s into planes of ring_rows
-  // rows (the default kernel, poles2 or poles4).
+  // rows (blur_rows_t on the transposed planes, poles2 on the row-major ones).
   void enqueue_rows_range(int s, cudaStream_t stream, uint32_t row0, uint32_t rows,
                           uint32_t ring_rows) {
     const uint32_t w = width_[s], h = height_[s];
@@ -2889,24 +1909,34 @@ class Pipeline {
     }
     const dim3 grid(ceil_div(rows, kLines), 3);
     const dim3 pblock(kLines, kPoleWarps);
-    auto kernel = vec_rows_[s] && poles_sets_ ? blur_rows_poles2_kernel<true, true>
-                  : poles_sets_                 ? blur_rows_poles2_kernel<false, true>
-                  : vec_rows_[s]                ? blur_rows_poles2_kernel<true>
-                                                : blur_rows_poles2_kernel<false>;
+    auto kernel = vec_rows_[s] ? blur_rows_poles2_kernel<true> : blur_rows_poles2_kernel<false>;
     kernel<<<grid, pblock, kPoles2Smem, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s], products,
                                                   row0, rows, ring_rows);
     check_launch("ssimulacra2: blur_rows_poles2_kernel (strip)");
   }
 
+  // What every vertical pass + terms launch of scale s takes: the plane, the debug switch, one
+  // block per 32 columns and channel, and the first pixel index whose edge difference is f64
+  // (kFloatGroupsOf8: the last n % 8 pixels; kDouble: all).
+  struct ColumnsLaunch {
+    uint32_t w, h;
+    size_t n;
+    bool debug;
+    dim3 block, grid;
+    size_t f32_end;
+  };
+  ColumnsLaunch columns_launch(int s) const {
+    const uint32_t w = width_[s], h = height_[s];
+    const size_t n = size_t(w) * h;
+    return ColumnsLaunch{w, h, n, debug_linear_.get() != nullptr, dim3(kLines, kBlurPlanes),
+                         dim3(table_.strips[s], 3),
+                         edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0};
+  }
+
   // The vertical pass + terms of strip i of scale s (the fast terms kernel, kStrip).
   void enqueue_columns_strip(int s, cudaStream_t stream, int i) {
     const StripPlan& p = strip_[s];
-    const uint32_t w = width_[s], h = height_[s];
-    const size_t n = size_t(w) * h;
-    const bool debug = debug_linear_.get() != nullptr;
-    const dim3 block(kLines, kBlurPlanes);
-    const dim3 grid(table_.strips[s], 3);
-    const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
+    const auto [w, h, n, debug, block, grid, f32_end] = columns_launch(s);
     VStrip v;
     v.y_begin = p.y_begin[size_t(i)];
     v.y_end = p.y_end[size_t(i)];
@@ -3037,7 +2067,6 @@ class Pipeline {
   void enqueue_rows(int s, cudaStream_t stream) {
     const uint32_t w = width_[s], h = height_[s];
     const bool debug = debug_linear_.get() != nullptr;
-    const dim3 block(kLines, kBlurPlanes);
     const dim3 grid(ceil_div(h, kLines), 3);
     float* products = debug ? debug_products_.get<float>() : nullptr;
     if (xyb_t_) {  // session 15: the walk on the transposed XYB planes
@@ -3048,124 +2077,39 @@ class Pipeline {
       check_launch("ssimulacra2: blur_rows_t_kernel");
       return;
     }
-    if (poles2_store_all_ && vec_rows_[s] && !poles_sets_ && row_groups_ == kRowPoles &&
-        poles_sums_ && !poles_split_ && hblur_warps_ < 0) {  // VQX_SS2_HBLUR=poles2all (timing)
-      blur_rows_poles2_kernel<true, false, true><<<grid, dim3(kLines, kPoleWarps), kPoles2Smem,
-                                                   stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
-                                                             products);
-      check_launch("ssimulacra2: blur_rows_poles2_kernel");
-      return;
-    }
-    if (hblur_warps_ >= 0) {  // the warp-autonomous kernel (ssimulacra2_hblur.cu)
-      launch_blur_rows_warp(xyb_at_[s], w, h, coef_.n2, coef_.d1, hblur_at_[s], products, 0, h, h,
-                            hblur_warps_, vec_rows_[s], stream, hblur_uniform_, hblur_async_);
-      return;
-    }
-    if (row_groups_ == 2 || row_groups_ == 3) {
-      const dim3 gblock(kLines, row_groups_);
-      const bool vec = vec_rows_[s];
-      float* hb = hblur_at_[s];
-      const float* x = xyb_at_[s];
-      if (row_groups_ == 2) {
-        if (vec) blur_rows_grouped_kernel<2, true><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
-        else blur_rows_grouped_kernel<2, false><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
-      } else {
-        if (vec) blur_rows_grouped_kernel<3, true><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
-        else blur_rows_grouped_kernel<3, false><<<grid, gblock, 0, stream>>>(x, w, h, coef_, hb, products);
-      }
-    } else if (row_groups_ == kRowPoles && poles_sums_ && poles_split_) {
-      const dim3 sblock(kLines, kSetWarps);
-      const dim3 sgrid(3 * ceil_div(h, kLines), 3);
-      if (vec_rows_[s])
-        blur_rows_poles3_kernel<true><<<sgrid, sblock, kPoles3Smem, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
-      else
-        blur_rows_poles3_kernel<false><<<sgrid, sblock, kPoles3Smem, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
-    } else if (row_groups_ == kRowPoles && poles_sums_) {
-      const dim3 pblock(kLines, kPoleWarps);
-      if (vec_rows_[s] && poles_sets_)
-        blur_rows_poles2_kernel<true, true><<<grid, pblock, kPoles2Smem, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
-      else if (poles_sets_)
-        blur_rows_poles2_kernel<false, true><<<grid, pblock, kPoles2Smem, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
-      else if (vec_rows_[s])
-        blur_rows_poles2_kernel<true><<<grid, pblock, kPoles2Smem, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
-      else
-        blur_rows_poles2_kernel<false><<<grid, pblock, kPoles2Smem, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
-    } else if (row_groups_ == kRowPoles && poles_uniform_) {
-      const dim3 pblock(kLines, kPoleWarps);
-      if (vec_rows_[s])
-        blur_rows_poles_kernel<true, true><<<grid, pblock, kPoleSmemUniform, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
-      else
-        blur_rows_poles_kernel<false, true><<<grid, pblock, kPoleSmemUniform, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
-    } else if (row_groups_ == kRowPoles) {
-      const dim3 pblock(kLines, kPoleWarps);
-      if (vec_rows_[s])
-        blur_rows_poles_kernel<true><<<grid, pblock, kPoleSmem, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
-      else
-        blur_rows_poles_kernel<false><<<grid, pblock, kPoleSmem, stream>>>(
-            xyb_at_[s], w, h, coef_, hblur_at_[s], products);
-    } else if (row_walk_ && !debug)
-      blur_rows_walk_kernel<<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s]);
-    else if (vec_rows_[s])
-      blur_rows_kernel<true><<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
-                                                         products);
+    // The row-major planes (VQX_SS2_HBLUR=poles2, or planes too large for the transposed layout).
+    const dim3 pblock(kLines, kPoleWarps);
+    if (vec_rows_[s])
+      blur_rows_poles2_kernel<true><<<grid, pblock, kPoles2Smem, stream>>>(
+          xyb_at_[s], w, h, coef_, hblur_at_[s], products);
     else
-      blur_rows_kernel<false><<<grid, block, 0, stream>>>(xyb_at_[s], w, h, coef_, hblur_at_[s],
-                                                          products);
-    check_launch("ssimulacra2: blur_rows_kernel");
+      blur_rows_poles2_kernel<false><<<grid, pblock, kPoles2Smem, stream>>>(
+          xyb_at_[s], w, h, coef_, hblur_at_[s], products);
+    check_launch("ssimulacra2: blur_rows_poles2_kernel");
   }
 
   // Stage 3 of scale s: the vertical pass, the terms and their block sums.
   void enqueue_columns(int s, cudaStream_t stream) {
-    const uint32_t w = width_[s], h = height_[s];
-    const size_t n = size_t(w) * h;
-    const bool debug = debug_linear_.get() != nullptr;
-    const dim3 block(kLines, kBlurPlanes);
-    const dim3 grid(table_.strips[s], 3);
-    const size_t f32_end = edge_difference_ == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
+    const auto [w, h, n, debug, block, grid, f32_end] = columns_launch(s);
     auto kernel = vblur_low_regs_ ? blur_columns_terms_kernel<5> : blur_columns_terms_kernel<1>;
     if (fast_terms_ && n <= size_t{UINT32_MAX})
       kernel = vblur_low_regs_ ? blur_columns_terms_kernel<4, true>
                : terms_batch_ == 2 ? blur_columns_terms_kernel<4, true, 2>
                                    : blur_columns_terms_kernel<3, true>;
     if (xyb_t_) kernel = blur_columns_terms_kernel<3, true, kTermRows, false, true>;
-    // Session 15: the lean kernels (VQX_SS2_VBLUR=lean, leana, leanab; leanp the default), on
-    // row-major or transposed XYB planes.
-    if (vblur_lean_ > 0 && n <= size_t{UINT32_MAX} && w < (1u << 28)) {
-      using Lean = void (*)(const float*, const float*, uint32_t, uint32_t, BlurCoef, uint32_t, Dd*,
-                            float*, double*, uint32_t, size_t);
-      Lean lean = nullptr;
-      const char* what = "ssimulacra2: blur_columns_terms_lean_kernel";
-      if (vblur_lean_ == 10) {
-        what = "ssimulacra2: blur_columns_terms_pipe_kernel";
-        lean = xyb_t_ ? (debug ? blur_columns_terms_pipe_kernel<3, true, true>
-                               : blur_columns_terms_pipe_kernel<3, false, true>)
-                      : (debug ? blur_columns_terms_pipe_kernel<3, true, false>
-                               : blur_columns_terms_pipe_kernel<3, false, false>);
-      } else if (vblur_lean_ == 5) {
-        lean = xyb_t_ ? blur_columns_terms_lean_kernel<3, kTermRows, true, false, true>
-                      : blur_columns_terms_lean_kernel<3, kTermRows, true, false, false>;
-      } else if (vblur_lean_ == 8) {
-        lean = xyb_t_ ? blur_columns_terms_lean_kernel<3, kTermRows, true, true, true>
-                      : blur_columns_terms_lean_kernel<3, kTermRows, true, true, false>;
-      } else {
-        lean = xyb_t_ ? blur_columns_terms_lean_kernel<3, kTermRows, false, false, true>
-                      : blur_columns_terms_lean_kernel<3, kTermRows, false, false, false>;
-      }
-      lean<<<grid, block, 0, stream>>>(
+    // Session 15: the pipelined kernel (leanp, the default), on row-major or transposed XYB
+    // planes; VQX_SS2_VBLUR=fast / plain / ... the kernels before it.
+    if (vblur_pipe_ && n <= size_t{UINT32_MAX} && w < (1u << 28)) {
+      auto pipe = xyb_t_ ? (debug ? blur_columns_terms_pipe_kernel<3, true, true>
+                                  : blur_columns_terms_pipe_kernel<3, false, true>)
+                         : (debug ? blur_columns_terms_pipe_kernel<3, true, false>
+                                  : blur_columns_terms_pipe_kernel<3, false, false>);
+      pipe<<<grid, block, 0, stream>>>(
           hblur_at_[s], xyb_at_[s], w, h, coef_, uint32_t(f32_end),
           partials_.get<Dd>() + table_.partial_offset[s],
           debug ? debug_vblur_.get<float>() : nullptr, debug ? debug_terms_.get<double>() : nullptr,
           tgeo_[s].rows_t, tgeo_[s].plane);
-      check_launch(what);
+      check_launch("ssimulacra2: blur_columns_terms_pipe_kernel");
       return;
     }
     kernel<<<grid, block, 0, stream>>>(
@@ -3361,22 +2305,15 @@ class Pipeline {
   PictureFormat format_;
   EdgeDifference edge_difference_ = EdgeDifference::kFloatGroupsOf8;
   enum class Schedule { kSequential, kConcurrent, kChain };
-  bool rgb_ = false, row_walk_ = false, concurrent_ = false, vblur_low_regs_ = false;
-  bool fast_terms_ = false, poles_uniform_ = false, poles_sums_ = false, poles_split_ = false;
-  bool poles_sets_ = false;
+  bool rgb_ = false, concurrent_ = false, vblur_low_regs_ = false, fast_terms_ = false;
   int terms_batch_ = 4;
-  int vblur_lean_ = 0;
+  bool vblur_pipe_ = false;
   bool split_xyb_ = false;
-  int hblur_warps_ = -1;
-  bool hblur_uniform_ = false;
-  bool hblur_async_ = false;
-  bool poles2_store_all_ = false;
   bool fast_xyb_ = false;
   bool xyb_t_ = false;                   // XYB planes transposed (session 15)
   bool split_chain_ = false;             // chain: scales 2.. on further side streams
   bool own_stream_[kNumScales] = {};     // split_chain_: scale s on a stream of its own
   TransposedGeometry tgeo_[kNumScales];  // their geometry per scale
-  int row_groups_ = 3;
   Schedule schedule_ = Schedule::kSequential;
   // The strip schedule of one scale (enqueue_strips).
   struct StripPlan {
@@ -3440,66 +2377,22 @@ class Ssimulacra2Cuda final : public CudaMetric {
       throw InputError("ssimulacra2: RGB image " + std::to_string(f.width) + "x" +
                        std::to_string(f.height) + " is smaller than the 8x8 minimum");
     // The CPU metric's edge mode: the fork's AVX2 arithmetic (the goldens).
-    // Profiling knobs (docs/ssimulacra2.md): VQX_SS2_HBLUR=rowwalk times the plain horizontal
-    // walk, VQX_SS2_HBLUR=tiled the per-plane tiled kernel (one plane per thread),
-    // VQX_SS2_HBLUR=groups2 / groups3 the grouped kernel with two / three groups of planes,
-    // VQX_SS2_HBLUR=scalar the per-plane tiled walk without float4 loads and stores,
-    // VQX_SS2_HBLUR=poles the pole split with per-thread sums, poles1 the same with one code
-    // path, poles2 the default (sums per tile), poles3 poles2 in blocks of one plane set (6
-    // warps; slower), poles4 poles2 with per-plane-set named barriers after the walk; VQX_SS2_VBLUR=plain the terms kernel before session 13, regs80 that
-    // kernel capped at 80 registers, fast the default, fast2 / fast4 the fast terms two at a
-    // time / at 96 registers; VQX_SS2_XYB=split the downsample in its own kernel before the XYB,
-    // VQX_SS2_SEQUENTIAL=1 runs the scales one after the other (a per-scale stage table),
-    // VQX_SS2_SCHEDULE=chain runs scales 1.. in sequence on one side stream (4K's schedule) at
-    // any size. None changes a bit of the result.
+    // Profiling knobs (docs/ssimulacra2.md; none changes a bit of the result):
+    // VQX_SS2_HBLUR=poles2 the row-major XYB planes and the session-14 horizontal kernel,
+    // VQX_SS2_HBLUR=scalar the horizontal pass without float4 loads and stores;
+    // VQX_SS2_VBLUR=leanp the default vertical pass + terms, fast session 14's kernel, plain the
+    // terms kernel before session 13, regs80 that kernel capped at 80 registers, fast2 / fast4 the
+    // fast terms two at a time / at 96 registers; VQX_SS2_XYB=split the downsample in its own
+    // kernel before the XYB, plain the XYB kernel before session 14; VQX_SS2_SEQUENTIAL=1 runs the
+    // scales one after the other (a per-scale stage table), VQX_SS2_SCHEDULE=chain runs scales 1..
+    // on side streams in one set of planes (4K's schedule) at any size.
     PipelineOptions options;
     const char* walk = std::getenv("VQX_SS2_HBLUR");
     const char* sequential = std::getenv("VQX_SS2_SEQUENTIAL");
     const char* schedule = std::getenv("VQX_SS2_SCHEDULE");
     const char* vblur = std::getenv("VQX_SS2_VBLUR");
-    options.row_walk = walk && std::string(walk) == "rowwalk";
     options.scalar_rows = walk && std::string(walk) == "scalar";
-    if (walk && (std::string(walk) == "tiled" || std::string(walk) == "scalar")) options.row_groups = 0;
-    if (walk && std::string(walk) == "groups2") options.row_groups = 2;
-    if (walk && std::string(walk) == "poles") {
-      options.row_groups = kRowPoles;
-      options.poles_sums = false;
-    }
-    if (walk && std::string(walk) == "poles2") {  // the default before session 15
-      options.row_groups = kRowPoles;
-      options.poles_sums = true;
-      options.poles_split = false;
-      options.transposed_xyb = false;
-    }
-    if (walk && std::string(walk) == "poles2all") options.poles2_store_all = true;  // timing
-    if (walk && std::string(walk) == "poles4") {
-      options.row_groups = kRowPoles;
-      options.poles_sums = true;
-      options.poles_split = false;
-      options.poles_sets = true;
-    }
-    if (walk && std::string(walk) == "poles3") {
-      options.row_groups = kRowPoles;
-      options.poles_sums = true;
-      options.poles_split = true;
-    }
-    if (walk && std::string(walk) == "poles1") {
-      options.row_groups = kRowPoles;
-      options.poles_uniform = true;
-      options.poles_sums = false;
-    }
-    if (walk && std::string(walk) == "groups3") options.row_groups = 3;
-    // VQX_SS2_HBLUR=warp: the warp-autonomous kernel, warps per block by size; warpN: N warps;
-    // warpu / warpuN: the same with one code path for every plane; warpa / warpaN: tiles by
-    // cp.async (v5).
-    if (walk && std::string(walk).rfind("warp", 0) == 0) {
-      const bool uniform = std::string(walk).rfind("warpu", 0) == 0;
-      const bool async = std::string(walk).rfind("warpa", 0) == 0;
-      const char* digits = walk + (uniform || async ? 5 : 4);
-      options.hblur_uniform = uniform;
-      options.hblur_async = async;
-      options.hblur_warps = *digits ? std::atoi(digits) : 0;
-    }
+    if (walk && std::string(walk) == "poles2") options.transposed_xyb = false;  // before session 15
     if (vblur && std::string(vblur) == "regs80") {
       options.vblur_low_regs = true;
       options.fast_terms = false;
@@ -3511,17 +2404,11 @@ class Ssimulacra2Cuda final : public CudaMetric {
     }
     if (vblur && std::string(vblur) == "fast4") options.fast_terms = options.vblur_low_regs = true;
     if (vblur && std::string(vblur) == "plain") options.fast_terms = false;
-    // The kernels before session 15 (plain, regs80, fast, fast2, fast4) leave the lean kernel.
+    // The kernels before session 15 (plain, regs80, fast, fast2, fast4) leave the pipelined one.
     if (vblur && (std::string(vblur) == "plain" || std::string(vblur) == "regs80" ||
                   std::string(vblur).rfind("fast", 0) == 0))
-      options.vblur_lean = 0;
-    // Session 15: leanp (the default: blur_columns_terms_pipe_kernel), lean (the lean kernel,
-    // inputs prefetched into registers), leana (inputs by cp.async), leanab (that with one
-    // barrier per chunk).
-    if (vblur && std::string(vblur) == "lean") options.vblur_lean = 3;
-    if (vblur && std::string(vblur) == "leana") options.vblur_lean = 5;
-    if (vblur && std::string(vblur) == "leanab") options.vblur_lean = 8;
-    if (vblur && std::string(vblur) == "leanp") options.vblur_lean = 10;
+      options.vblur_pipe = false;
+    if (vblur && std::string(vblur) == "leanp") options.vblur_pipe = true;
     options.concurrent = !(sequential && std::string(sequential) == "1");
     options.force_chain = schedule && std::string(schedule) == "chain";
     options.force_concurrent = schedule && std::string(schedule) == "concurrent";

@@ -31,52 +31,25 @@ struct DebugFrame {
   double score = 0.0;  // pool_score(sums)
 };
 
-// PipelineOptions::row_groups for the pole-split horizontal kernel (one thread per line, plane
-// and pole: 15 threads per line of a channel).
-inline constexpr int kRowPoles = 15;
-
 // How the device pipeline runs (the metric uses the defaults; the others serve tests and benches).
 struct PipelineOptions {
   bool debug = false;           // also write every intermediate plane (DebugScale)
   int max_scales = kNumScales;  // stop early, as the stop rule would for a smaller picture
-  bool row_walk = false;        // plain horizontal walk instead of the tiled one (for timing)
   bool concurrent = true;       // scales 1.. on side streams when their planes fit the budget
   bool force_chain = false;     // scales 1.. in sequence on one side stream, at any size
-  bool scalar_rows = false;     // tiled horizontal walk without float4 loads/stores (timing)
-  // Horizontal pass: kRowPoles (default) = one thread per line, plane and pole, with the input
-  // sums formed once per tile (poles_sums) or by each pole thread; 3 = one thread per line walks
-  // {mu1, s11}, {mu2, s22} or {s12} (the default before session 13); 2 = {mu1, s11, s12} or
-  // {mu2, s22}; 0 = one plane per thread (the per-plane tiled kernel).
-  int row_groups = kRowPoles;
+  bool scalar_rows = false;     // horizontal pass without float4 loads/stores (timing)
   bool vblur_low_regs = false;  // vertical/terms kernel capped at 80 registers (timing)
   // Terms with the inlined fast path of the f64 division (same bits, __ddiv_rn where the fast
   // path does not apply), 32-bit pixel indices and the rows' terms formed without branches.
   bool fast_terms = true;
-  bool poles_uniform = false;  // kRowPoles: one code path for all planes (timing)
-  bool poles_sums = true;      // kRowPoles: the input sums formed once per tile (poles2)
-  // poles_sums: blocks of one plane set ({mu1, s11}, {mu2, s22}, {s12}; poles3, timing: slower at
-  // 4K) instead of all five planes per block (poles2, the default)
-  bool poles_split = false;
-  // poles_sums, !poles_split: per-plane-set named barriers after the walk, each set combining and
-  // forming the sums of its own planes (poles4, timing)
-  bool poles_sets = false;
   int terms_batch = 4;         // fast_terms: pixels whose terms are formed together (4 or 2)
-  // Session 15: the vertical pass + terms with fewer instructions, same bits (docs/ssimulacra2.md):
-  // 10 = blur_columns_terms_pipe_kernel, the terms of a chunk and the walk of the next
-  // interleaved (leanp, the default); 3 / 5 / 8 = blur_columns_terms_lean_kernel with the inputs
-  // in registers / by cp.async / that with one barrier per chunk (VQX_SS2_VBLUR=lean / leana /
-  // leanab); 0 = the kernels before (fast_terms, VQX_SS2_VBLUR=fast).
-  int vblur_lean = 10;
+  // Session 15: the vertical pass + terms by blur_columns_terms_pipe_kernel, the terms of a chunk
+  // and the walk of the next interleaved (leanp, the default; the same bits with fewer
+  // instructions, docs/ssimulacra2.md); false = the kernels before (fast_terms, VQX_SS2_VBLUR=fast).
+  bool vblur_pipe = true;
   // Concurrent/chain schedules: the downsample into the next level in its own kernel before the
   // XYB, so that the next scales start while this scale's XYB runs.
   bool split_xyb = false;
-  // Horizontal pass by the warp-autonomous kernel (ssimulacra2_hblur.cu; VQX_SS2_HBLUR=warp /
-  // warpN): -1 = off (the kernels above), 0 = warps per block chosen by size, N = N warps per block.
-  int hblur_warps = -1;
-  bool hblur_uniform = false;  // hblur_warps >= 0: every plane by one code path (warpu)
-  bool hblur_async = false;    // hblur_warps >= 0: tiles by cp.async (warpa; v5)
-  // poles2 adding all its output quads before their stores (poles2all, timing; slower)
-  bool poles2_store_all = false;
   // XYB kernel with the cube roots' divisions inlined, the EOTF without its redundant selects,
   // 4:2:0 chroma formed once per 2x2 block and float2 stores (the default since session 14; the
   // same bits; VQX_SS2_XYB=plain the kernel before).
@@ -87,7 +60,7 @@ struct PipelineOptions {
   // strip by strip behind it (each column's recurrence state, pending inputs and f64
   // accumulators carried between launches: the same bits as the full-frame kernels). The
   // horizontal pass of strips i + 1 .. i + strip_depth runs beside the vertical pass of strip i.
-  // Applies with the default kernels only (poles2/poles4 and the fast terms). Off by default:
+  // Applies with the fast terms only. Off by default:
   // slower on the H200 (docs/ssimulacra2.md, session 14), kept for its memory (VQX_SS2_STRIPS=1).
   int strip_rows = 0;
   int strip_depth = 1;
@@ -101,7 +74,7 @@ struct PipelineOptions {
   bool strip_xyb = false;
   // The XYB planes in a transposed (column-major) layout and the horizontal pass walking them
   // with coalesced loads (session 15; the default). Applies with the default kernels and no
-  // strips; VQX_SS2_HBLUR=poles2 the row-major planes and the poles2 kernel before it.
+  // strips; false (VQX_SS2_HBLUR=poles2): row-major planes and the poles2 kernel before it.
   bool transposed_xyb = true;
   // With transposed_xyb and no strip_rows of their own: planes at least strip_min_height rows
   // high run as `bands` strips of whole planes (no ring), their XYB by strips too, so that the

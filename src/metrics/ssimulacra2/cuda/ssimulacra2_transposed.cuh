@@ -12,7 +12,7 @@
 // through shared memory, in a warp-private tile (no block barrier).
 //
 // Included by ssimulacra2_cuda.cu inside its anonymous namespace, after the helpers it uses
-// (FastSource, xyb_pixel_fast, Recurrence, blur_source, BlurCoef, chroma_index, linear_pixel).
+// (FastSource, xyb_pixel_fast, Recurrence, BlurCoef, chroma_index, linear_pixel).
 // Every arithmetic operation and its order are those of xyb_down_fast_kernel and of the other
 // horizontal kernels; only where values are loaded from and stored to differs.
 
@@ -40,12 +40,27 @@ __host__ __device__ __forceinline__ uint32_t blocked_index(uint32_t x, uint32_t 
 
 constexpr int kTBlock = 16;  // 2x2 blocks per block side: a block covers 32 x 32 pixels
 
-// xyb_down_fast_kernel with the XYB planes stored transposed. A block of 16 x 16 threads covers
+// xyb_down_fast_kernel with the XYB planes stored transposed (the same 2x2 block body,
+// xyb_block_fast). A block of 16 x 16 threads covers
 // a 32 x 32 pixel tile (thread = one 2x2 block, as before); the grid covers the padded plane
 // (cols_t x rows_t), and threads outside the picture store zeros, so the padding is rewritten
 // every frame (the chain and sequential schedules share one set of planes between scales of
 // different sizes). The XYB values go to a shared tile, then each warp stores whole 32-row
 // columns (128 bytes). The downsample into the next level keeps the row-major layout.
+// xyb_block_fast's stores into the block's shared tile [plane][x][y] (+0 outside the picture).
+struct TileXybOut {
+  static constexpr bool kZeroOutside = true;  // the tile holds +0 outside the picture
+  float (&tile)[6][2 * kTBlock][2 * kTBlock + 1];
+  int tx, ty;
+  __device__ __forceinline__ void pixel(int image, int dx, int dy, const float3& p) {
+    tile[3 * image][2 * tx + dx][2 * ty + dy] = p.x;
+    tile[3 * image + 1][2 * tx + dx][2 * ty + dy] = p.y;
+    tile[3 * image + 2][2 * tx + dx][2 * ty + dy] = p.z;
+  }
+  __device__ __forceinline__ void row(int, const uint32_t (&)[2], const bool (&)[2],
+                                      const float3 (&)[2]) {}
+};
+
 template <Source kSource, bool kDebug = false>
 __global__ void __launch_bounds__(kTBlock * kTBlock)
 xyb_down_t_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, uint32_t h,
@@ -54,85 +69,20 @@ xyb_down_t_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, 
                   uint32_t by0 = 0) {
   // by0: the first block row of this launch (a strip of rows; 0 = the whole plane).
   __shared__ float tile[6][2 * kTBlock][2 * kTBlock + 1];  // [plane][x][y]
-  constexpr bool kYuv = kSource == Source::kYuv8 || kSource == Source::kYuv16;
   const uint32_t ow = (w + 1) / 2, oh = (h + 1) / 2;
   const int tx = threadIdx.x, ty = threadIdx.y;
   const uint32_t ox = blockIdx.x * kTBlock + tx;
   const uint32_t by = by0 + blockIdx.y;  // block row
   const uint32_t oy = by * kTBlock + ty;
-  const uint32_t n = w * h;  // fewer than 2^32 samples (Pipeline::init checks)
   if (ox >= ow || oy >= oh) {  // the whole 2x2 block lies outside the picture: padding
 #pragma unroll
     for (int p = 0; p < 6; ++p)
 #pragma unroll
       for (int d = 0; d < 4; ++d) tile[p][2 * tx + (d & 1)][2 * ty + (d >> 1)] = 0.0f;
   } else {
-    float sum[2][3] = {{0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}};
-    uint32_t col[2], row[2], ccol[2] = {0, 0}, crow[2] = {0, 0};
-#pragma unroll
-    for (int d = 0; d < 2; ++d) {
-      const uint32_t px = 2 * ox + d, py = 2 * oy + d;
-      col[d] = px < w ? px : w - 1;
-      row[d] = py < h ? py : h - 1;
-      if constexpr (kYuv) {
-        ccol[d] = chroma_index(col[d], fs.pw, w);
-        crow[d] = chroma_index(row[d], fs.ph, h);
-      }
-    }
-    const FastSource<kSource> src(fs);
-    auto pixels = [&](auto&& rgb_at) {
-#pragma unroll
-      for (int dy = 0; dy < 2; ++dy) {
-        const bool in_row = 2 * oy + dy < h;
-        const bool owned[2] = {in_row && 2 * ox < w, in_row && 2 * ox + 1 < w};
-        const uint32_t li[2] = {row[dy] * w + col[0], row[dy] * w + col[1]};
-#pragma unroll
-        for (int image = 0; image < 2; ++image) {
-#pragma unroll
-          for (int dx = 0; dx < 2; ++dx) {  // the downsample's order: (dy, 0), then (dy, 1)
-            const float3 rgb = rgb_at(image, li[dx], dy, dx);
-            sum[image][0] = fadd(sum[image][0], rgb.x);
-            sum[image][1] = fadd(sum[image][1], rgb.y);
-            sum[image][2] = fadd(sum[image][2], rgb.z);
-            float3 p = make_float3(0.0f, 0.0f, 0.0f);
-            if (owned[dx]) {
-              p = xyb_pixel_fast(rgb, cbrt_bias);
-              if constexpr (kDebug) {
-                float* dl = debug_linear + size_t(3 * image) * n + li[dx];
-                dl[0] = rgb.x;
-                dl[n] = rgb.y;
-                dl[2 * size_t(n)] = rgb.z;
-              }
-            }
-            tile[3 * image][2 * tx + dx][2 * ty + dy] = p.x;
-            tile[3 * image + 1][2 * tx + dx][2 * ty + dy] = p.y;
-            tile[3 * image + 2][2 * tx + dx][2 * ty + dy] = p.z;
-          }
-        }
-      }
-    };
-    if constexpr (kYuv) {
-      if (ccol[0] == ccol[1] && crow[0] == crow[1]) {
-        const uint32_t ci = crow[0] * fs.pw + ccol[0];
-        const float2 uv[2] = {src.chroma(fs, 0, ci), src.chroma(fs, 1, ci)};
-        pixels([&](int image, uint32_t li, int, int) { return src.yuv(fs, image, li, uv[image]); });
-      } else {
-        pixels([&](int image, uint32_t li, int dy, int dx) {
-          return src.yuv(fs, image, li, src.chroma(fs, image, crow[dy] * fs.pw + ccol[dx]));
-        });
-      }
-    } else if constexpr (kSource == Source::kLinear) {
-      pixels([&](int image, uint32_t li, int, int) {
-        return linear_pixel<kSource>(fs, linear, n, image, li, 0);
-      });
-    } else {
-      pixels([&](int image, uint32_t li, int, int) { return src.rgb(fs, image, li); });
-    }
-    if (write_down) {
-      const uint32_t nn = ow * oh, o = oy * ow + ox;
-#pragma unroll
-      for (int p = 0; p < 6; ++p) down[size_t(p) * nn + o] = fmul(sum[p / 3][p % 3], 0.25f);
-    }
+    TileXybOut out{tile, tx, ty};
+    xyb_block_fast<kSource, true, kDebug>(fs, linear, w, h, ox, oy, cbrt_bias, down, write_down,
+                                          debug_linear, out);
   }
   __syncthreads();
   // The block's 32 x 32 tile is one block of each plane (4 KB, contiguous): 6 planes x 32
@@ -148,7 +98,7 @@ xyb_down_t_kernel(FrameSource fs, const float* __restrict__ linear, uint32_t w, 
 }
 
 // The horizontal pass on the blocked XYB planes. One warp per (32 rows, channel, plane): lane =
-// row y0 + lane. The line to blur is blur_source's (img1, img2, img1^2, img2^2, img1 * img2),
+// row y0 + lane. The line to blur is section 5's (img1, img2, img1^2, img2^2, img1 * img2),
 // formed as p * q by one code path for every plane (one code path: five specialised ones
 // thrash the instruction cache, "no instruction" stalls): q is a block of ones for mu1 and
 // mu2 (p * 1 = p exactly), p itself for the squares, img2 for s12. The walk is section 6.2's:
