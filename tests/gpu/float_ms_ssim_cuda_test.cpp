@@ -538,6 +538,29 @@ TEST(SsimCudaStages, EveryDecimationVariantS14BitIdentical) {
   sc::set_speed_variants(saved);
 }
 
+// Session 16: decimate_rows_kernel (variants 27-32: level 1 of raw luma by shared row sums, the
+// session-14 kernels for the f32 levels) against the plain twins: 8..16-bit raw planes with runs of
+// zeros and of the maximum (the exactness bound's largest sums), widths and heights that are and
+// are not multiples of the block (128 columns, 32 or 64 rows), one block wider than a narrow plane
+// (11x11, 130x67), 4K.
+TEST(SsimCudaStages, EveryDecimationVariantS16BitIdentical) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  const sc::SpeedVariants saved = sc::speed_variants();
+  for (int d = 27; d < 33; ++d) {
+    sc::set_speed_variants({saved.window, d, saved.reduce});
+    const std::string tag = fmt::format("variant d{}: ", d);
+    for (RawCase rc : {RawCase{{97, 203}, 8}, RawCase{{300, 200}, 10}, RawCase{{77, 91}, 16}, RawCase{{11, 11}, 8},
+                       RawCase{{176, 176}, 8}})
+      check_pyramid(dev, rc, tag);
+    for (RawCase rc : {RawCase{{1920, 1080}, 8}, RawCase{{1921, 1081}, 16}, RawCase{{2001, 1000}, 12},
+                       RawCase{{853, 481}, 9}, RawCase{{130, 67}, 8}, RawCase{{512, 256}, 10},
+                       RawCase{{3840, 2160}, 8}})
+      check_decimation_levels(dev, rc, tag);
+  }
+  sc::set_speed_variants(saved);
+}
+
 // float_ssim's box decimation from raw samples (every conversion) and from f32, odd sizes.
 TEST(SsimCudaStages, BoxDecimationBitIdentical) {
   VQX_REQUIRE_CUDA();
@@ -614,10 +637,11 @@ TEST(SsimCudaStages, EverySpeedVariantBitIdenticalRuns) {
 
 // The partials (per-tile double-double sums) of one scale's windows with the current variants.
 std::vector<sc::PartialSum> window_partials(Device& dev, const sc::DevicePlane& pr, const sc::DevicePlane& pd,
-                                            Size size) {
+                                            Size size, bool cs_only = false) {
   sc::ScaleJob job;
   job.ref = pr;
   job.dis = pd;
+  job.cs_only = cs_only;
   const size_t n = sc::partial_count(size) * sc::kSumQuantities;
   cuda::DeviceBuffer partials = dev.filled(n * sizeof(sc::PartialSum));
   sc::PartialSum* pp = partials.get<sc::PartialSum>();
@@ -641,7 +665,7 @@ TEST(SsimCudaStages, EveryStripVariantBitIdentical) {
   VQX_REQUIRE_CUDA();
   Device dev;
   const sc::SpeedVariants saved = sc::speed_variants();
-  ASSERT_GE(sc::window_variant_count(), 44);
+  ASSERT_GE(sc::window_variant_count(), 47);
   std::mt19937 rng(2026);
   const Size sz{200, 150};  // map 190x140: tiles of 64, 64 and 12 rows
   std::vector<std::tuple<std::string, std::vector<float>, std::vector<float>>> planes;
@@ -721,6 +745,17 @@ TEST(SsimCudaStages, EveryStripVariantBitIdentical) {
         sc::set_speed_variants({w, 15, 1, strip, 1});
         EXPECT_TRUE(same_partials(expected, window_partials(dev, pr, pd, rc.size)))
             << rc.size.width << "x" << rc.size.height << " variant w" << w << " strip " << strip << ": partials";
+        if (w < 44) continue;
+        // Session 16's lean terms (ScaleJob::cs_only): the c and s partials (quantities 1 and 2)
+        // byte for byte those of the full terms.
+        const auto lean = window_partials(dev, pr, pd, rc.size, true);
+        ASSERT_EQ(lean.size(), expected.size());
+        size_t differing = 0;
+        for (size_t i = 0; i < lean.size(); ++i)
+          if (i % sc::kSumQuantities == 1 || i % sc::kSumQuantities == 2)
+            differing += std::memcmp(&lean[i], &expected[i], sizeof(sc::PartialSum)) != 0;
+        EXPECT_EQ(differing, 0u) << rc.size.width << "x" << rc.size.height << " variant w" << w << " strip " << strip
+                                 << ": cs_only partials";
       }
   }
   sc::set_speed_variants(saved);
@@ -934,6 +969,29 @@ TEST_P(FixtureContract, FloatSsimMeansAndScore) {
   const std::vector<std::string> means = {"float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"};
   expect_means_contract(GetParam(), "float_ssim=enable_lcs=true", means, "float_ssim");
   expect_means_contract(GetParam(), "float_ssim=enable_lcs=true:scale=1", means, "float_ssim");
+}
+
+// Without enable_lcs the scales whose l mean has exponent 0 take the lean terms (c and s only,
+// ScaleJob::cs_only): the score is the enable_lcs run's bit for bit, and within the contract of
+// the CPU's default run (identical when no mean straddles).
+TEST_P(FixtureContract, FloatMsSsimDefaultOptionsSameScore) {
+  VQX_REQUIRE_CUDA();
+  VQX_REQUIRE_FIXTURE(GetParam(), dir);
+  auto lcs = run_on_pair(GetParam(), {"float_ms_ssim=enable_lcs=true"}, cuda_settings());
+  auto lean = run_on_pair(GetParam(), {"float_ms_ssim"}, cuda_settings());
+  auto cpu = run_on_pair(GetParam(), {"float_ms_ssim"}, cpu_settings());
+  const auto a = column(*lcs, "float_ms_ssim"), b = column(*lean, "float_ms_ssim"), c = column(*cpu, "float_ms_ssim");
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(c.size(), b.size());
+  size_t identical = 0;
+  for (size_t f = 0; f < a.size(); ++f) {
+    EXPECT_TRUE(same_bits(a[f], b[f])) << fmt::format("{} frame {}: enable_lcs {:.17g} default {:.17g}", GetParam(), f,
+                                                      a[f], b[f]);
+    EXPECT_LE(std::fabs(b[f] - c[f]), 1e-7) << GetParam() << " frame " << f;
+    identical += same_bits(b[f], c[f]);
+  }
+  std::printf("lean %-8s float_ms_ssim default: %zu/%zu scores identical to the CPU's\n", GetParam().c_str(),
+              identical, b.size());
 }
 
 // Same bits on every run (the tree's shape is fixed; no atomics).

@@ -97,6 +97,9 @@ class FloatMsSsimCuda final : public CudaMetric {
     std::array<sc::ScaleJob, kScales> jobs{};
     jobs[0].ref = sc::luma_plane(frame.ref, format_);
     jobs[0].dis = sc::luma_plane(frame.dis, format_);
+    // Without enable_lcs a scale's l mean is read only through pow(l, alpha), which is 1 for
+    // alpha == 0 whatever l is, and no ssim sum is ever read: such scales need c and s alone.
+    for (int k = 0; k < kScales; ++k) jobs[size_t(k)].cs_only = lean_ && !enable_lcs_ && ssim::kAlpha[k] == 0.0f;
     marks.stage(stream, 0);
     if (fork_) {
       // Scale 0's windows need no pyramid: they run on `stream` while a side stream builds the
@@ -232,6 +235,11 @@ class FloatMsSsimCuda final : public CudaMetric {
   // all trees after the join.
   bool split_reduce_ = [] {
     const char* v = std::getenv("VQX_SSIM_RSPLIT");
+    return !(v && *v == '0');
+  }();
+  // VQX_SSIM_LEAN=0: every scale computes all four sums, as with enable_lcs (for measurement).
+  bool lean_ = [] {
+    const char* v = std::getenv("VQX_SSIM_LEAN");
     return !(v && *v == '0');
   }();
   std::unique_ptr<cuda::Stream> side_;

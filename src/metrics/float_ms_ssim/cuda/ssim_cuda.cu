@@ -692,6 +692,8 @@ void check_split_decimation_bound() {
     throw std::logic_error("ssim: kLpf's magnitudes break the exactness bound of the split decimation");
 }
 
+#include "metrics/float_ms_ssim/cuda/decimate_rows.cuh"
+
 // ---- The whole pyramid in one launch (session 14, "pyramid and schedule") -----------------------
 // decimate_chain_kernel: the 32x8 tiles of levels first..last of the pyramid in one launch. A
 // block takes a ticket (atomicAdd) and works on tile `ticket` of the list "level first's tiles
@@ -985,6 +987,15 @@ struct JobTable {
   int count;
 };
 
+// __fsqrt_rn with +-0 kept off its slow path: the fast path covers arguments from 2^-101 up, so
+// every flat pixel (a zero variance) called the slow-path subroutine (at 4K's scales 1-4, one warp
+// iteration in five of the terms loop). A zero argument takes itself (sqrt(+-0) is +-0); any other
+// the same correctly rounded root.
+__device__ __forceinline__ float sqrt_rn_flat_fast(float x) {
+  const float root = __fsqrt_rn(x == 0.0f ? 1.0f : x);
+  return x == 0.0f ? x : root;
+}
+
 // kF32Sqrt: sigma by the correctly rounded f32 square root, which equals upstream's f64 root
 // rounded to f32 for every f32 argument (double rounding is innocuous for sqrt when the wider
 // format has at least 2p + 2 bits: 53 >= 2 * 24 + 2; the CPU's unit test checks it on a million
@@ -1000,7 +1011,7 @@ __device__ __forceinline__ void lcs_terms(float mu_r, float mu_d, float sum_rr, 
   const float cov = __fsub_rn(sum_rd, __fmul_rn(mu_r, mu_d));
   // lcs_term (spec 4.3): sqrt in f64 of the f32 product, rounded to f32; l and c are f64
   // divisions of an f64 numerator by an f32 denominator; s is all f32.
-  const float sigma = kF32Sqrt ? __fsqrt_rn(__fmul_rn(var_r, var_d))
+  const float sigma = kF32Sqrt ? sqrt_rn_flat_fast(__fmul_rn(var_r, var_d))
                                : __double2float_rn(__dsqrt_rn(widen(__fmul_rn(var_r, var_d))));
   l = __ddiv_rn(__dadd_rn(__dmul_rn(__dmul_rn(2.0, widen(mu_r)), widen(mu_d)), widen(kC1)),
                 widen(__fadd_rn(__fadd_rn(__fmul_rn(mu_r, mu_r), __fmul_rn(mu_d, mu_d)), kC1)));
@@ -1368,7 +1379,19 @@ __host__ __device__ constexpr bool run_needs(int s, int m) {
 // slots on the FMA and ALU pipes) and widen_scaled_wide (one IMAD.WIDE.U32 on the FMA pipe) give
 // the same bits for a sign-free product, so one accumulator may take both; every third / second
 // product (or two of three) of a run by IMAD.WIDE spreads the widenings over the pipes.
-enum MixMode : int { kMix13 = 4, kMix12 = 5, kMix23 = 6 };
+enum MixMode : int { kMix13 = 4, kMix12 = 5, kMix23 = 6, kParity = 7 };
+
+// kParity (session 16): the accumulators of a run's even outputs are fed by the conversion
+// instruction (unscaled, XU pipe: one issue slot per product), those of its odd outputs by the
+// shift pair (scaled, two slots). A product of taps k and 10 - k goes to outputs s - k and
+// s - 10 + k, an even distance apart, so both accumulators of a shared product have the same mode
+// and each product is widened once; every accumulator still takes one mode only. Half the
+// products by conversion keeps the XU pipe below the issue rate (all conversions measured 14 %
+// slower than all shifts in session 13: the XU pipe, a quarter of the f64 rate, became the bound).
+template <int M>
+__host__ __device__ constexpr bool output_converted(int o) {
+  return M == kCvt || (M == kParity && o % 2 == 0);
+}
 
 template <int M>
 __host__ __device__ constexpr bool mix_wide(int n) {
@@ -1397,6 +1420,7 @@ __device__ __forceinline__ void run_taps(const float (&x)[R + kWindowMargin], fl
         const float p = __fmul_rn(x[s], c_gaussian[m]);
         if constexpr (M == kCvt) w[m] = widen(p);
         else if constexpr (M == kSigned) w[m] = widen_scaled(p);
+        else if constexpr (M == kParity) w[m] = output_converted<M>(s - m) ? widen(p) : widen_scaled_nonneg(p);
         else w[m] = mix_wide<M>(n) ? widen_scaled_wide(p) : widen_scaled_nonneg(p);
         ++n;
       }
@@ -1408,7 +1432,7 @@ __device__ __forceinline__ void run_taps(const float (&x)[R + kWindowMargin], fl
     }
   }
 #pragma unroll
-  for (int o = 0; o < R; ++o) out[o] = finish_as<M>(acc[o]);
+  for (int o = 0; o < R; ++o) out[o] = output_converted<M>(o) ? __double2float_rn(acc[o]) : unscale_to_f32(acc[o]);
 }
 
 // Horizontal pass by runs of R columns: a task is (quantity, run, row), a warp's lanes take
@@ -2067,7 +2091,11 @@ __global__ void __launch_bounds__(kTallThreads, 2) window_tall_kernel(const __gr
 // run_stream, which keeps at most 11 accumulators and 6 widened products live (each sample read
 // when first needed, each output stored as soon as complete), so the registers do not grow with R
 // as session 14's runs of 32 did (variant 35: spills).
-constexpr int kStripVariant0 = kTallVariant + 1, kStripVariants = 6;
+//
+// Session 16, variants 44-46: variant 38's shape with the kParity widening (half of the products
+// by the conversion instruction) in both passes (44), the horizontal pass only (45) or the
+// vertical pass only (46), and the lean terms (cs_terms) for ScaleJob::cs_only scales.
+constexpr int kStripVariant0 = kTallVariant + 1, kStripVariants = 9;
 
 template <int R, typename Load, typename Store>
 __device__ __forceinline__ void run_stream(const Load& load, const Store& store) {
@@ -2090,13 +2118,43 @@ __device__ __forceinline__ void run_stream(const Load& load, const Store& store)
   }
 }
 
+// One horizontal task: the run of R sums of quantity q starting at column run * R of row r, with
+// run_h's arithmetic (run_taps<M, R>; the quantity's samples as window_h_one forms them).
+template <int M, int R>
+__device__ __forceinline__ void h_task(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], int q, int run,
+                                       int r) {
+  constexpr int kS = R + kWindowMargin;
+  const int c0 = run * R;
+  const float* pr = &in[0][r][c0];
+  const float* pd = &in[1][r][c0];
+  float x[kS], o16[R];
+  if (q == 0) {
+#pragma unroll
+    for (int i = 0; i < kS; ++i) x[i] = pr[i];
+  } else if (q == 1) {
+#pragma unroll
+    for (int i = 0; i < kS; ++i) x[i] = pd[i];
+  } else if (q == 4) {
+#pragma unroll
+    for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(pr[i], pd[i]);
+  } else {
+    const float* p = q == 2 ? pr : pd;
+#pragma unroll
+    for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(p[i], p[i]);
+  }
+  run_taps<M, R>(x, o16);
+  float* out = &pass[q][r][c0];
+#pragma unroll
+  for (int o = 0; o < R; ++o) out[o] = o16[o];
+}
+
 // Horizontal pass over input rows r0..in_rows-1 (r0 = 0, or kWindowMargin after a copy): tasks
 // (quantity, run, row), a warp's lanes on neighbouring rows as run_h. !kStream: run_h's arithmetic
 // (run_taps<kShift, R>); kStream: run_stream (R = 32: one run per row).
-template <int R, bool kStream>
+template <int R, bool kStream, int M = kShift>
 __device__ __forceinline__ void strip_h(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], int r0,
                                         int in_rows) {
-  constexpr int kRunsPerRow = kTileW / R, kS = R + kWindowMargin;
+  constexpr int kRunsPerRow = kTileW / R;
   static_assert(kTileW % R == 0, "whole runs");
   const bool full = r0 == 0;
   const int tasks = kQuantities * kRunsPerRow * (full ? kInH : kTileH);
@@ -2119,24 +2177,7 @@ __device__ __forceinline__ void strip_h(float (*in)[kInH][kInStride], float (*pa
     const float* pd = &in[1][r][c0];
     float* out = &pass[q][r][c0];
     if constexpr (!kStream) {
-      float x[kS], o16[R];
-      if (q == 0) {
-#pragma unroll
-        for (int i = 0; i < kS; ++i) x[i] = pr[i];
-      } else if (q == 1) {
-#pragma unroll
-        for (int i = 0; i < kS; ++i) x[i] = pd[i];
-      } else if (q == 4) {
-#pragma unroll
-        for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(pr[i], pd[i]);
-      } else {
-        const float* p = q == 2 ? pr : pd;
-#pragma unroll
-        for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(p[i], p[i]);
-      }
-      run_taps<kShift, R>(x, o16);
-#pragma unroll
-      for (int o = 0; o < R; ++o) out[o] = o16[o];
+      h_task<M, R>(in, pass, q, run, r);
     } else {
       // The quantity's sample as window_h_one forms it: r, d, r*r, d*d, r*d in f32.
       const float* pa = q == 1 || q == 3 ? pd : pr;
@@ -2215,8 +2256,24 @@ __device__ __forceinline__ void strip_tree(float (*pass)[kInH][kPassW], const do
   __syncthreads();  // the trees have read their entries before the next tile writes rows 0..9
 }
 
+// lcs_terms<true>'s c and s alone (ScaleJob::cs_only): the same operations on the same operands.
+__device__ __forceinline__ void cs_terms(float mu_r, float mu_d, float sum_rr, float sum_dd, float sum_rd, double& c,
+                                         float& s) {
+  float var_r = __fsub_rn(sum_rr, __fmul_rn(mu_r, mu_r));
+  float var_d = __fsub_rn(sum_dd, __fmul_rn(mu_d, mu_d));
+  var_r = 0.0f > var_r ? 0.0f : var_r;
+  var_d = 0.0f > var_d ? 0.0f : var_d;
+  const float cov = __fsub_rn(sum_rd, __fmul_rn(mu_r, mu_d));
+  const float sigma = sqrt_rn_flat_fast(__fmul_rn(var_r, var_d));
+  c = __ddiv_rn(__dadd_rn(__dmul_rn(2.0, widen(sigma)), widen(kC2)), widen(__fadd_rn(__fadd_rn(var_r, var_d), kC2)));
+  const float cov_fixed = (cov < 0.0f && sigma <= 0.0f) ? 0.0f : cov;  // zli-nflx flat fix
+  s = __fdiv_rn(__fadd_rn(cov_fixed, kC3), __fadd_rn(sigma, kC3));
+}
+
 // run_body<kShift, 16, 16, 0, true>'s statistics, terms and per-thread sums (the column-wise
-// loop), then strip_tree.
+// loop), then strip_tree. kCsOnly (ScaleJob::cs_only, no taps): the c and s sums alone, the l and
+// ssim partials left at 0.
+template <bool kCsOnly = false>
 __device__ __forceinline__ void strip_terms(float (*pass)[kInH][kPassW], const WindowTaps& taps, PartialSum* partials,
                                             int tile, Size map, int x0, int y0, int cols, int rows) {
   double plain[kSumQuantities] = {};
@@ -2225,6 +2282,14 @@ __device__ __forceinline__ void strip_terms(float (*pass)[kInH][kPassW], const W
   for (int y = c < cols ? int(threadIdx.x) / kTileW : rows; y < rows; y += kRowStep) {
     const float mu_r = pass[0][y][c], mu_d = pass[1][y][c];
     const float sum_rr = pass[2][y][c], sum_dd = pass[3][y][c], sum_rd = pass[4][y][c];
+    if constexpr (kCsOnly) {
+      double cs;
+      float s;
+      cs_terms(mu_r, mu_d, sum_rr, sum_dd, sum_rd, cs, s);
+      plain[1] = __dadd_rn(plain[1], cs);
+      plain[2] = __dadd_rn(plain[2], widen(s));
+      continue;
+    }
     double l, cs;
     float s;
     lcs_terms<true>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
@@ -2288,11 +2353,15 @@ __global__ void __launch_bounds__(kThreads, 3) window_strip_kernel(const __grid_
   // 38: horizontal runs of 16 (run_taps), vertical 16 (run_v): window 33's arithmetic. 39 / 40 / 41:
   // horizontal streaming runs of 32, vertical run_v 16 / streaming 32 / streaming 64. 42 / 43:
   // horizontal streaming runs of 16, vertical run_v 16 / streaming 16.
+  // 44 / 45 / 46: 38 with the kParity widening in both passes / the horizontal / the vertical one,
+  // and the lean terms for cs_only scales.
   constexpr int kV = kVariant - kStripVariant0;
+  constexpr bool kS16 = kV >= 6;
   constexpr int kHR = kV == 0 || kV >= 4 ? 16 : 32;
-  constexpr bool kHStream = kV != 0;
+  constexpr bool kHStream = kV != 0 && !kS16;
   constexpr int kVR = kV == 2 ? 32 : kV == 3 ? 64 : 16;
   constexpr bool kVStream = kV == 2 || kV == 3 || kV == 5;
+  constexpr int kHM = kV == 6 || kV == 7 ? kParity : kShift, kVM = kV == 6 || kV == 8 ? kParity : kShift;
   extern __shared__ __align__(16) float smem[];
   float(*in)[kInH][kInStride] = reinterpret_cast<float(*)[kInH][kInStride]>(smem);  // [ref, dis]
   float(*pass)[kInH][kPassW] = reinterpret_cast<float(*)[kInH][kPassW]>(smem + kInputFloats);
@@ -2342,11 +2411,12 @@ __global__ void __launch_bounds__(kThreads, 3) window_strip_kernel(const __grid_
       have_prev = false;
       continue;
     }
-    strip_h<kHR, kHStream>(in, pass, r0, in_rows);
+    strip_h<kHR, kHStream, kHM>(in, pass, r0, in_rows);
     __syncthreads();
     if constexpr (kVStream) stream_v<kVR>(pass);
-    else run_v<kShift, kVR>(pass);
-    strip_terms(pass, job.taps, partials, tile, map, x0, y0, cols, rows);
+    else run_v<kVM, kVR>(pass);
+    if (kS16 && job.cs_only && !job.taps.mu_r) strip_terms<kS16>(pass, job.taps, partials, tile, map, x0, y0, cols, rows);
+    else strip_terms(pass, job.taps, partials, tile, map, x0, y0, cols, rows);
     have_prev = rows == kTileH;
   }
 }
@@ -2474,10 +2544,19 @@ constexpr size_t kSweepMinPixels = size_t(3000) * 2000;  // decimation variants 
 // the warp tree), strips of 2 tiles in launches of at least 1000 tiles (4K's scale-0 bands and
 // scales 1-4; at 1080p every launch is smaller, so tiles stay single there: fewer, longer blocks
 // left the GPU half empty with one frame in flight); VQX_SSIM_WIN=33 restores session 14's kernel.
-constexpr int kDefaultWindow = 38, kDefaultStrip = 2, kDefaultStripMinTiles = 1000;
+// Session 16 (docs, "Session 16"): window 44 (38 with half of the products widened by the
+// conversion instruction, kParity, and the lean terms for ScaleJob::cs_only scales; 4K K=4 0.363 ->
+// 0.345 ms, 1080p 0.097 -> 0.093); VQX_SSIM_WIN=38 restores session 15's kernel.
+constexpr int kDefaultWindow = 44, kDefaultStrip = 2, kDefaultStripMinTiles = 1000;
 constexpr int kDefaultDecimate = 15, kDefaultReduce = 1;
 int g_window_variant = std::clamp(knob("VQX_SSIM_WIN", kDefaultWindow), 0, kWindowVariants - 1);
 constexpr int kDecimateVariantsS14 = 27;  // session 14: variants 16-26 (decimate_sweep2_kernel)
+// Session 16: variants 27-31 = decimate_rows_kernel for raw luma (level 1), 26's kernels otherwise:
+// 27 (R = 32, classes 0 and 1 by conversion), 28 (R = 64, the same), 29 (R = 32, class 0),
+// 30 (R = 32, no conversion), 31 (R = 64, classes 0-2); 32: 28 for raw inputs of 3000x2000 samples
+// and up (4K's level 1: 0.343 -> 0.335 ms at K=4), 26 below (at 1080p the 128 x 64 blocks leave the
+// GPU half empty with one frame in flight: K=1 0.107 -> 0.119 ms).
+constexpr int kRowsVariant0 = kDecimateVariantsS14, kDecimateVariantsS16 = kRowsVariant0 + 6;
 static_assert(kDecimateVariantsS14 > kDecimateVariants && kDefaultDecimate < kDecimateVariants,
               "session 14 adds decimation variants and a new default");
 // Session 14's default (docs/float_ms_ssim.md, "pyramid and schedule"): decimate_sweep2_kernel<7>
@@ -2485,7 +2564,10 @@ static_assert(kDecimateVariantsS14 > kDecimateVariants && kDefaultDecimate < kDe
 // and up (1080p's level 1, 4K's levels 1 and 2), else the 32x8 kernel 13.
 constexpr int kDefaultDecimateS14 = 26;
 constexpr size_t kSweep2MinPixels = size_t(2000000);  // variants 19-21: 1080p's level 1 and up
-int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimateS14), 0, kDecimateVariantsS14 - 1);
+// Session 16's default (docs/float_ms_ssim.md, "Session 16"): variant 32, decimate_rows_kernel for
+// 4K's level 1, variant 26 elsewhere.
+constexpr int kDefaultDecimateS16 = kRowsVariant0 + 5;
+int g_decimate_variant = std::clamp(knob("VQX_SSIM_DEC", kDefaultDecimateS16), 0, kDecimateVariantsS16 - 1);
 int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", kDefaultReduce), 0, 1);
 const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_kernel<0>), reinterpret_cast<const void*>(window_kernel<1>),
@@ -2509,7 +2591,9 @@ const void* const kWindowKernels[kWindowVariants] = {
     reinterpret_cast<const void*>(window_run_kernel<36>), reinterpret_cast<const void*>(window_tall_kernel<37>),
     reinterpret_cast<const void*>(window_strip_kernel<38>), reinterpret_cast<const void*>(window_strip_kernel<39>),
     reinterpret_cast<const void*>(window_strip_kernel<40>), reinterpret_cast<const void*>(window_strip_kernel<41>),
-    reinterpret_cast<const void*>(window_strip_kernel<42>), reinterpret_cast<const void*>(window_strip_kernel<43>)};
+    reinterpret_cast<const void*>(window_strip_kernel<42>), reinterpret_cast<const void*>(window_strip_kernel<43>),
+    reinterpret_cast<const void*>(window_strip_kernel<44>), reinterpret_cast<const void*>(window_strip_kernel<45>),
+    reinterpret_cast<const void*>(window_strip_kernel<46>)};
 static_assert(kStripVariant0 == 38, "window_strip_kernel's variants in kWindowKernels");
 // Session 15: tiles per strip of the strip kernels (VQX_SSIM_STRIP; 1 = every tile on its own; the
 // other kernels ignore it).
@@ -2536,7 +2620,7 @@ void set_speed_variants(SpeedVariants v) {
   g_window_variant = std::clamp(v.window, 0, kWindowVariants - 1);
   if (v.strip > 0) g_window_strip = std::min(v.strip, 64);
   if (v.strip_min_tiles > 0) g_window_strip_min = v.strip_min_tiles;
-  g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariantsS14 - 1);
+  g_decimate_variant = std::clamp(v.decimate, 0, kDecimateVariantsS16 - 1);
   g_reduce_variant = std::clamp(v.reduce, 0, 1);
 }
 
@@ -2561,6 +2645,10 @@ void prepare_device() {
     for (int u = 0; u < kLpfTaps; ++u)
       if (std::memcmp(&kLpf[v][u], &kLpf[v][kLpfTaps - 1 - u], sizeof(float)) != 0)
         throw std::logic_error("ssim: kLpf's rows are not symmetric bit for bit");
+  // decimate_rows_kernel shares the row sums of table rows v and 8-v.
+  for (int v = 0; v < kLpfRadius; ++v)
+    if (std::memcmp(kLpf[v], kLpf[kLpfTaps - 1 - v], sizeof(kLpf[v])) != 0)
+      throw std::logic_error("ssim: kLpf is not symmetric in its rows bit for bit");
   float magnitude[kLpfTaps][kLpfTaps];
   for (int v = 0; v < kLpfTaps; ++v)
     for (int u = 0; u < kLpfTaps; ++u) {
@@ -2584,11 +2672,46 @@ void prepare_device() {
     }
 }
 
+namespace {
+// Session 16's level-1 kernel (decimate_rows.cuh) for raw luma: variant v of kRowsVariant0 + v.
+template <typename T>
+void launch_decimate_rows(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis, int v,
+                          cudaStream_t stream) {
+  const Size half = half_size(ref.size);
+  const int r = v == 1 || v == 4 ? 64 : 32;
+  const dim3 grid(unsigned((half.width + kDrThreads - 1) / kDrThreads), unsigned((half.height + r - 1) / r), 2);
+  switch (v) {
+    case 0: decimate_rows_kernel<T, 32, 0x03><<<grid, kDrThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half); break;
+    case 1: decimate_rows_kernel<T, 64, 0x03><<<grid, kDrThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half); break;
+    case 2: decimate_rows_kernel<T, 32, 0x01><<<grid, kDrThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half); break;
+    case 3: decimate_rows_kernel<T, 32, 0x00><<<grid, kDrThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half); break;
+    default: decimate_rows_kernel<T, 64, 0x07><<<grid, kDrThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half); break;
+  }
+  vqx::cuda::check_launch("ssim: decimate_rows_kernel");
+}
+
+bool enqueue_decimate_rows(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis, int v,
+                           cudaStream_t stream) {
+  if (ref.type == SampleType::kU8) launch_decimate_rows<uint8_t>(ref, dis, out_ref, out_dis, v, stream);
+  else if (ref.type == SampleType::kU16) launch_decimate_rows<uint16_t>(ref, dis, out_ref, out_dis, v, stream);
+  else return false;
+  return true;
+}
+}  // namespace
+
 void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis,
                       cudaStream_t stream) {
   const Size half = half_size(ref.size);
   dim3 grid(unsigned((half.width + kDecTileW - 1) / kDecTileW), unsigned((half.height + kDecTileH - 1) / kDecTileH));
   int variant = g_decimate_variant;
+  if (variant >= kRowsVariant0) {
+    int rows = variant - kRowsVariant0;
+    if (rows == 5) rows = ref.size.pixels() >= kSweepMinPixels ? 1 : -1;  // 32: by size
+    if (rows >= 0 && ref.type == dis.type && ref.type != SampleType::kF32 &&
+        enqueue_decimate_rows(ref, dis, out_ref, out_dis, rows, stream))
+      return;
+    variant = kDefaultDecimateS14;
+  }
   // Variant 9 (auto): the sweep with the row loader (7) for large inputs, where it measured
   // faster (4K level 1: 0.128 against 0.145 ms for the whole pyramid), the generic kernel (0)
   // for the smaller ones (1080p pyramid: 0.053 against 0.060 ms). Both are exact.

@@ -39,7 +39,7 @@ struct DevicePlane {
 // VQX_SSIM_RED); tests and benches switch them between launches (not thread-safe: set before
 // enqueueing).
 struct SpeedVariants {
-  int window = 0;    // 0..window_variant_count() - 1 (default 38 since session 15; 33 before)
+  int window = 0;    // 0..window_variant_count() - 1 (default 44 since session 16; 38, 33 before)
   int decimate = 0;  // 0..15 (default 15: 7 for inputs above 3000x2000 samples, else 13; 9/14: 7, else 0/12)
   int reduce = 0;    // 0..1 (default 1: 1024 threads per tree; the sums differ only in rounding)
   int strip = 0;     // session 15: tiles per block of the strip kernels (window 38+; VQX_SSIM_STRIP,
@@ -64,8 +64,9 @@ void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out
                       cudaStream_t stream);
 
 // Session 14 (docs/float_ms_ssim.md, "pyramid and schedule"): SpeedVariants::decimate also takes
-// 16..26 (decimate_sweep2_kernel; 19-26: a sweep for inputs of 2e6 samples and up, else 13), and
-// the default is 26, whatever the comment in SpeedVariants says.
+// 16..26 (decimate_sweep2_kernel; 19-26: a sweep for inputs of 2e6 samples and up, else 13).
+// Session 16: 27..32 (decimate_rows_kernel for raw luma, level 1; 32 = it for inputs of 3000x2000
+// samples and up, 26 otherwise), and the default is 32, whatever the comment in SpeedVariants says.
 
 // Levels 1..kScales-1 of the pyramid (out_ref[k], out_dis[k]: level k, half_size of level k-1;
 // [0] unused), the same planes as kScales-1 enqueue_decimate calls, in one launch whose tiles are
@@ -106,6 +107,11 @@ struct PartialSum {
 struct ScaleJob {
   DevicePlane ref, dis;  // same size
   WindowTaps taps;
+  // Only the c and s sums are wanted: float_ms_ssim's scales whose l mean enters the score with
+  // exponent 0 (pow(x, 0) == 1 for every x, NaN included) when enable_lcs is off, and whose ssim sum
+  // nothing reads. The window kernels with the lean terms (variants 44+) then skip l and (l*c)*s
+  // per pixel; those two partials are unspecified. Ignored when taps are asked for.
+  bool cs_only = false;
 };
 
 inline constexpr int kMaxJobs = kScales;
