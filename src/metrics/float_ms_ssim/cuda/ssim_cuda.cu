@@ -300,49 +300,27 @@ __host__ __device__ constexpr bool sweep_needs(int c, int m) {
 //   keeps that), and every partial sum is below 256 * sum|kLpf| < 2^9 in magnitude: at most 52
 //   significant bits (prepare_device checks min|kLpf| >= 2^-12 and sum|kLpf| < 2). The output
 //   f32(acc_c + acc_s * 2^896) is then f32 of the exact sum, which the CPU's sequential f64 sum also
-//   is. Other levels (f32 samples of any magnitude) take sweep_taps with the CPU's order.
+//   is. Other levels (f32 samples of any magnitude) keep one accumulator per output, in the CPU's
+//   order (sweep_taps with kMask = 0).
 
-// kNonneg as in decimate_taps (products a * |g|, subtracted where g < 0, shift widening); else
-// signed samples (widen_scaled).
-// kNonneg as in decimate_taps (products a * |g|, subtracted where g < 0); else signed samples.
-template <bool kNonneg>
+// The column classes (lpf_class) whose products go to the conversion accumulator at level 1: {2, 3,
+// 4}; the others are widened by two 32-bit shifts (widen_scaled_nonneg).
+constexpr unsigned kSplitMask = 0x1cu;
+
+// The kSwRun outputs of a run. kNonneg as in decimate_taps (products a * |g|, subtracted where
+// g < 0, shift widening); else signed samples (widen_scaled). kMask != 0 (raw luma, kNonneg): the
+// products of the column classes in kMask go to a second, unscaled accumulator fed by the
+// conversion instruction, and the output is f32(acc_c + acc_s * 2^896) (exact sums, above).
+template <bool kNonneg, unsigned kMask = 0>
 __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
                                            float (&out)[kSwRun]) {
-  double acc[kSwRun];
-#pragma unroll
-  for (int o = 0; o < kSwRun; ++o) acc[o] = 0.0;
-#pragma unroll
-  for (int v = 0; v < kLpfTaps; ++v) {
-#pragma unroll
-    for (int c = 0; c < kSwSamples; ++c) {
-      const float a = t[c & 1][v & 1][jr + (c >> 1)][y + (v >> 1)];
-      double w[kLpfRadius + 1];
-#pragma unroll
-      for (int m = 0; m <= kLpfRadius; ++m)
-        if (sweep_needs(c, m))
-          w[m] = kNonneg ? widen_scaled_nonneg(__fmul_rn(a, c_lpf_abs[v][m])) : widen_scaled(__fmul_rn(a, c_lpf[v][m]));
-#pragma unroll
-      for (int o = 0; o < kSwRun; ++o) {
-        const int u = c - 2 * o;
-        if (u >= 0 && u < kLpfTaps) {
-          if (kNonneg && lpf_negative(v) != lpf_negative(u)) acc[o] = __dsub_rn(acc[o], w[lpf_class(u)]);
-          else acc[o] = __dadd_rn(acc[o], w[lpf_class(u)]);
-        }
-      }
-    }
-  }
-#pragma unroll
-  for (int o = 0; o < kSwRun; ++o) out[o] = unscale_to_f32(acc[o]);
-}
-
-// The column classes (lpf_class) whose products go to the conversion accumulator: {2, 3, 4}; the
-// others are widened by two 32-bit shifts (widen_scaled_nonneg).
-constexpr unsigned kSplitMask = 0x1cu;
-__device__ __forceinline__ void sweep_taps_split(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
-                                                 float (&out)[kSwRun]) {
+  static_assert(kMask == 0 || kNonneg, "split accumulators for sign-free samples only");
   double acc_s[kSwRun], acc_c[kSwRun];
 #pragma unroll
-  for (int o = 0; o < kSwRun; ++o) acc_s[o] = acc_c[o] = 0.0;
+  for (int o = 0; o < kSwRun; ++o) {
+    if constexpr (kMask != 0) acc_s[o] = acc_c[o] = 0.0;
+    else acc_s[o] = 0.0;
+  }
 #pragma unroll
   for (int v = 0; v < kLpfTaps; ++v) {
 #pragma unroll
@@ -352,23 +330,30 @@ __device__ __forceinline__ void sweep_taps_split(const float (*t)[2][kSwCols][kS
 #pragma unroll
       for (int m = 0; m <= kLpfRadius; ++m)
         if (sweep_needs(c, m)) {
-          const float p = __fmul_rn(a, c_lpf_abs[v][m]);
-          w[m] = (kSplitMask >> m) & 1u ? widen(p) : widen_scaled_nonneg(p);
+          if constexpr (!kNonneg) {
+            w[m] = widen_scaled(__fmul_rn(a, c_lpf[v][m]));
+          } else {
+            const float p = __fmul_rn(a, c_lpf_abs[v][m]);
+            w[m] = (kMask >> m) & 1u ? widen(p) : widen_scaled_nonneg(p);
+          }
         }
 #pragma unroll
       for (int o = 0; o < kSwRun; ++o) {
         const int u = c - 2 * o;
         if (u >= 0 && u < kLpfTaps) {
           const int m = lpf_class(u);
-          double& acc = (kSplitMask >> m) & 1u ? acc_c[o] : acc_s[o];
-          if (lpf_negative(v) != lpf_negative(u)) acc = __dsub_rn(acc, w[m]);
+          double& acc = (kMask >> m) & 1u ? acc_c[o] : acc_s[o];
+          if (kNonneg && lpf_negative(v) != lpf_negative(u)) acc = __dsub_rn(acc, w[m]);
           else acc = __dadd_rn(acc, w[m]);
         }
       }
     }
   }
 #pragma unroll
-  for (int o = 0; o < kSwRun; ++o) out[o] = __double2float_rn(__dadd_rn(acc_c[o], __dmul_rn(acc_s[o], kScaleUp)));
+  for (int o = 0; o < kSwRun; ++o) {
+    if constexpr (kMask != 0) out[o] = __double2float_rn(__dadd_rn(acc_c[o], __dmul_rn(acc_s[o], kScaleUp)));
+    else out[o] = unscale_to_f32(acc_s[o]);
+  }
 }
 
 // The sweep tile by rows, leaner: a warp per input row (rows warp, warp + 8, ...: the same row
@@ -491,7 +476,7 @@ __device__ __forceinline__ unsigned load_sweep_tile_lean(const DevicePlane& in, 
 // The runs of one tile after its load: split accumulators for raw luma (above).
 __device__ __forceinline__ void sweep2_taps(const float (*t)[2][kSwCols][kSwRowsHalf], bool raw, bool any_negative,
                                             int jr, int y, float (&res)[kSwRun]) {
-  if (raw) sweep_taps_split(t, jr, y, res);
+  if (raw) sweep_taps<true, kSplitMask>(t, jr, y, res);
   else if (any_negative) sweep_taps<false>(t, jr, y, res);
   else sweep_taps<true>(t, jr, y, res);
 }
@@ -521,7 +506,7 @@ __global__ void __launch_bounds__(kSwThreads, 4) decimate_sweep2_kernel(DevicePl
 }
 
 // decimate_sweep2_kernel's split accumulators rely on exact level-1 sums: min|kLpf| >= 2^-12 and
-// sum|kLpf| < 2 (comment above sweep_taps_split). Called by prepare_device.
+// sum|kLpf| < 2 (comment above sweep_taps). Called by prepare_device.
 void check_split_decimation_bound() {
   float smallest = std::fabs(kLpf[0][0]);
   double total = 0.0;
@@ -631,8 +616,8 @@ __device__ __forceinline__ float sqrt_rn_flat_fast(float x) {
 // kF32Sqrt: sigma by the correctly rounded f32 square root, which equals upstream's f64 root
 // rounded to f32 for every f32 argument (double rounding is innocuous for sqrt when the wider
 // format has at least 2p + 2 bits: 53 >= 2 * 24 + 2; the CPU's unit test checks it on a million
-// values); fewer f64 operations.
-template <bool kF32Sqrt = false>
+// values); fewer f64 operations. !kWithL: c and s alone, l left unwritten (cs_terms).
+template <bool kF32Sqrt = false, bool kWithL = true>
 __device__ __forceinline__ void lcs_terms(float mu_r, float mu_d, float sum_rr, float sum_dd,
                                           float sum_rd, double& l, double& c, float& s) {
   // pixel_statistics: f32, MAX(0, v) as upstream writes it (keeps -0 and NaN).
@@ -645,12 +630,41 @@ __device__ __forceinline__ void lcs_terms(float mu_r, float mu_d, float sum_rr, 
   // divisions of an f64 numerator by an f32 denominator; s is all f32.
   const float sigma = kF32Sqrt ? sqrt_rn_flat_fast(__fmul_rn(var_r, var_d))
                                : __double2float_rn(__dsqrt_rn(widen(__fmul_rn(var_r, var_d))));
-  l = __ddiv_rn(__dadd_rn(__dmul_rn(__dmul_rn(2.0, widen(mu_r)), widen(mu_d)), widen(kC1)),
-                widen(__fadd_rn(__fadd_rn(__fmul_rn(mu_r, mu_r), __fmul_rn(mu_d, mu_d)), kC1)));
+  if constexpr (kWithL)
+    l = __ddiv_rn(__dadd_rn(__dmul_rn(__dmul_rn(2.0, widen(mu_r)), widen(mu_d)), widen(kC1)),
+                  widen(__fadd_rn(__fadd_rn(__fmul_rn(mu_r, mu_r), __fmul_rn(mu_d, mu_d)), kC1)));
   c = __ddiv_rn(__dadd_rn(__dmul_rn(2.0, widen(sigma)), widen(kC2)),
                 widen(__fadd_rn(__fadd_rn(var_r, var_d), kC2)));
   const float cov_fixed = (cov < 0.0f && sigma <= 0.0f) ? 0.0f : cov;  // zli-nflx flat fix
   s = __fdiv_rn(__fadd_rn(cov_fixed, kC3), __fadd_rn(sigma, kC3));
+}
+
+// The terms of map pixel (x, y) from its five window sums, added to a thread's plain f64 sums
+// (l, c, s, (l*c)*s), and every intermediate written to the taps when a test asks for them.
+template <bool kF32Sqrt>
+__device__ __forceinline__ void add_pixel_terms(float mu_r, float mu_d, float sum_rr, float sum_dd, float sum_rd,
+                                                double (&plain)[kSumQuantities], const WindowTaps& taps, Size map,
+                                                int x, int y) {
+  double l, cs;
+  float s;
+  lcs_terms<kF32Sqrt>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
+  const double sd = widen(s);
+  const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
+  plain[0] = __dadd_rn(plain[0], l);
+  plain[1] = __dadd_rn(plain[1], cs);
+  plain[2] = __dadd_rn(plain[2], sd);
+  plain[3] = __dadd_rn(plain[3], ssim);
+  if (taps.mu_r) {
+    const size_t o = size_t(y) * size_t(map.width) + size_t(x);
+    taps.mu_r[o] = mu_r;
+    taps.mu_d[o] = mu_d;
+    taps.sum_rr[o] = sum_rr;
+    taps.sum_dd[o] = sum_dd;
+    taps.sum_rd[o] = sum_rd;
+    taps.l[o] = l;
+    taps.c[o] = cs;
+    taps.s[o] = s;
+  }
 }
 
 // The signed path of a tile (a sample with its sign bit set; decimated levels can hold negative
@@ -706,26 +720,7 @@ __device__ __forceinline__ void window_body(float (*in)[kInH][kInStride], float 
     const float sum_rr = finish_as<M2>(b2);
     const float sum_dd = finish_as<M3>(b3);
     const float sum_rd = finish_as<M4>(b4);
-    double l, cs;
-    float s;
-    lcs_terms<false>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
-    const double sd = widen(s);
-    const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
-    plain[0] = __dadd_rn(plain[0], l);
-    plain[1] = __dadd_rn(plain[1], cs);
-    plain[2] = __dadd_rn(plain[2], sd);
-    plain[3] = __dadd_rn(plain[3], ssim);
-    if (taps.mu_r) {
-      const size_t o = size_t(y0 + y) * size_t(map.width) + size_t(x0 + c);
-      taps.mu_r[o] = mu_r;
-      taps.mu_d[o] = mu_d;
-      taps.sum_rr[o] = sum_rr;
-      taps.sum_dd[o] = sum_dd;
-      taps.sum_rd[o] = sum_rd;
-      taps.l[o] = l;
-      taps.c[o] = cs;
-      taps.s[o] = s;
-    }
+    add_pixel_terms<false>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, plain, taps, map, x0 + c, y0 + y);
   }
   __syncthreads();  // the pass region becomes the tree's scratch
 
@@ -941,15 +936,8 @@ __device__ __forceinline__ void strip_tree(float (*pass)[kInH][kPassW], const do
 // lcs_terms<true>'s c and s alone (ScaleJob::cs_only): the same operations on the same operands.
 __device__ __forceinline__ void cs_terms(float mu_r, float mu_d, float sum_rr, float sum_dd, float sum_rd, double& c,
                                          float& s) {
-  float var_r = __fsub_rn(sum_rr, __fmul_rn(mu_r, mu_r));
-  float var_d = __fsub_rn(sum_dd, __fmul_rn(mu_d, mu_d));
-  var_r = 0.0f > var_r ? 0.0f : var_r;
-  var_d = 0.0f > var_d ? 0.0f : var_d;
-  const float cov = __fsub_rn(sum_rd, __fmul_rn(mu_r, mu_d));
-  const float sigma = sqrt_rn_flat_fast(__fmul_rn(var_r, var_d));
-  c = __ddiv_rn(__dadd_rn(__dmul_rn(2.0, widen(sigma)), widen(kC2)), widen(__fadd_rn(__fadd_rn(var_r, var_d), kC2)));
-  const float cov_fixed = (cov < 0.0f && sigma <= 0.0f) ? 0.0f : cov;  // zli-nflx flat fix
-  s = __fdiv_rn(__fadd_rn(cov_fixed, kC3), __fadd_rn(sigma, kC3));
+  double unused;
+  lcs_terms<true, false>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, unused, c, s);
 }
 
 // The statistics, terms (lcs_terms<true>) and per-thread sums of a tile, in a column-wise loop (each
@@ -972,26 +960,7 @@ __device__ __forceinline__ void strip_terms(float (*pass)[kInH][kPassW], const W
       plain[2] = __dadd_rn(plain[2], widen(s));
       continue;
     }
-    double l, cs;
-    float s;
-    lcs_terms<true>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, l, cs, s);
-    const double sd = widen(s);
-    const double ssim = __dmul_rn(__dmul_rn(l, cs), sd);  // (l*c)*s, upstream's ssim_sum term
-    plain[0] = __dadd_rn(plain[0], l);
-    plain[1] = __dadd_rn(plain[1], cs);
-    plain[2] = __dadd_rn(plain[2], sd);
-    plain[3] = __dadd_rn(plain[3], ssim);
-    if (taps.mu_r) {
-      const size_t o = size_t(y0 + y) * size_t(map.width) + size_t(x0 + c);
-      taps.mu_r[o] = mu_r;
-      taps.mu_d[o] = mu_d;
-      taps.sum_rr[o] = sum_rr;
-      taps.sum_dd[o] = sum_dd;
-      taps.sum_rd[o] = sum_rd;
-      taps.l[o] = l;
-      taps.c[o] = cs;
-      taps.s[o] = s;
-    }
+    add_pixel_terms<true>(mu_r, mu_d, sum_rr, sum_dd, sum_rd, plain, taps, map, x0 + c, y0 + y);
   }
   strip_tree(pass, plain, partials, tile);
 }
