@@ -194,67 +194,17 @@ void BM_MsSsimDevice(benchmark::State& state, const char* pair, PictureFormat fa
   VQX_MSSSIM_DEVICE(1080p_##name, "band1080", format_1080p(), w, d, r, fork);          \
   VQX_MSSSIM_DEVICE(4k_##name, "uhd4k", format_4k(), w, d, r, fork)
 
-VQX_MSSSIM_BOTH(w0d0, 0, 0, 0, false);
-VQX_MSSSIM_BOTH(w13d0r1, 13, 0, 1, false);
-VQX_MSSSIM_BOTH(w13d7r1, 13, 7, 1, false);
-VQX_MSSSIM_BOTH(w13d10r1, 13, 10, 1, false);
-VQX_MSSSIM_BOTH(w13d11r1, 13, 11, 1, false);
-VQX_MSSSIM_BOTH(w13d12r1, 13, 12, 1, false);
-VQX_MSSSIM_BOTH(w13d13r1, 13, 13, 1, false);
-VQX_MSSSIM_BOTH(w16d9r1, 16, 9, 1, false);
-VQX_MSSSIM_BOTH(w13d9r1f, 13, 9, 1, true);  // the previous defaults
-VQX_MSSSIM_BOTH(w13d12r1f, 13, 12, 1, true);
-VQX_MSSSIM_BOTH(w13d13r1f, 13, 13, 1, true);
-VQX_MSSSIM_BOTH(w13d14r1f, 13, 14, 1, true);
-VQX_MSSSIM_BOTH(w13d15r1f, 13, 15, 1, true);
-VQX_MSSSIM_BOTH(w16d9r1f, 16, 9, 1, true);
-VQX_MSSSIM_BOTH(w16d12r1f, 16, 12, 1, true);
-VQX_MSSSIM_BOTH(w16d13r1f, 16, 13, 1, true);
-VQX_MSSSIM_BOTH(w16d14r1f, 16, 14, 1, true);
-VQX_MSSSIM_BOTH(w16d15r1f, 16, 15, 1, true);  // the defaults
-VQX_MSSSIM_BOTH(w13d9r1f_again, 13, 9, 1, true);  // the previous defaults again (drift check)
-
-// Session 14, window kernel (ssim_cuda.cu, window_run_kernel): without the fork, so that
-// windows_ms is the window kernel alone; w16 is the previous default.
-VQX_MSSSIM_BOTH(w16d15r1, 16, 15, 1, false);
-VQX_MSSSIM_BOTH(w17d15r1, 17, 15, 1, false);
-VQX_MSSSIM_BOTH(w18d15r1, 18, 15, 1, false);
-VQX_MSSSIM_BOTH(w19d15r1, 19, 15, 1, false);
-VQX_MSSSIM_BOTH(w20d15r1, 20, 15, 1, false);
-VQX_MSSSIM_BOTH(w21d15r1, 21, 15, 1, false);
-VQX_MSSSIM_BOTH(w22d15r1, 22, 15, 1, false);
-VQX_MSSSIM_BOTH(w23d15r1, 23, 15, 1, false);
-VQX_MSSSIM_BOTH(w24d15r1, 24, 15, 1, false);
-VQX_MSSSIM_BOTH(w25d15r1, 25, 15, 1, false);  // compact layout: 4 blocks per SM
-VQX_MSSSIM_BOTH(w26d15r1, 26, 15, 1, false);
-VQX_MSSSIM_BOTH(w27d15r1, 27, 15, 1, false);
-VQX_MSSSIM_BOTH(w28d15r1, 28, 15, 1, false);
-VQX_MSSSIM_BOTH(w29d15r1, 29, 15, 1, false);
-VQX_MSSSIM_BOTH(w30d15r1, 30, 15, 1, false);
-VQX_MSSSIM_BOTH(w31d15r1, 31, 15, 1, false);
-VQX_MSSSIM_BOTH(w32d15r1, 32, 15, 1, false);
-VQX_MSSSIM_BOTH(w33d15r1, 33, 15, 1, false);
-VQX_MSSSIM_BOTH(w34d15r1, 34, 15, 1, false);
-VQX_MSSSIM_BOTH(w35d15r1, 35, 15, 1, false);
-VQX_MSSSIM_BOTH(w36d15r1, 36, 15, 1, false);
-VQX_MSSSIM_BOTH(w18d15r1f, 18, 15, 1, true);
-VQX_MSSSIM_BOTH(w34d15r1f, 34, 15, 1, true);
-VQX_MSSSIM_BOTH(w33d15r1f, 33, 15, 1, true);  // the session-14 defaults
-VQX_MSSSIM_BOTH(w37d15r1, 37, 15, 1, false);   // two tiles per block
-VQX_MSSSIM_BOTH(w37d15r1f, 37, 15, 1, true);
-VQX_MSSSIM_BOTH(w19d15r1f, 19, 15, 1, true);
-VQX_MSSSIM_BOTH(w25d15r1f, 25, 15, 1, true);
-VQX_MSSSIM_BOTH(w16d15r1_again, 16, 15, 1, false);  // drift check
-
-// Session 15 (ssim_cuda.cu, window_strip_kernel; tiles per strip from VQX_SSIM_STRIP): without
-// the fork (windows_ms = the window kernel alone), session 14's decimation default (26).
-VQX_MSSSIM_BOTH(w33d26r1, 33, 26, 1, false);  // the session-14 default
-VQX_MSSSIM_BOTH(w38d26r1, 38, 26, 1, false);  // strips, runs of 16 (33's arithmetic), warp tree
-VQX_MSSSIM_BOTH(w39d26r1, 39, 26, 1, false);  // horizontal streaming runs of 32
-VQX_MSSSIM_BOTH(w40d26r1, 40, 26, 1, false);  // + vertical streaming runs of 32
-VQX_MSSSIM_BOTH(w41d26r1, 41, 26, 1, false);  // horizontal 32, vertical 64
-VQX_MSSSIM_BOTH(w42d26r1, 42, 26, 1, false);  // horizontal streaming runs of 16, vertical 16
-VQX_MSSSIM_BOTH(w43d26r1, 43, 26, 1, false);  // + vertical streaming runs of 16
+// The kept variants (session 16's pruning, docs/float_ms_ssim.md): window 44 (default) / 38,
+// decimation 32 (default) / 26 / 28, reduce 1 (default) / 0; with the fork (the metric's
+// schedule) and without (windows_ms = the window kernel alone).
+VQX_MSSSIM_BOTH(w44d32r1f, 44, 32, 1, true);  // the defaults
+VQX_MSSSIM_BOTH(w38d32r1f, 38, 32, 1, true);  // session 15's window kernel
+VQX_MSSSIM_BOTH(w44d26r1f, 44, 26, 1, true);  // session 14's decimation
+VQX_MSSSIM_BOTH(w44d28r1f, 44, 28, 1, true);  // decimate_rows_kernel at every size
+VQX_MSSSIM_BOTH(w44d32r0f, 44, 32, 0, true);  // 256-thread trees
+VQX_MSSSIM_BOTH(w44d32r1, 44, 32, 1, false);
+VQX_MSSSIM_BOTH(w38d32r1, 38, 32, 1, false);
+VQX_MSSSIM_BOTH(w44d32r1f_again, 44, 32, 1, true);  // drift check
 
 }  // namespace
 }  // namespace vqx::bench

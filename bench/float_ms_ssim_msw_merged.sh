@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# (Session 16: a record of its round. Most window / decimation variants it names (VQX_SSIM_WIN
+# other than 38 and 44, VQX_SSIM_DEC other than 26, 28 and 32, VQX_SSIM_PYR, the removed test
+# names) were removed, see docs/float_ms_ssim.md "Session 16: pruning"; an unknown knob value
+# now selects the default. Not runnable as is.)
 # msw device round, informational: the binaries of a trial merge of s14_msw (window 33) and
 # s14_msp (pyramid, schedule) built in the msw worktree (not committed), with their compiled-in
 # defaults and no knobs. Env from the lead: FX, SHARED, D. Fixture contract and the pyramid /

@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# (Session 16: a record of its round. Most window / decimation variants it names (VQX_SSIM_WIN
+# other than 38 and 44, VQX_SSIM_DEC other than 26, 28 and 32, VQX_SSIM_PYR, the removed test
+# names) were removed, see docs/float_ms_ssim.md "Session 16: pruning"; an unknown knob value
+# now selects the default. Not runnable as is.)
 # msw device round (session 14: float_ms_ssim window kernel). Env from the lead: FX, SHARED, D.
 # 1. bench: graph replay and the window kernel alone (eager, no fork) of the candidates at 4K and
 #    1080p; the fastest candidate at 4K becomes W; 2. proof of W through VQX_SSIM_WIN (the code

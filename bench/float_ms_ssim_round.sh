@@ -1,4 +1,8 @@
 #!/usr/bin/env bash
+# (Session 16: a record of its round. Most window / decimation variants it names (VQX_SSIM_WIN
+# other than 38 and 44, VQX_SSIM_DEC other than 26, 28 and 32, VQX_SSIM_PYR, the removed test
+# names) were removed, see docs/float_ms_ssim.md "Session 16: pruning"; an unknown knob value
+# now selects the default. Not runnable as is.)
 # msssim device round (float_ms_ssim CUDA speed). Env from the lead: FX, SHARED, D.
 # 1. every variant's stage bits (EverySpeedVariant); 2. bench of the variants (graph replay, per
 # stage), the fastest reported; 3. proof of the code's defaults: the whole stage/contract/repeat

@@ -3,7 +3,7 @@
 // and to_sample / reflect_index.
 //
 // Why it is exact. At level 1 every f64 partial sum of an output's 81 products is exact, in any
-// order and grouping (comment above sweep_taps_split; prepare_device checks the bound), so the
+// order and grouping (comment above sweep_taps in ssim_cuda.cu; prepare_device checks the bound), so the
 // output is f32 of the exact sum whatever the order, as the CPU's sequential sum is. That frees
 // the grouping: kLpf is symmetric in v (row v == row 8 - v, checked by prepare_device), so the
 // products of input row r with table row v, summed over the 9 columns u (a "row sum"), are the

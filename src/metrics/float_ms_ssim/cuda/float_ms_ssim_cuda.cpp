@@ -5,7 +5,7 @@
 // runs scale 0's windows in 3 launches of whole tile bands and its sum trees; the trees write the
 // 20 f64 sums into the result slot (the engine's one readback per frame) and the side stream joins
 // back. Each pyramid level and each scale's partial sums has its own buffer, allocated once in
-// init(). VQX_SSIM_FORK / VQX_SSIM_RSPLIT / VQX_SSIM_PYR select the other schedules (same sums).
+// init(). VQX_SSIM_FORK / VQX_SSIM_RSPLIT select the other schedules (same sums).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -83,11 +83,6 @@ class FloatMsSsimCuda final : public CudaMetric {
           "float_ms_ssim partial sums");
       partial_ptrs_[k] = partials_[k].get<sc::PartialSum>();
     }
-    if (pyramid_ > 0) {
-      const size_t bytes = sc::pyramid_sync_words(sizes_[0]) * sizeof(unsigned);
-      pyramid_sync_ = cuda::DeviceBuffer(*context.device, bytes, "float_ms_ssim pyramid counters");
-      cuda::check(cudaMemset(pyramid_sync_.get(), 0, bytes), "float_ms_ssim: pyramid counters");
-    }
   }
 
   size_t result_bytes() const override { return sizeof(MsSsimResult); }
@@ -133,21 +128,11 @@ class FloatMsSsimCuda final : public CudaMetric {
   }
 
   // Levels 1-4 (spec 3.3: level k from level k-1, reference and distorted independently) into
-  // jobs[1..4]: one enqueue_decimate per level, or (VQX_SSIM_PYR=1/2) enqueue_pyramid.
+  // jobs[1..4]: one enqueue_decimate per level.
   void enqueue_pyramid(std::array<sc::ScaleJob, kScales>& jobs, cudaStream_t stream) {
-    if (pyramid_ > 0) {
-      std::array<float*, kScales> out_ref{}, out_dis{};
-      for (int k = 1; k < kScales; ++k) {
-        out_ref[size_t(k)] = level_ref_[k].get<float>();
-        out_dis[size_t(k)] = level_dis_[k].get<float>();
-      }
-      sc::enqueue_pyramid(jobs[0].ref, jobs[0].dis, out_ref.data(), out_dis.data(), pyramid_,
-                          pyramid_sync_.get<unsigned>(), stream);
-    }
     for (int k = 1; k < kScales; ++k) {
-      if (pyramid_ == 0)
-        sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(),
-                             level_dis_[k].get<float>(), stream);
+      sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(), level_dis_[k].get<float>(),
+                           stream);
       jobs[k].ref = {level_ref_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
       jobs[k].dis = {level_dis_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
     }
@@ -224,13 +209,6 @@ class FloatMsSsimCuda final : public CudaMetric {
     return v && *v ? std::max(0, std::atoi(v)) : 3;
   }();
   bool fork_ = fork_chunks_ != 0;
-  // VQX_SSIM_PYR: 0 = one launch per pyramid level; 1-4 = sc::enqueue_pyramid's variants (all
-  // four levels in one launch, or level 1 then levels 2-4 in one launch).
-  int pyramid_ = [] {
-    const char* v = std::getenv("VQX_SSIM_PYR");
-    return v && *v ? std::clamp(std::atoi(v), 0, 4) : 0;
-  }();
-  cuda::DeviceBuffer pyramid_sync_;
   // VQX_SSIM_RSPLIT: 1 (default) = each stream's scales reduced on that stream, 0 = one launch of
   // all trees after the join.
   bool split_reduce_ = [] {

@@ -34,21 +34,27 @@ struct DevicePlane {
   Size size;
 };
 
-// Kernel variants (docs/float_ms_ssim.md, CUDA twin): every variant gives the same planes and
-// per-pixel terms; the sums differ only in rounding (each a fixed tree). Defaults from the environment (VQX_SSIM_WIN, VQX_SSIM_DEC,
-// VQX_SSIM_RED); tests and benches switch them between launches (not thread-safe: set before
-// enqueueing).
+// Kernel variants (docs/float_ms_ssim.md, CUDA twin; pruned to these in session 16): every
+// variant gives the same planes, per-pixel terms and per-tile partials; the reduce variants' sums
+// differ only in rounding (each a fixed tree). Defaults from the environment (VQX_SSIM_WIN,
+// VQX_SSIM_DEC, VQX_SSIM_RED, VQX_SSIM_STRIP, VQX_SSIM_STRIP_MIN); tests and benches switch them
+// between launches (not thread-safe: set before enqueueing). A window or decimation value not in
+// the lists below selects the default.
+inline constexpr int kWindowVariants[] = {44, 38};        // 44: default (session 16); 38: session 15's
+inline constexpr int kDecimateVariants[] = {32, 26, 28};  // 32: default (session 16); 26: session 14's; 28
 struct SpeedVariants {
-  int window = 0;    // 0..window_variant_count() - 1 (default 44 since session 16; 38, 33 before)
-  int decimate = 0;  // 0..15 (default 15: 7 for inputs above 3000x2000 samples, else 13; 9/14: 7, else 0/12)
-  int reduce = 0;    // 0..1 (default 1: 1024 threads per tree; the sums differ only in rounding)
-  int strip = 0;     // session 15: tiles per block of the strip kernels (window 38+; VQX_SSIM_STRIP,
-                     // default 2); 0 in set_speed_variants: unchanged
+  int window = 44;    // kWindowVariants
+  int decimate = 32;  // kDecimateVariants: 32 = decimate_rows_kernel for raw inputs of 3000x2000
+                      // samples and up, else 26 = decimate_sweep2_kernel for inputs of 2e6 samples
+                      // and up, decimate_kernel below; 28 = decimate_rows_kernel for every raw
+                      // input, 26's kernels for the f32 levels
+  int reduce = 1;     // 0..1 (default 1: 1024 threads per tree; the sums differ only in rounding)
+  int strip = 0;     // session 15: tiles per block of the strip kernel (VQX_SSIM_STRIP, default 2); 0
+                     // in set_speed_variants: unchanged
   int strip_min_tiles = 0;  // strips only in launches of at least this many tiles (VQX_SSIM_STRIP_MIN,
                             // default 1000; 1: always); 0 in set_speed_variants: unchanged
 };
 SpeedVariants speed_variants();
-int window_variant_count();
 void set_speed_variants(SpeedVariants variants);
 
 // The luma plane of a picture in the engine's device layout (plane 0 first).
@@ -62,22 +68,6 @@ void prepare_device();
 // out_* = decimate_plain(in_*), half_size(in.size).
 void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis,
                       cudaStream_t stream);
-
-// Session 14 (docs/float_ms_ssim.md, "pyramid and schedule"): SpeedVariants::decimate also takes
-// 16..26 (decimate_sweep2_kernel; 19-26: a sweep for inputs of 2e6 samples and up, else 13).
-// Session 16: 27..32 (decimate_rows_kernel for raw luma, level 1; 32 = it for inputs of 3000x2000
-// samples and up, 26 otherwise), and the default is 32, whatever the comment in SpeedVariants says.
-
-// Levels 1..kScales-1 of the pyramid (out_ref[k], out_dis[k]: level k, half_size of level k-1;
-// [0] unused), the same planes as kScales-1 enqueue_decimate calls, in one launch whose tiles are
-// handed out in order, each level's tiles waiting for the rows of the previous level they read.
-// variant 1: levels 1-4 in decimate_kernel<13>'s 32x8 tiles; 2: level 1 by enqueue_decimate (the
-// decimation variant), levels 2-4 as 1; 3, 4: as 1, 2 with decimate_sweep_kernel's 64x32 tiles.
-// `sync`: pyramid_sync_words(ref.size) words, zero before the first call (each launch leaves them
-// zero); one buffer per stream that may run it concurrently.
-size_t pyramid_sync_words(Size plane);
-void enqueue_pyramid(const DevicePlane& ref, const DevicePlane& dis, float* const* out_ref, float* const* out_dis,
-                     int variant, unsigned* sync, cudaStream_t stream);
 
 // float_ssim's box decimation by `factor` >= 2 (box_decimate): box_decimated_size(in.size, factor).
 void enqueue_box_decimate(const DevicePlane& in, int factor, float* out, cudaStream_t stream);
@@ -109,7 +99,7 @@ struct ScaleJob {
   WindowTaps taps;
   // Only the c and s sums are wanted: float_ms_ssim's scales whose l mean enters the score with
   // exponent 0 (pow(x, 0) == 1 for every x, NaN included) when enable_lcs is off, and whose ssim sum
-  // nothing reads. The window kernels with the lean terms (variants 44+) then skip l and (l*c)*s
+  // nothing reads. The window kernel with the lean terms (variant 44) then skips l and (l*c)*s
   // per pixel; those two partials are unspecified. Ignored when taps are asked for.
   bool cs_only = false;
 };
@@ -128,11 +118,6 @@ size_t partial_count(Size plane);
 // per scale).
 void enqueue_windows(const ScaleJob* jobs, int count, PartialSum* const* partials,
                      cudaStream_t stream);
-
-// How many of `count` operand pairs (random ones of the shapes of the l and c divisions, random
-// f64 pairs, special values) the window kernel's branch-free division (variants 19+) rounds
-// differently from __ddiv_rn; 0 is the requirement. Synchronous; for tests.
-uint64_t division_mismatches(uint64_t count, uint32_t seed);
 
 // Reduces each scale's partials in a fixed tree: sums[j * kSumQuantities + q] (f64) for job j,
 // quantity q. The tree's shape depends only on the plane sizes.
