@@ -819,6 +819,39 @@ __device__ __forceinline__ void run_v(float (*pass)[kInH][kPassW]) {
   __syncthreads();
 }
 
+// run_v<M, 16> with its third round (the fifth quantity alone: half the block idle at the barrier)
+// as runs of 8 rows over the whole block (session 16, window 44): the same taps in the same order
+// for every output. 4K K=4 0.334 -> 0.332 ms, the window launches 1 % shorter, and no spills.
+template <int M>
+__device__ __forceinline__ void run_v_balanced(float (*pass)[kInH][kPassW]) {
+  constexpr int R = 16, kS = R + kWindowMargin, kRuns = kTileH / R, kPerQuantity = kRuns * kTileW;
+  static_assert(kThreads == 2 * kPerQuantity && kQuantities == 5, "two full rounds, then the fifth quantity");
+  const int c = int(threadIdx.x) % kTileW, y0 = ((int(threadIdx.x) / kTileW) % kRuns) * R;
+  const int part = int(threadIdx.x) / kPerQuantity;
+#pragma unroll 1
+  for (int q0 = 0; q0 < kQuantities - 1; q0 += 2) {
+    const int q = q0 + part;
+    float x[kS], out[R];
+#pragma unroll
+    for (int s = 0; s < kS; ++s) x[s] = pass[q][y0 + s][c];
+    run_taps<M, R>(x, out);
+    __syncthreads();  // every run of this round has read its quantity's rows
+#pragma unroll
+    for (int o = 0; o < R; ++o) pass[q][y0 + o][c] = out[o];
+  }
+  constexpr int R8 = 8, kS8 = R8 + kWindowMargin;
+  static_assert(kTileW * (kTileH / R8) == kThreads, "the fifth quantity's runs of 8 fill the block");
+  const int y8 = (int(threadIdx.x) / kTileW) * R8;
+  float x[kS8], out[R8];
+#pragma unroll
+  for (int s = 0; s < kS8; ++s) x[s] = pass[kQuantities - 1][y8 + s][c];
+  run_taps<M, R8>(x, out);
+  __syncthreads();
+#pragma unroll
+  for (int o = 0; o < R8; ++o) pass[kQuantities - 1][y8 + o][c] = out[o];
+  __syncthreads();
+}
+
 // ---- Strips of tiles (session 15), the window kernel ------------------------------------------
 // window_strip_kernel<M>: a block walks a vertical strip of g_window_strip tiles of one scale, top
 // to bottom, and does for each tile: the horizontal pass by runs of 16 (h_task), the vertical
@@ -1054,7 +1087,8 @@ __global__ void __launch_bounds__(kThreads, 3) window_strip_kernel(const __grid_
     }
     strip_h<M>(in, pass, r0, in_rows);
     __syncthreads();
-    run_v<M, 16>(pass);
+    if constexpr (kLean) run_v_balanced<M>(pass);
+    else run_v<M, 16>(pass);
     if (kLean && job.cs_only && !job.taps.mu_r) strip_terms<true>(pass, job.taps, partials, tile, map, x0, y0, cols, rows);
     else strip_terms(pass, job.taps, partials, tile, map, x0, y0, cols, rows);
     have_prev = rows == kTileH;
