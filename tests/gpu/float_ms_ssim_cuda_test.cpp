@@ -168,22 +168,19 @@ struct RawCase {
 
 class SsimCudaPyramid : public ::testing::TestWithParam<RawCase> {};
 
-// Raw samples -> conversion -> the whole pyramid -> windows and terms at every level, each
-// compared with the plain CPU stages. Sizes: the 11x11 minimum, odd, 2^n +- 1, tiles with one
-// column or row, 176 (every level down to 11).
-void check_pyramid(Device& dev, const RawCase& rc, const std::string& tag = {}) {
-  std::mt19937 rng(rc.size.width * 7919u + rc.size.height + rc.bit_depth);
-  const uint32_t max = (1u << rc.bit_depth) - 1;
+// A 4:0:0 pair of rc's size and bit depth; gen(i, max) gives sample i's reference and distorted
+// values (called in index order).
+template <typename Gen>
+std::pair<Picture, Picture> raw_luma_pair(const RawCase& rc, Gen gen) {
   PictureFormat f;
   f.width = uint32_t(rc.size.width);
   f.height = uint32_t(rc.size.height);
   f.bit_depth = rc.bit_depth;
   f.subsampling = ChromaSubsampling::k400;
   Picture ref(f), dis(f);
-  const size_t n = rc.size.pixels();
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t a = rng() % (max + 1);
-    const uint32_t b = std::min<uint32_t>(max, a + rng() % (max / 8 + 1));  // correlated
+  const uint32_t max = (1u << rc.bit_depth) - 1;
+  for (size_t i = 0; i < rc.size.pixels(); ++i) {
+    const auto [a, b] = gen(i, max);
     if (rc.bit_depth > 8) {
       ref.plane<uint16_t>(0)[i] = uint16_t(a);
       dis.plane<uint16_t>(0)[i] = uint16_t(b);
@@ -192,12 +189,30 @@ void check_pyramid(Device& dev, const RawCase& rc, const std::string& tag = {}) 
       dis.plane<uint8_t>(0)[i] = uint8_t(b);
     }
   }
+  return {std::move(ref), std::move(dis)};
+}
+
+// A picture's bytes (its luma plane first) on the device.
+cuda::DeviceBuffer upload_picture(Device& dev, const Picture& p) {
+  return dev.upload(std::vector<uint8_t>(p.bytes(), p.bytes() + p.size_bytes()));
+}
+
+// Raw samples -> conversion -> the whole pyramid -> windows and terms at every level, each
+// compared with the plain CPU stages. Sizes: the 11x11 minimum, odd, 2^n +- 1, tiles with one
+// column or row, 176 (every level down to 11).
+void check_pyramid(Device& dev, const RawCase& rc, const std::string& tag = {}) {
+  std::mt19937 rng(rc.size.width * 7919u + rc.size.height + rc.bit_depth);
+  const auto [ref, dis] = raw_luma_pair(rc, [&](size_t, uint32_t max) {
+    const uint32_t a = rng() % (max + 1);
+    const uint32_t b = std::min<uint32_t>(max, a + rng() % (max / 8 + 1));  // correlated
+    return std::pair{a, b};
+  });
+  const PictureFormat& f = ref.format();
+  const size_t n = rc.size.pixels();
   std::vector<float> r(n), d(n);
   ssim::convert_luma(ref, r.data());
   ssim::convert_luma(dis, d.data());
-  std::vector<uint8_t> ref_bytes(ref.bytes(), ref.bytes() + ref.size_bytes());
-  std::vector<uint8_t> dis_bytes(dis.bytes(), dis.bytes() + dis.size_bytes());
-  cuda::DeviceBuffer raw_r = dev.upload(ref_bytes), raw_d = dev.upload(dis_bytes);
+  cuda::DeviceBuffer raw_r = upload_picture(dev, ref), raw_d = upload_picture(dev, dis);
   sc::DevicePlane pr = sc::luma_plane(raw_r.get(), f), pd = sc::luma_plane(raw_d.get(), f);
 
   Size size = rc.size;
@@ -325,31 +340,19 @@ TEST(SsimCudaStages, EverySpeedVariantBitIdentical) {
 // per level (the kernel a variant picks by size and sample type at each level).
 void check_decimation_levels(Device& dev, const RawCase& rc, const std::string& tag) {
   std::mt19937 rng(rc.size.width * 131u + rc.size.height * 7u + rc.bit_depth);
-  const uint32_t max = (1u << rc.bit_depth) - 1;
-  PictureFormat f;
-  f.width = uint32_t(rc.size.width);
-  f.height = uint32_t(rc.size.height);
-  f.bit_depth = rc.bit_depth;
-  f.subsampling = ChromaSubsampling::k400;
-  Picture ref(f), dis(f);
-  for (size_t i = 0; i < rc.size.pixels(); ++i) {
+  const auto [ref, dis] = raw_luma_pair(rc, [&](size_t i, uint32_t max) {
     // Full range, with runs of zeros and of the maximum (products of 0, the largest sums).
-    uint32_t a = rng() % (max + 1), b = rng() % (max + 1);
+    uint32_t a = rng() % (max + 1);
+    uint32_t b = rng() % (max + 1);
     if ((i / 97) % 7 == 0) a = 0;
     if ((i / 89) % 11 == 0) b = max;
-    if (rc.bit_depth > 8) {
-      ref.plane<uint16_t>(0)[i] = uint16_t(a);
-      dis.plane<uint16_t>(0)[i] = uint16_t(b);
-    } else {
-      ref.plane<uint8_t>(0)[i] = uint8_t(a);
-      dis.plane<uint8_t>(0)[i] = uint8_t(b);
-    }
-  }
+    return std::pair{a, b};
+  });
+  const PictureFormat& f = ref.format();
   std::vector<float> r(rc.size.pixels()), d(rc.size.pixels());
   ssim::convert_luma(ref, r.data());
   ssim::convert_luma(dis, d.data());
-  std::vector<uint8_t> rb(ref.bytes(), ref.bytes() + ref.size_bytes()), db(dis.bytes(), dis.bytes() + dis.size_bytes());
-  cuda::DeviceBuffer raw_r = dev.upload(rb), raw_d = dev.upload(db);
+  cuda::DeviceBuffer raw_r = upload_picture(dev, ref), raw_d = upload_picture(dev, dis);
   sc::DevicePlane pr = sc::luma_plane(raw_r.get(), f), pd = sc::luma_plane(raw_d.get(), f);
   Size size = rc.size;
   std::vector<cuda::DeviceBuffer> keep;
@@ -548,25 +551,13 @@ TEST(SsimCudaStages, EveryStripVariantBitIdentical) {
   // Raw 8-bit 1920x1080 (scale 0 of band1080's size: 17 tile rows) and a 10-bit plane: partials
   // of every window variant and strip length identical to window 38's with one tile per block.
   for (RawCase rc : {RawCase{{1920, 1080}, 8}, RawCase{{1283, 731}, 10}}) {
-    PictureFormat f;
-    f.width = uint32_t(rc.size.width);
-    f.height = uint32_t(rc.size.height);
-    f.bit_depth = rc.bit_depth;
-    f.subsampling = ChromaSubsampling::k400;
-    Picture ref(f), dis(f);
-    const uint32_t max = (1u << rc.bit_depth) - 1;
-    for (size_t i = 0; i < rc.size.pixels(); ++i) {
-      const uint32_t a = rng() % (max + 1), b = std::min<uint32_t>(max, a + rng() % 9);
-      if (rc.bit_depth > 8) {
-        ref.plane<uint16_t>(0)[i] = uint16_t(a);
-        dis.plane<uint16_t>(0)[i] = uint16_t(b);
-      } else {
-        ref.plane<uint8_t>(0)[i] = uint8_t(a);
-        dis.plane<uint8_t>(0)[i] = uint8_t(b);
-      }
-    }
-    std::vector<uint8_t> rb(ref.bytes(), ref.bytes() + ref.size_bytes()), db(dis.bytes(), dis.bytes() + dis.size_bytes());
-    cuda::DeviceBuffer raw_r = dev.upload(rb), raw_d = dev.upload(db);
+    const auto [ref, dis] = raw_luma_pair(rc, [&](size_t, uint32_t max) {
+      const uint32_t a = rng() % (max + 1);
+      const uint32_t b = std::min<uint32_t>(max, a + rng() % 9);
+      return std::pair{a, b};
+    });
+    const PictureFormat& f = ref.format();
+    cuda::DeviceBuffer raw_r = upload_picture(dev, ref), raw_d = upload_picture(dev, dis);
     const sc::DevicePlane pr = sc::luma_plane(raw_r.get(), f), pd = sc::luma_plane(raw_d.get(), f);
     sc::set_speed_variants({38, 32, 1, 1, 1});
     const auto expected = window_partials(dev, pr, pd, rc.size);

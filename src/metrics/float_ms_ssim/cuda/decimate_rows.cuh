@@ -37,7 +37,7 @@ constexpr int kDrWindow = 2 * kDrHalo + 1;
 // First column of table row 4 + c with a positive entry (row sums start with it).
 __host__ __device__ constexpr int dr_first(int c) {
   for (int u = 0; u < kLpfTaps; ++u)
-    if (!(lpf_negative(kLpfRadius + c) != lpf_negative(u))) return u;
+    if (!lpf_entry_negative(kLpfRadius + c, u)) return u;
   return -1;
 }
 
@@ -56,7 +56,7 @@ __device__ __forceinline__ double dr_row_sum(const float (&s)[kLpfTaps]) {
 #pragma unroll
   for (int u = 0; u < kLpfTaps; ++u) {
     if (u == first) continue;
-    sum = lpf_negative(v) != lpf_negative(u) ? __dsub_rn(sum, term(u)) : __dadd_rn(sum, term(u));
+    sum = lpf_entry_negative(v, u) ? __dsub_rn(sum, term(u)) : __dadd_rn(sum, term(u));
   }
   return sum;
 }

@@ -152,6 +152,8 @@ constexpr int kDecSplit = kDecTileW + kLpfRadius;
 // subtraction negates its operand for free). -0 products: the CPU adds -0, this subtracts +0,
 // both leave the (never -0) accumulator unchanged.
 __host__ __device__ constexpr bool lpf_negative(int i) { return i == 1 || i == 2 || i == 6 || i == 7; }
+// Whether kLpf[v][u] is negative (prepare_device checks the pattern against the table).
+__host__ __device__ constexpr bool lpf_entry_negative(int v, int u) { return lpf_negative(v) != lpf_negative(u); }
 
 template <int MR, int MD, bool kNonneg>
 __device__ __forceinline__ void decimate_taps(const float (*split)[2][kDecRows][kDecSplit], int tx, int ty,
@@ -166,7 +168,7 @@ __device__ __forceinline__ void decimate_taps(const float (*split)[2][kDecRows][
       if constexpr (kNonneg) {
         const float g = c_lpf_abs[v][u];
         const double pa = widen_as<MR>(__fmul_rn(a, g)), pb = widen_as<MD>(__fmul_rn(b, g));
-        if (lpf_negative(v) != lpf_negative(u)) {
+        if (lpf_entry_negative(v, u)) {
           sum_r = __dsub_rn(sum_r, pa);
           sum_d = __dsub_rn(sum_d, pb);
         } else {
@@ -343,7 +345,7 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
         if (u >= 0 && u < kLpfTaps) {
           const int m = lpf_class(u);
           double& acc = (kMask >> m) & 1u ? acc_c[o] : acc_s[o];
-          if (kNonneg && lpf_negative(v) != lpf_negative(u)) acc = __dsub_rn(acc, w[m]);
+          if (kNonneg && lpf_entry_negative(v, u)) acc = __dsub_rn(acc, w[m]);
           else acc = __dadd_rn(acc, w[m]);
         }
       }
@@ -790,65 +792,47 @@ __device__ __forceinline__ void run_taps(const float (&x)[R + kWindowMargin], fl
 #pragma unroll
   for (int o = 0; o < R; ++o) out[o] = output_converted<M>(o) ? __double2float_rn(acc[o]) : unscale_to_f32(acc[o]);
 }
-// Vertical pass by runs of R rows, results back in place. R = 16: 32 columns x 4 runs = 128 tasks per
-// quantity, so two quantities per round (the last round: the fifth alone); a barrier between a
-// round's reads and its writes (a run reads rows other runs write), none between rounds (they
-// touch different quantities).
-template <int M, int R>
+// Vertical pass by runs of 16 rows, results back in place: 32 columns x 4 runs = 128 tasks per
+// quantity, so two quantities per round; a barrier between a round's reads and its writes (a run
+// reads rows other runs write), none between rounds (they touch different quantities). The fifth
+// quantity is a round of its own: on half the block (!kBalanced, session 15's window 38), or
+// (kBalanced, window 44 since session 16) as runs of 8 rows over the whole block, the same taps in
+// the same order for every output (4K K=4 0.334 -> 0.332 ms, the window launches 1 % shorter).
+template <int M, bool kBalanced>
 __device__ __forceinline__ void run_v(float (*pass)[kInH][kPassW]) {
-  constexpr int kS = R + kWindowMargin, kRuns = kTileH / R, kPerQuantity = kRuns * kTileW;
-  static_assert(kThreads % kPerQuantity == 0, "whole quantities per round");
-  constexpr int kPerRound = kThreads / kPerQuantity;
+  constexpr int R = 16, kS = R + kWindowMargin, kRuns = kTileH / R, kPerQuantity = kRuns * kTileW;
+  static_assert(kThreads == 2 * kPerQuantity && kQuantities == 5, "two quantities per round, the fifth alone");
   const int c = int(threadIdx.x) % kTileW, y0 = ((int(threadIdx.x) / kTileW) % kRuns) * R;
   const int part = int(threadIdx.x) / kPerQuantity;
+  constexpr int kPairedQuantities = kBalanced ? kQuantities - 1 : kQuantities;
 #pragma unroll 1
-  for (int q0 = 0; q0 < kQuantities; q0 += kPerRound) {
+  for (int q0 = 0; q0 < kPairedQuantities; q0 += 2) {
     const int q = q0 + part;
+    const bool active = kBalanced || q < kQuantities;
     float x[kS], out[R];
-    if (q < kQuantities) {
+    if (active) {
 #pragma unroll
       for (int s = 0; s < kS; ++s) x[s] = pass[q][y0 + s][c];
       run_taps<M, R>(x, out);
     }
     __syncthreads();  // every run of this round has read its quantity's rows
-    if (q < kQuantities) {
+    if (active) {
 #pragma unroll
       for (int o = 0; o < R; ++o) pass[q][y0 + o][c] = out[o];
     }
   }
-  __syncthreads();
-}
-
-// run_v<M, 16> with its third round (the fifth quantity alone: half the block idle at the barrier)
-// as runs of 8 rows over the whole block (session 16, window 44): the same taps in the same order
-// for every output. 4K K=4 0.334 -> 0.332 ms, the window launches 1 % shorter, and no spills.
-template <int M>
-__device__ __forceinline__ void run_v_balanced(float (*pass)[kInH][kPassW]) {
-  constexpr int R = 16, kS = R + kWindowMargin, kRuns = kTileH / R, kPerQuantity = kRuns * kTileW;
-  static_assert(kThreads == 2 * kPerQuantity && kQuantities == 5, "two full rounds, then the fifth quantity");
-  const int c = int(threadIdx.x) % kTileW, y0 = ((int(threadIdx.x) / kTileW) % kRuns) * R;
-  const int part = int(threadIdx.x) / kPerQuantity;
-#pragma unroll 1
-  for (int q0 = 0; q0 < kQuantities - 1; q0 += 2) {
-    const int q = q0 + part;
-    float x[kS], out[R];
+  if constexpr (kBalanced) {
+    constexpr int R8 = 8, kS8 = R8 + kWindowMargin;
+    static_assert(kTileW * (kTileH / R8) == kThreads, "the fifth quantity's runs of 8 fill the block");
+    const int y8 = (int(threadIdx.x) / kTileW) * R8;
+    float x[kS8], out[R8];
 #pragma unroll
-    for (int s = 0; s < kS; ++s) x[s] = pass[q][y0 + s][c];
-    run_taps<M, R>(x, out);
-    __syncthreads();  // every run of this round has read its quantity's rows
+    for (int s = 0; s < kS8; ++s) x[s] = pass[kQuantities - 1][y8 + s][c];
+    run_taps<M, R8>(x, out);
+    __syncthreads();
 #pragma unroll
-    for (int o = 0; o < R; ++o) pass[q][y0 + o][c] = out[o];
+    for (int o = 0; o < R8; ++o) pass[kQuantities - 1][y8 + o][c] = out[o];
   }
-  constexpr int R8 = 8, kS8 = R8 + kWindowMargin;
-  static_assert(kTileW * (kTileH / R8) == kThreads, "the fifth quantity's runs of 8 fill the block");
-  const int y8 = (int(threadIdx.x) / kTileW) * R8;
-  float x[kS8], out[R8];
-#pragma unroll
-  for (int s = 0; s < kS8; ++s) x[s] = pass[kQuantities - 1][y8 + s][c];
-  run_taps<M, R8>(x, out);
-  __syncthreads();
-#pragma unroll
-  for (int o = 0; o < R8; ++o) pass[kQuantities - 1][y8 + o][c] = out[o];
   __syncthreads();
 }
 
@@ -1087,8 +1071,7 @@ __global__ void __launch_bounds__(kThreads, 3) window_strip_kernel(const __grid_
     }
     strip_h<M>(in, pass, r0, in_rows);
     __syncthreads();
-    if constexpr (kLean) run_v_balanced<M>(pass);
-    else run_v<M, 16>(pass);
+    run_v<M, kLean>(pass);
     if (kLean && job.cs_only && !job.taps.mu_r) strip_terms<true>(pass, job.taps, partials, tile, map, x0, y0, cols, rows);
     else strip_terms(pass, job.taps, partials, tile, map, x0, y0, cols, rows);
     have_prev = rows == kTileH;
@@ -1208,7 +1191,7 @@ void prepare_device() {
   for (int v = 0; v < kLpfTaps; ++v)
     for (int u = 0; u < kLpfTaps; ++u) {
       // The nonnegative decimation path relies on this sign pattern (decimate_taps).
-      if ((kLpf[v][u] < 0.0f) != (lpf_negative(v) != lpf_negative(u)) || kLpf[v][u] == 0.0f)
+      if ((kLpf[v][u] < 0.0f) != lpf_entry_negative(v, u) || kLpf[v][u] == 0.0f)
         throw std::logic_error("ssim: kLpf's sign pattern is not the one the device code assumes");
       magnitude[v][u] = std::fabs(kLpf[v][u]);
     }
