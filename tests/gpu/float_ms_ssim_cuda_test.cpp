@@ -632,6 +632,49 @@ std::unique_ptr<RunReport> run_one(const std::pair<Picture, Picture>& pair, cons
   return run_on_pictures(r, d, {feature}, settings);
 }
 
+// Session 17: full-width tiles of 8-bit planes whose rows start on 4-byte boundaries are read by
+// words (load_window_words), the others by rows (load_window_rows). The same samples at a 4-byte
+// aligned address and at offsets 1..3 (read by rows) give the CPU's planes and terms and the same
+// partials byte for byte, with one tile per block and strips of 2. Widths: 76 (the last full
+// tile's last word ends at the row's end, two bytes past the tile), 964 (a short last tile
+// column, read by rows), 1000 (three tile rows, the last of 12 rows).
+TEST(SsimCudaStages, WordAndRowLoadersBitIdentical) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  const sc::SpeedVariants saved = sc::speed_variants();
+  std::mt19937 rng(17);
+  for (RawCase rc : {RawCase{{76, 45}, 8}, RawCase{{964, 203}, 8}, RawCase{{1000, 150}, 8}}) {
+    const auto [ref, dis] = raw_luma_pair(rc, [&](size_t, uint32_t max) {
+      const uint32_t a = rng() % (max + 1);
+      const uint32_t b = std::min<uint32_t>(max, a + rng() % 17);
+      return std::pair{a, b};
+    });
+    const size_t n = rc.size.pixels();
+    std::vector<float> r(n), d(n);
+    ssim::convert_luma(ref, r.data());
+    ssim::convert_luma(dis, d.data());
+    std::vector<sc::PartialSum> aligned;
+    for (int offset : {0, 1, 2, 3}) {
+      std::vector<uint8_t> br(size_t(offset), 0), bd(size_t(offset), 0);
+      br.insert(br.end(), ref.bytes(), ref.bytes() + n);  // the luma plane comes first
+      bd.insert(bd.end(), dis.bytes(), dis.bytes() + n);
+      cuda::DeviceBuffer gr = dev.upload(br), gd = dev.upload(bd);
+      const sc::DevicePlane pr{static_cast<const uint8_t*>(gr.get()) + offset, sc::SampleType::kU8, 8, rc.size};
+      const sc::DevicePlane pd{static_cast<const uint8_t*>(gd.get()) + offset, sc::SampleType::kU8, 8, rc.size};
+      for (int strip : {1, 2}) {
+        sc::set_speed_variants({44, 32, 1, strip, 1});
+        const std::string what =
+            fmt::format("{}x{} offset {} strip {}", rc.size.width, rc.size.height, offset, strip);
+        check_window_scale(dev, pr, pd, r, d, rc.size, what);
+        const auto partials = window_partials(dev, pr, pd, rc.size);
+        if (aligned.empty()) aligned = partials;
+        else EXPECT_TRUE(same_partials(aligned, partials)) << what << ": partials";
+      }
+    }
+  }
+  sc::set_speed_variants(saved);
+}
+
 TEST(FloatMsSsimCuda, SpecGoldenVectorsBitExact) {
   VQX_REQUIRE_CUDA();
   struct Vector {
