@@ -598,9 +598,9 @@ __device__ __forceinline__ unsigned load_window_rows(const void* ref_data, const
   return negative;
 }
 
-// Tiles of 8-bit planes by 32-bit words (load_window_words, session 17; 4K K=4 0.334 -> 0.323 ms, 1080p 0.092 ->
-// 0.089). load_window_rows spends about 15 instructions per sample (a byte load per sample, its
-// bounds test and branch, the sign test); here a full-width tile (in_cols == kInW) of planes
+// Tiles of 8-bit planes by 32-bit words (load_window_words, session 17; 4K K=4 0.334 -> 0.323
+// ms, 1080p 0.092 -> 0.089). load_window_rows spends about 15 instructions per sample (a byte
+// load per sample, its bounds test and branch, the sign test); here a full-width tile (in_cols == kInW) of planes
 // whose rows start on 4-byte boundaries (words_aligned: width % 4 == 0 and 4-byte aligned base
 // pointers) is read as 11 words per row, a row's words on neighbouring lanes, a batch of words of
 // both planes issued before the first store, without per-sample tests. The words of a row end
