@@ -14,8 +14,9 @@
 // multiples of 2^-149 (2^-1045 scaled), so a partial sum is either >= 2^-126 (scaled: a normal
 // f64, where rounding commutes with the power-of-two scale) or an exact multiple of 2^-149 below
 // 2^-126 (exact in both). Multiplying by 2^896 at the end restores the CPU's f64 sum exactly.
-// Some quantities use the conversion instruction and others the integer path, so that both
-// pipes work at once; a quantity never mixes the two.
+// Some products use the conversion instruction and others the integer path, so that both pipes
+// work at once. An accumulator may take both kinds: a term of the other kind enters by one DFMA
+// with 2^-896 or 2^896, whose product is exact, so it rounds exactly as the plain add would.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -57,9 +58,9 @@ __device__ __forceinline__ float unscale_to_f32(double scaled_sum) {
   return __double2float_rn(__dmul_rn(scaled_sum, kScaleUp));
 }
 
-// Widening modes of one accumulator (it never mixes two): kCvt = the conversion instruction
-// (unscaled accumulator); the others scale by 2^-896 (file comment): kShift only for terms with
-// the sign bit clear, kSigned for any finite term; kParity: the window runs' mix (run_taps).
+// Widening modes: kCvt = the conversion instruction (unscaled accumulator); the others scale by
+// 2^-896 (file comment): kShift only for terms with the sign bit clear, kSigned for any finite
+// term; kParity and kMix + mask: the window runs' mixes (run_taps).
 enum WidenMode : int { kCvt = 0, kShift = 1, kSigned = 2, kParity = 3 };
 
 template <int M>
@@ -313,10 +314,15 @@ constexpr unsigned kSplitMask = 0x1cu;
 // g < 0, shift widening); else signed samples (widen_scaled). kMask != 0 (raw luma, kNonneg): the
 // products of the column classes in kMask go to a second, unscaled accumulator fed by the
 // conversion instruction, and the output is f32(acc_c + acc_s * 2^896) (exact sums, above).
-template <bool kNonneg, unsigned kMask = 0>
+// kMix (session 18; the sign-free f32 levels, single scaled accumulator): the products of the
+// classes in kMix widened by the conversion instruction and added by one DFMA with +-2^-896 (exact:
+// the product times 2^-896 is the shifted widening's term, so the DFMA rounds as the DADD / DSUB
+// would), the others by the shift pair: fewer issue slots for a little of the XU pipe.
+template <bool kNonneg, unsigned kMask = 0, unsigned kMix = 0>
 __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsHalf], int jr, int y,
                                            float (&out)[kSwRun]) {
   static_assert(kMask == 0 || kNonneg, "split accumulators for sign-free samples only");
+  static_assert(kMix == 0 || (kNonneg && kMask == 0), "mixed widening into the single accumulator");
   double acc_s[kSwRun], acc_c[kSwRun];
 #pragma unroll
   for (int o = 0; o < kSwRun; ++o) {
@@ -336,7 +342,7 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
             w[m] = widen_scaled(__fmul_rn(a, c_lpf[v][m]));
           } else {
             const float p = __fmul_rn(a, c_lpf_abs[v][m]);
-            w[m] = (kMask >> m) & 1u ? widen(p) : widen_scaled_nonneg(p);
+            w[m] = ((kMask | kMix) >> m) & 1u ? widen(p) : widen_scaled_nonneg(p);
           }
         }
 #pragma unroll
@@ -345,7 +351,8 @@ __device__ __forceinline__ void sweep_taps(const float (*t)[2][kSwCols][kSwRowsH
         if (u >= 0 && u < kLpfTaps) {
           const int m = lpf_class(u);
           double& acc = (kMask >> m) & 1u ? acc_c[o] : acc_s[o];
-          if (kNonneg && lpf_entry_negative(v, u)) acc = __dsub_rn(acc, w[m]);
+          if ((kMix >> m) & 1u) acc = __fma_rn(w[m], lpf_entry_negative(v, u) ? -0x1p-896 : 0x1p-896, acc);
+          else if (kNonneg && lpf_entry_negative(v, u)) acc = __dsub_rn(acc, w[m]);
           else acc = __dadd_rn(acc, w[m]);
         }
       }
@@ -476,11 +483,14 @@ __device__ __forceinline__ unsigned load_sweep_tile_lean(const DevicePlane& in, 
   return load_sweep_rows_lean<float>(in.data, in.size, x0, y0, load_rows, load_cols, inverse, t);
 }
 // The runs of one tile after its load: split accumulators for raw luma (above).
+// Classes 0 and 2 of the sign-free f32 levels by conversion (4K's level 2: 12.0 -> 11.2 M
+// instructions, 23.7 -> 23.5 us; session 18).
+constexpr unsigned kSweepMix = 0x05u;
 __device__ __forceinline__ void sweep2_taps(const float (*t)[2][kSwCols][kSwRowsHalf], bool raw, bool any_negative,
                                             int jr, int y, float (&res)[kSwRun]) {
   if (raw) sweep_taps<true, kSplitMask>(t, jr, y, res);
   else if (any_negative) sweep_taps<false>(t, jr, y, res);
-  else sweep_taps<true>(t, jr, y, res);
+  else sweep_taps<true, 0, kSweepMix>(t, jr, y, res);
 }
 
 __global__ void __launch_bounds__(kSwThreads, 4) decimate_sweep2_kernel(DevicePlane ref, DevicePlane dis,
@@ -548,13 +558,19 @@ __global__ void box_decimate_kernel(DevicePlane in, int factor, float* out, Size
 // plane, its horizontal pass kTileW x (kTileH + 10) values of each of the five quantities.
 constexpr int kTileW = 32, kTileH = 64, kThreads = 256;
 constexpr int kInW = kTileW + kWindowMargin, kInH = kTileH + kWindowMargin;
-// Row strides of the input and pass regions, odd so that threads walking different rows of one
-// column (the sliding runs) hit different banks.
-constexpr int kInStride = kInW + 1, kPassW = kTileW + 1;
+// Row strides of the input and pass regions (session 18). The horizontal runs (h_task) have a
+// warp's lanes on neighbouring rows: they read the input rows as 16-byte vectors, and a stride of
+// 4 x odd floats puts the 8 lanes of each quarter-warp on different bank groups; they write the
+// pass rows as 8-byte pairs, and a stride of 2 x odd floats does the same for each half-warp.
+// Everything else walks along rows (lanes on neighbouring columns), conflict-free at any stride.
+constexpr int kInStride = kInW + 2, kPassW = kTileW + 2;
+static_assert(kPassW % 4 == 2, "8-byte pass rows, conflict-free by half-warp");
+static_assert(kInStride % 4 == 0 && (kInStride / 4) % 2 == 1, "16-byte input rows, conflict-free by quarter-warp");
 constexpr int kQuantities = 5;  // mu_r, mu_d, r*r, d*d, r*d
 constexpr size_t kInputFloats = 2 * size_t(kInH) * kInStride;
 constexpr size_t kWindowSmem = (kInputFloats + size_t(kQuantities) * kInH * kPassW) * sizeof(float);
 static_assert(kInputFloats * sizeof(float) % 16 == 0, "the pass region must stay aligned for doubles");
+static_assert(3 * (kWindowSmem + 1024) <= 228 * 1024, "three blocks per SM (1 KB reserved per block on sm_90)");
 static_assert(size_t(kQuantities) * kInH * kPassW * sizeof(float) >=
                   sizeof(DoubleDouble) * kSumQuantities * kThreads,
               "the block tree reuses the horizontal-pass region");
@@ -612,6 +628,7 @@ __device__ __forceinline__ unsigned load_window_rows(const void* ref_data, const
 // for scales 1-4: more instructions, no gain) and fetching the next tile's words before the
 // terms loop (registers live across the terms: spills, slower).
 constexpr int kWordsPerRow = (kInW + 3) / 4;  // 11 words of 4 samples per input row
+static_assert(4 * kWordsPerRow <= kInStride, "a row's last word lands inside the row's stride");
 // Words i, i + kThreads, ... of a tile (word i is word i % kWordsPerRow of row i / kWordsPerRow):
 // the next one is kWordStepRows rows and kWordStepCols words further on.
 constexpr int kWordStepRows = kThreads / kWordsPerRow, kWordStepCols = kThreads % kWordsPerRow;
@@ -652,16 +669,68 @@ __device__ __forceinline__ void load_window_words(const void* ref_data, const vo
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
       if (base + kThreads * k < items) {
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-          if (4 * w + j >= kInW) break;  // the last word's two bytes past the tile
-          in[0][r][4 * w + j] = to_sample(uint8_t(a[k] >> (8 * j)), inverse_r);
-          in[1][r][4 * w + j] = to_sample(uint8_t(b[k] >> (8 * j)), inverse_d);
-        }
+        // One 16-byte store per word and plane (session 18); the last word's two bytes past the
+        // tile land in the row's padding columns 42 and 43, which nothing reads.
+        auto samples = [&](uint32_t v, float inverse) {
+          return make_float4(to_sample(uint8_t(v), inverse), to_sample(uint8_t(v >> 8), inverse),
+                             to_sample(uint8_t(v >> 16), inverse), to_sample(uint8_t(v >> 24), inverse));
+        };
+        *reinterpret_cast<float4*>(&in[0][r][4 * w]) = samples(a[k], inverse_r);
+        *reinterpret_cast<float4*>(&in[1][r][4 * w]) = samples(b[k], inverse_d);
       }
       next_word(r, w);
     }
   }
+}
+
+// Input rows 0..n-1 (from plane row y0) of a full-width tile of two f32 planes (the pyramid's
+// levels), by 16-byte vectors (session 18): 11 per row, a row's vectors on neighbouring lanes, the
+// same f32 samples as load_window_rows<float>, no per-sample bounds test. The last vector's two
+// extra samples (columns 42, 43) lie inside the plane's row (x0 and width multiples of 4, x0 + 42 <=
+// width) and land in the row's padding. Returns whether a sample has its sign bit set.
+__device__ __forceinline__ unsigned load_window_vectors(const void* ref_data, const void* dis_data, size_t width,
+                                                        int x0, int y0, int n, float (*in)[kInH][kInStride]) {
+  constexpr int kBatch = 1;  // vectors of each plane in flight per thread
+  const uint32_t row_vectors = uint32_t(width / 4);
+  const size_t first = size_t(y0) * row_vectors + size_t(x0 / 4);
+  const float4* ref = static_cast<const float4*>(ref_data) + first;
+  const float4* dis = static_cast<const float4*>(dis_data) + first;
+  const int items = n * kWordsPerRow;
+  unsigned bits = 0;
+  for (int base = int(threadIdx.x); base < items; base += kThreads * kBatch) {
+    float4 a[kBatch], b[kBatch];
+    const int r0 = base / kWordsPerRow, w0 = base - r0 * kWordsPerRow;
+    int r = r0, w = w0;
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      if (base + kThreads * k < items) {
+        const uint32_t at = uint32_t(r) * row_vectors + uint32_t(w);
+        a[k] = ref[at];
+        b[k] = dis[at];
+      }
+      next_word(r, w);
+    }
+    r = r0;
+    w = w0;
+#pragma unroll
+    for (int k = 0; k < kBatch; ++k) {
+      if (base + kThreads * k < items) {
+        *reinterpret_cast<float4*>(&in[0][r][4 * w]) = a[k];
+        *reinterpret_cast<float4*>(&in[1][r][4 * w]) = b[k];
+        // Columns 42 and 43 are not the tile's: only the first two samples of the last vector count.
+        const bool last = w == kWordsPerRow - 1;
+        bits |= __float_as_uint(a[k].x) | __float_as_uint(a[k].y) | __float_as_uint(b[k].x) | __float_as_uint(b[k].y);
+        if (!last) bits |= __float_as_uint(a[k].z) | __float_as_uint(a[k].w) | __float_as_uint(b[k].z) | __float_as_uint(b[k].w);
+      }
+      next_word(r, w);
+    }
+  }
+  return bits >> 31;
+}
+
+// Whether load_window_vectors may read a tile of these f32 planes (rows on 16-byte boundaries).
+__device__ __forceinline__ bool vectors_aligned(const void* ref_data, const void* dis_data, size_t width) {
+  return width % 4 == 0 && ((reinterpret_cast<uintptr_t>(ref_data) | reinterpret_cast<uintptr_t>(dis_data)) & 15) == 0;
 }
 
 // Whether load_window_words may read a tile of these planes (rows on 4-byte boundaries).
@@ -840,9 +909,25 @@ __host__ __device__ constexpr bool output_converted(int o) {
   return M == kCvt || (M == kParity && o % 2 == 0);
 }
 
+// M = kMix + mask (session 18, window variant 54): every accumulator unscaled; the products of
+// tap class 0 (every output's first tap, so every accumulator starts unscaled) and of the classes
+// in mask (bits 1..5) widened by the conversion instruction and added by DADD, the others built
+// scaled by the shift pair and added by one DFMA with 2^896 (exact: the scaled term times 2^896
+// is the product, so the DFMA rounds acc + p once, as the DADD would). No output needs the DMUL of
+// unscale_to_f32, and the share of conversions is free of the output parity.
+constexpr int kMix = 16;
+template <int M>
+__host__ __device__ constexpr bool class_converted(int m) {
+  return m == 0 || (((M - kMix) >> m) & 1) != 0;
+}
+// Window 54 (the default): classes 0 and 4 by conversion, 35 % of a run's products. Session 18
+// measured the share from 21 % to 70 % (4K K=4, ms): 21 % 0.311, 33-37 % 0.310-0.311, 40 % 0.313,
+// 52 % 0.317, 70 % 0.336; 44's parity split (52 %) 0.318.
+constexpr int kMix54 = kMix + 0x10;
+
 template <int M, int R>
 __device__ __forceinline__ void run_taps(const float (&x)[R + kWindowMargin], float (&out)[R]) {
-  static_assert(M == kShift || M == kParity, "widening mode");
+  static_assert(M == kShift || M == kParity || M >= kMix, "widening mode");
   double acc[R];
 #pragma unroll
   for (int s = 0; s < R + kWindowMargin; ++s) {
@@ -851,18 +936,27 @@ __device__ __forceinline__ void run_taps(const float (&x)[R + kWindowMargin], fl
     for (int m = 0; m <= kWindowTaps / 2; ++m)
       if (run_needs<R>(s, m)) {
         const float p = __fmul_rn(x[s], c_gaussian[m]);
-        if constexpr (M == kParity) w[m] = output_converted<M>(s - m) ? widen(p) : widen_scaled_nonneg(p);
+        if constexpr (M >= kMix) w[m] = class_converted<M>(m) ? widen(p) : widen_scaled_nonneg(p);
+        else if constexpr (M == kParity) w[m] = output_converted<M>(s - m) ? widen(p) : widen_scaled_nonneg(p);
         else w[m] = widen_scaled_nonneg(p);
       }
 #pragma unroll
     for (int o = 0; o < R; ++o) {
       const int k = s - o;
+      const int m = k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k;
       if (k == 0) acc[o] = w[0];
-      else if (k > 0 && k < kWindowTaps) acc[o] = __dadd_rn(acc[o], w[k < kWindowTaps - 1 - k ? k : kWindowTaps - 1 - k]);
+      else if (k > 0 && k < kWindowTaps) {
+        if constexpr (M >= kMix)
+          acc[o] = class_converted<M>(m) ? __dadd_rn(acc[o], w[m]) : __fma_rn(w[m], kScaleUp, acc[o]);
+        else acc[o] = __dadd_rn(acc[o], w[m]);
+      }
     }
   }
 #pragma unroll
-  for (int o = 0; o < R; ++o) out[o] = output_converted<M>(o) ? __double2float_rn(acc[o]) : unscale_to_f32(acc[o]);
+  for (int o = 0; o < R; ++o) {
+    if constexpr (M >= kMix) out[o] = __double2float_rn(acc[o]);
+    else out[o] = output_converted<M>(o) ? __double2float_rn(acc[o]) : unscale_to_f32(acc[o]);
+  }
 }
 // Vertical pass by runs of 16 rows, results back in place: 32 columns x 4 runs = 128 tasks per
 // quantity, so two quantities per round; a barrier between a round's reads and its writes (a run
@@ -936,29 +1030,42 @@ __device__ __forceinline__ void run_v(float (*pass)[kInH][kPassW]) {
 template <int M, int R>
 __device__ __forceinline__ void h_task(float (*in)[kInH][kInStride], float (*pass)[kInH][kPassW], int q, int run,
                                        int r) {
-  constexpr int kS = R + kWindowMargin;
+  constexpr int kS = R + kWindowMargin, kVectors = (kS + 3) / 4;
+  static_assert(kTileW - R + 4 * kVectors <= kInStride && R % 4 == 0, "a run's vectors stay in its row");
   const int c0 = run * R;
-  const float* pr = &in[0][r][c0];
-  const float* pd = &in[1][r][c0];
-  float x[kS], o16[R];
-  if (q == 0) {
+  // 16-byte loads (session 18): the samples of a run in kVectors loads instead of kS.
+  const float4* pr = reinterpret_cast<const float4*>(&in[0][r][c0]);
+  const float4* pd = reinterpret_cast<const float4*>(&in[1][r][c0]);
+  float x[4 * kVectors], o16[R];
+  auto put = [&](int j, float4 v) {
+    x[4 * j] = v.x;
+    x[4 * j + 1] = v.y;
+    x[4 * j + 2] = v.z;
+    x[4 * j + 3] = v.w;
+  };
+  if (q == 0 || q == 1) {
+    const float4* p = q == 0 ? pr : pd;
 #pragma unroll
-    for (int i = 0; i < kS; ++i) x[i] = pr[i];
-  } else if (q == 1) {
-#pragma unroll
-    for (int i = 0; i < kS; ++i) x[i] = pd[i];
+    for (int j = 0; j < kVectors; ++j) put(j, p[j]);
   } else if (q == 4) {
 #pragma unroll
-    for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(pr[i], pd[i]);
+    for (int j = 0; j < kVectors; ++j) {
+      const float4 a = pr[j], b = pd[j];
+      put(j, make_float4(__fmul_rn(a.x, b.x), __fmul_rn(a.y, b.y), __fmul_rn(a.z, b.z), __fmul_rn(a.w, b.w)));
+    }
   } else {
-    const float* p = q == 2 ? pr : pd;
+    const float4* p = q == 2 ? pr : pd;
 #pragma unroll
-    for (int i = 0; i < kS; ++i) x[i] = __fmul_rn(p[i], p[i]);
+    for (int j = 0; j < kVectors; ++j) {
+      const float4 a = p[j];
+      put(j, make_float4(__fmul_rn(a.x, a.x), __fmul_rn(a.y, a.y), __fmul_rn(a.z, a.z), __fmul_rn(a.w, a.w)));
+    }
   }
-  run_taps<M, R>(x, o16);
+  run_taps<M, R>(*reinterpret_cast<const float(*)[kS]>(x), o16);
   float* out = &pass[q][r][c0];
+  // 8-byte stores (session 18): kPassW = 2 x odd puts a half-warp's rows on different bank pairs.
 #pragma unroll
-  for (int o = 0; o < R; ++o) out[o] = o16[o];
+  for (int o = 0; o < R; o += 2) *reinterpret_cast<float2*>(out + o) = make_float2(o16[o], o16[o + 1]);
 }
 
 // Horizontal pass over input rows r0..in_rows-1 (r0 = 0, or kWindowMargin after a copy): tasks
@@ -1076,6 +1183,8 @@ __device__ __forceinline__ unsigned load_strip_rows(const ScaleJob& job, float (
     if (job.ref.type == SampleType::kU16)
       return load_window_rows<uint16_t>(job.ref.data, job.dis.data, width, x0, y, n, in_cols, inverse_r, inverse_d,
                                         at);
+    if (in_cols == kInW && vectors_aligned(job.ref.data, job.dis.data, width))
+      return load_window_vectors(job.ref.data, job.dis.data, width, x0, y, n, at);
     return load_window_rows<float>(job.ref.data, job.dis.data, width, x0, y, n, in_cols, inverse_r, inverse_d, at);
   }
   unsigned negative = 0;
@@ -1097,8 +1206,8 @@ struct StripTable {
 
 template <int M>
 __global__ void __launch_bounds__(kThreads, 3) window_strip_kernel(const __grid_constant__ StripTable st) {
-  static_assert(M == kShift || M == kParity, "window variants 38, 44");
-  constexpr bool kLean = M == kParity;  // the lean terms for cs_only scales (variant 44)
+  static_assert(M == kShift || M == kParity || M == kMix54, "window variants 38, 44, 54");
+  constexpr bool kLean = M != kShift;  // the lean terms for cs_only scales (variants 44, 54)
   extern __shared__ __align__(16) float smem[];
   float(*in)[kInH][kInStride] = reinterpret_cast<float(*)[kInH][kInStride]>(smem);  // [ref, dis]
   float(*pass)[kInH][kPassW] = reinterpret_cast<float(*)[kInH][kPassW]>(smem + kInputFloats);
@@ -1190,34 +1299,41 @@ __global__ void __launch_bounds__(kT) reduce_kernel(const __grid_constant__ Redu
 // ---- Speed variants --------------------------------------------------------------------------------
 // Kept since session 16's pruning (docs/float_ms_ssim.md, "Session 16: pruning"); the numbers are
 // the ones the measurements in the docs use.
-// Window (VQX_SSIM_WIN): 44 = window_strip_kernel<kParity> (default since session 16: half of the
-// products widened by conversion, lean terms for cs_only scales; 4K K=4 0.363 -> 0.345 ms, 1080p
-// 0.097 -> 0.093); 38 = window_strip_kernel<kShift> (session 15's default, the comparison).
+// Window (VQX_SSIM_WIN): 54 = window_strip_kernel<kMix54> (default since session 18: unscaled
+// accumulators, tap classes 0 and 4 widened by conversion, a third of the products; with the
+// session's vector loads and stores 4K K=4 0.323 -> 0.310 ms); 44 = window_strip_kernel<kParity>
+// (session 16's default: half of the products by conversion, chosen by output parity; lean terms
+// for cs_only scales in both); 38 = window_strip_kernel<kShift> (session 15's, the comparison).
 // Strips of 2 tiles (VQX_SSIM_STRIP) in launches of at least 1000 tiles (VQX_SSIM_STRIP_MIN; 4K's
 // scale-0 bands and scales 1-4; at 1080p every launch is smaller, so tiles stay single there:
 // fewer, longer blocks left the GPU half empty with one frame in flight).
 // Decimation (VQX_SSIM_DEC): 32 = decimate_rows_kernel for raw inputs of 3000x2000 samples and up
-// (4K's level 1: 0.343 -> 0.335 ms at K=4), else 26 (default since session 16); 26 =
+// (4K's level 1: 0.343 -> 0.335 ms at K=4), else 26 (session 16's default); 26 =
 // decimate_sweep2_kernel for inputs of 2e6 samples and up (1080p's level 1, 4K's levels 1 and 2),
 // decimate_kernel below (session 14's default); 28 = decimate_rows_kernel for every raw input
 // (level 1; at 1080p the 128 x 64 blocks leave the GPU half empty with one frame in flight: K=1
-// 0.107 -> 0.119 ms), 26's kernels for the f32 levels.
+// 0.107 -> 0.119 ms), 26's kernels for the f32 levels; 34 (default since session 18) = 32 with
+// decimate_row_runs_kernel (runs of 4 output columns sharing the products of equal |u - 4|; 4K's
+// level 1 64.9 -> 47.8 us, K=4 0.310 -> 0.300 ms) in place of decimate_rows_kernel.
 // Reduce (VQX_SSIM_RED): 1 = 1024-thread trees (default), 0 = 256 threads (a different fixed tree).
 // Any other value of a knob selects the default.
-constexpr int kDefaultWindow = 44, kDefaultStrip = 2, kDefaultStripMinTiles = 1000;
-constexpr int kDefaultDecimate = 32, kDefaultReduce = 1;
+constexpr int kDefaultWindow = 54, kDefaultStrip = 2, kDefaultStripMinTiles = 1000;
+constexpr int kDefaultDecimate = 34, kDefaultReduce = 1;
 constexpr size_t kRowsMinPixels = size_t(3000) * 2000;  // decimation 32: decimate_rows_kernel from here
 constexpr size_t kSweepMinPixels = size_t(2000000);      // decimation 26: decimate_sweep2_kernel from here
 
-int window_or_default(int v) { return v == 38 || v == 44 ? v : kDefaultWindow; }
-int decimate_or_default(int v) { return v == 26 || v == 28 || v == 32 ? v : kDefaultDecimate; }
+int window_or_default(int v) { return v == 38 || v == 44 || v == 54 ? v : kDefaultWindow; }
+int decimate_or_default(int v) { return v == 26 || v == 28 || v == 32 || v == 34 ? v : kDefaultDecimate; }
 
 int g_window_variant = window_or_default(knob("VQX_SSIM_WIN", kDefaultWindow));
 int g_decimate_variant = decimate_or_default(knob("VQX_SSIM_DEC", kDefaultDecimate));
 int g_reduce_variant = std::clamp(knob("VQX_SSIM_RED", kDefaultReduce), 0, 1);
 const void* window_kernel_of(int variant) {
-  return variant == 38 ? reinterpret_cast<const void*>(window_strip_kernel<kShift>)
-                       : reinterpret_cast<const void*>(window_strip_kernel<kParity>);
+  switch (variant) {
+    case 38: return reinterpret_cast<const void*>(window_strip_kernel<kShift>);
+    case 44: return reinterpret_cast<const void*>(window_strip_kernel<kParity>);
+    default: return reinterpret_cast<const void*>(window_strip_kernel<kMix54>);
+  }
 }
 // Session 15: tiles per strip (VQX_SSIM_STRIP; 1 = every tile on its own).
 int g_window_strip = std::clamp(knob("VQX_SSIM_STRIP", kDefaultStrip), 1, 64);
@@ -1258,7 +1374,8 @@ void prepare_device() {
   for (int k = 0; k < kWindowTaps; ++k)  // run_taps shares the products of taps k and 10-k
     if (std::memcmp(&kGaussian[k], &kGaussian[kWindowTaps - 1 - k], sizeof(float)) != 0)
       throw std::logic_error("ssim: kGaussian is not symmetric bit for bit");
-  for (int v = 0; v < kLpfTaps; ++v)  // decimate_sweep2_kernel shares the products of taps u and 8-u
+  // decimate_sweep2_kernel and decimate_row_runs_kernel share the products of taps u and 8-u.
+  for (int v = 0; v < kLpfTaps; ++v)
     for (int u = 0; u < kLpfTaps; ++u)
       if (std::memcmp(&kLpf[v][u], &kLpf[v][kLpfTaps - 1 - u], sizeof(float)) != 0)
         throw std::logic_error("ssim: kLpf's rows are not symmetric bit for bit");
@@ -1275,7 +1392,7 @@ void prepare_device() {
       magnitude[v][u] = std::fabs(kLpf[v][u]);
     }
   check(cudaMemcpyToSymbol(c_lpf_abs, magnitude, sizeof(c_lpf_abs)), "ssim: decimation table magnitudes");
-  for (int variant : {38, 44})
+  for (int variant : {38, 44, 54})
     check(cudaFuncSetAttribute(window_kernel_of(variant), cudaFuncAttributeMaxDynamicSharedMemorySize, int(kWindowSmem)),
           "ssim: window kernel shared memory");
 }
@@ -1291,14 +1408,32 @@ void launch_decimate_rows(const DevicePlane& ref, const DevicePlane& dis, float*
   decimate_rows_kernel<T, kRows, 0x03><<<grid, kDrThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
   vqx::cuda::check_launch("ssim: decimate_rows_kernel");
 }
+// Session 18's runs of 4 output columns (decimation 34): one warp per 128 x 32 block (a quarter
+// of the rows kernel's threads: more blocks against the longer halo of 4 steps; 64 rows per block
+// measured the same at K=4 and slower at K=1). Row class 1 by conversion (kCvtMask 0x02: level 1
+// 47.8 us against 49.4 with classes 0 and 1, 4K K=4 0.301 -> 0.300 ms).
+template <typename T>
+void launch_decimate_row_runs(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis,
+                              cudaStream_t stream) {
+  constexpr int kRows = 32;
+  const Size half = half_size(ref.size);
+  const dim3 grid(unsigned((half.width + kRnCols - 1) / kRnCols), unsigned((half.height + kRows - 1) / kRows), 2);
+  decimate_row_runs_kernel<T, kRows, 0x02><<<grid, kRnThreads, 0, stream>>>(ref, dis, out_ref, out_dis, half);
+  vqx::cuda::check_launch("ssim: decimate_row_runs_kernel");
+}
 }  // namespace
 
 void enqueue_decimate(const DevicePlane& ref, const DevicePlane& dis, float* out_ref, float* out_dis,
                       cudaStream_t stream) {
   const Size half = half_size(ref.size);
   const int variant = g_decimate_variant;
-  const bool rows = variant == 28 || (variant == 32 && ref.size.pixels() >= kRowsMinPixels);
+  const bool rows = variant == 28 || ((variant == 32 || variant == 34) && ref.size.pixels() >= kRowsMinPixels);
   if (rows && ref.type == dis.type && ref.type != SampleType::kF32) {
+    if (variant == 34) {
+      if (ref.type == SampleType::kU8) launch_decimate_row_runs<uint8_t>(ref, dis, out_ref, out_dis, stream);
+      else launch_decimate_row_runs<uint16_t>(ref, dis, out_ref, out_dis, stream);
+      return;
+    }
     if (ref.type == SampleType::kU8) launch_decimate_rows<uint8_t>(ref, dis, out_ref, out_dis, stream);
     else launch_decimate_rows<uint16_t>(ref, dis, out_ref, out_dis, stream);
     return;

@@ -40,14 +40,16 @@ struct DevicePlane {
 // VQX_SSIM_DEC, VQX_SSIM_RED, VQX_SSIM_STRIP, VQX_SSIM_STRIP_MIN); tests and benches switch them
 // between launches (not thread-safe: set before enqueueing). A window or decimation value not in
 // the lists below selects the default.
-inline constexpr int kWindowVariants[] = {44, 38};        // 44: default (session 16); 38: session 15's
-inline constexpr int kDecimateVariants[] = {32, 26, 28};  // 32: default (session 16); 26: session 14's; 28
+inline constexpr int kWindowVariants[] = {54, 44, 38};  // 54: default (session 18); 44: session 16's; 38: session 15's
+inline constexpr int kDecimateVariants[] = {34, 32, 26, 28};  // 34: default (session 18); 32: session 16's;
+                                                              // 26: session 14's; 28
 struct SpeedVariants {
-  int window = 44;    // kWindowVariants
-  int decimate = 32;  // kDecimateVariants: 32 = decimate_rows_kernel for raw inputs of 3000x2000
-                      // samples and up, else 26 = decimate_sweep2_kernel for inputs of 2e6 samples
-                      // and up, decimate_kernel below; 28 = decimate_rows_kernel for every raw
-                      // input, 26's kernels for the f32 levels
+  int window = 54;    // kWindowVariants
+  int decimate = 34;  // kDecimateVariants: 34 = decimate_row_runs_kernel (runs of 4 output columns)
+                      // for raw inputs of 3000x2000 samples and up, else 26 =
+                      // decimate_sweep2_kernel for inputs of 2e6 samples and up, decimate_kernel
+                      // below; 32 = 34 with decimate_rows_kernel (a column per thread); 28 =
+                      // decimate_rows_kernel for every raw input, 26's kernels for the f32 levels
   int reduce = 1;     // 0..1 (default 1: 1024 threads per tree; the sums differ only in rounding)
   int strip = 0;     // session 15: tiles per block of the strip kernel (VQX_SSIM_STRIP, default 2); 0
                      // in set_speed_variants: unchanged
