@@ -197,14 +197,16 @@ void BM_MsSsimDevice(benchmark::State& state, const char* pair, PictureFormat fa
 // The kept variants (session 16's pruning, docs/float_ms_ssim.md): window 44 (default) / 38,
 // decimation 32 (default) / 26 / 28, reduce 1 (default) / 0; with the fork (the metric's
 // schedule) and without (windows_ms = the window kernel alone).
-VQX_MSSSIM_BOTH(w44d32r1f, 44, 32, 1, true);  // the defaults
-VQX_MSSSIM_BOTH(w38d32r1f, 38, 32, 1, true);  // session 15's window kernel
-VQX_MSSSIM_BOTH(w44d26r1f, 44, 26, 1, true);  // session 14's decimation
-VQX_MSSSIM_BOTH(w44d28r1f, 44, 28, 1, true);  // decimate_rows_kernel at every size
-VQX_MSSSIM_BOTH(w44d32r0f, 44, 32, 0, true);  // 256-thread trees
-VQX_MSSSIM_BOTH(w44d32r1, 44, 32, 1, false);
-VQX_MSSSIM_BOTH(w38d32r1, 38, 32, 1, false);
-VQX_MSSSIM_BOTH(w44d32r1f_again, 44, 32, 1, true);  // drift check
+VQX_MSSSIM_BOTH(w54d34r1f, 54, 34, 1, true);  // the defaults (session 18)
+VQX_MSSSIM_BOTH(w44d34r1f, 44, 34, 1, true);  // session 16's window kernel
+VQX_MSSSIM_BOTH(w54d32r1f, 54, 32, 1, true);  // session 16's level-1 kernel
+VQX_MSSSIM_BOTH(w38d34r1f, 38, 34, 1, true);  // session 15's window kernel
+VQX_MSSSIM_BOTH(w54d26r1f, 54, 26, 1, true);  // session 14's decimation
+VQX_MSSSIM_BOTH(w54d28r1f, 54, 28, 1, true);  // decimate_rows_kernel at every size
+VQX_MSSSIM_BOTH(w54d34r0f, 54, 34, 0, true);  // 256-thread trees
+VQX_MSSSIM_BOTH(w54d34r1, 54, 34, 1, false);
+VQX_MSSSIM_BOTH(w44d34r1, 44, 34, 1, false);
+VQX_MSSSIM_BOTH(w54d34r1f_again, 54, 34, 1, true);  // drift check
 
 }  // namespace
 }  // namespace vqx::bench

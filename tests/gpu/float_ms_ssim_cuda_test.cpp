@@ -407,12 +407,14 @@ void check_large_f32_decimation(Device& dev, const std::string& tag) {
 
 // Every kept decimation variant (26: decimate_sweep2_kernel from 2e6 samples, its split
 // accumulators for raw luma, decimate_kernel below; 28 / 32: decimate_rows_kernel for raw luma at
-// level 1, always / from 3000x2000 samples, 26's kernels otherwise) against the plain twins: raw
+// level 1, always / from 3000x2000 samples, 26's kernels otherwise; 34: 32 with
+// decimate_row_runs_kernel, runs of 4 output columns) against the plain twins: raw
 // 8..16-bit planes with runs of zeros and of the maximum (the exactness bound's largest sums),
 // widths and heights that are and are not multiples of the blocks (32x8, 64x32, 128 x 64), blocks
 // wider than a narrow plane (11x11, 130x67), 1080p (the sweep at level 1) and 4K (the rows kernel
-// at level 1, the sweep at level 2); large f32 planes (the sweep's interior tiles on f32 input,
-// signed and sign-free); the signed, flat and tiny planes.
+// at level 1, the sweep at level 2; 3001x2001 16-bit and 3070x2000 8-bit: the row kernels on
+// widths that are not multiples of their runs or blocks); large f32 planes (the sweep's interior
+// tiles on f32 input, signed and sign-free); the signed, flat and tiny planes.
 TEST(SsimCudaStages, EveryDecimationVariantBitIdentical) {
   VQX_REQUIRE_CUDA();
   Device dev;
@@ -426,7 +428,7 @@ TEST(SsimCudaStages, EveryDecimationVariantBitIdentical) {
       check_pyramid(dev, rc, tag);
     for (RawCase rc : {RawCase{{1920, 1080}, 8}, RawCase{{1921, 1081}, 16}, RawCase{{2001, 1000}, 12},
                        RawCase{{853, 481}, 9}, RawCase{{130, 67}, 8}, RawCase{{512, 256}, 10},
-                       RawCase{{3840, 2160}, 8}})
+                       RawCase{{3840, 2160}, 8}, RawCase{{3001, 2001}, 16}, RawCase{{3070, 2000}, 8}})
       check_decimation_levels(dev, rc, tag);
     check_large_f32_decimation(dev, tag);
     check_signed_flat_tiny(dev, tag);
@@ -566,7 +568,7 @@ TEST(SsimCudaStages, EveryStripVariantBitIdentical) {
         sc::set_speed_variants({w, 32, 1, strip, 1});
         EXPECT_TRUE(same_partials(expected, window_partials(dev, pr, pd, rc.size)))
             << rc.size.width << "x" << rc.size.height << " variant w" << w << " strip " << strip << ": partials";
-        if (w != 44) continue;  // the lean terms: window 44 only
+        if (w == 38) continue;  // the lean terms: every window but 38
         // Session 16's lean terms (ScaleJob::cs_only): the c and s partials (quantities 1 and 2)
         // byte for byte those of the full terms.
         const auto lean = window_partials(dev, pr, pd, rc.size, true);
@@ -662,7 +664,7 @@ TEST(SsimCudaStages, WordAndRowLoadersBitIdentical) {
       const sc::DevicePlane pr{static_cast<const uint8_t*>(gr.get()) + offset, sc::SampleType::kU8, 8, rc.size};
       const sc::DevicePlane pd{static_cast<const uint8_t*>(gd.get()) + offset, sc::SampleType::kU8, 8, rc.size};
       for (int strip : {1, 2}) {
-        sc::set_speed_variants({44, 32, 1, strip, 1});
+        sc::set_speed_variants({54, 34, 1, strip, 1});
         const std::string what =
             fmt::format("{}x{} offset {} strip {}", rc.size.width, rc.size.height, offset, strip);
         check_window_scale(dev, pr, pd, r, d, rc.size, what);
@@ -672,6 +674,46 @@ TEST(SsimCudaStages, WordAndRowLoadersBitIdentical) {
       }
     }
   }
+  sc::set_speed_variants(saved);
+}
+
+// Session 18: full-width tiles of f32 planes (the pyramid's levels) read by 16-byte vectors
+// (load_window_vectors: width a multiple of 4, rows on 16-byte boundaries) must see every sign
+// bit, the last vector's used half (tile columns 40, 41) included. A plane of positive samples
+// with one negative sample or -0 in a tile's columns 0, 39, 40 or 41, in either plane: that tile
+// takes the signed path, and the planes and terms are the CPU's. The same planes one float off
+// their alignment (the row loader) give the same partials byte for byte.
+TEST(SsimCudaStages, VectorAndRowLoadersSeeEverySign) {
+  VQX_REQUIRE_CUDA();
+  Device dev;
+  const sc::SpeedVariants saved = sc::speed_variants();
+  std::mt19937 rng(18);
+  const Size size{1000, 150};
+  const int x0 = 5 * 32, y = 70;  // a tile inside the plane: columns x0 .. x0 + 41
+  for (float bad : {-1.5f, -0.0f})
+    for (int plane : {0, 1})
+      for (int col : {0, 39, 40, 41}) {
+        std::vector<float> r = random_plane(size, rng, 0.5f, 250.0f), d = random_plane(size, rng, 0.5f, 250.0f);
+        (plane == 0 ? r : d)[size_t(y) * size_t(size.width) + size_t(x0 + col)] = bad;
+        std::vector<sc::PartialSum> aligned;
+        for (int offset : {0, 1}) {
+          std::vector<float> br(size_t(offset), 1.0f), bd(size_t(offset), 1.0f);
+          br.insert(br.end(), r.begin(), r.end());
+          bd.insert(bd.end(), d.begin(), d.end());
+          cuda::DeviceBuffer gr = dev.upload(br), gd = dev.upload(bd);
+          const sc::DevicePlane pr{static_cast<const float*>(gr.get()) + offset, sc::SampleType::kF32, 8, size};
+          const sc::DevicePlane pd{static_cast<const float*>(gd.get()) + offset, sc::SampleType::kF32, 8, size};
+          for (int strip : {1, 2}) {
+            sc::set_speed_variants({54, 34, 1, strip, 1});
+            const std::string what =
+                fmt::format("{} in plane {} column {} offset {} strip {}", bad, plane, col, offset, strip);
+            check_window_scale(dev, pr, pd, r, d, size, what);
+            const auto partials = window_partials(dev, pr, pd, size);
+            if (aligned.empty()) aligned = partials;
+            else EXPECT_TRUE(same_partials(aligned, partials)) << what << ": partials";
+          }
+        }
+      }
   sc::set_speed_variants(saved);
 }
 
