@@ -921,8 +921,9 @@ __host__ __device__ constexpr bool class_converted(int m) {
   return m == 0 || (((M - kMix) >> m) & 1) != 0;
 }
 // Window 54 (the default): classes 0 and 4 by conversion, 35 % of a run's products. Session 18
-// measured the share from 21 % to 70 % (4K K=4, ms): 21 % 0.311, 33-37 % 0.310-0.311, 40 % 0.313,
-// 52 % 0.317, 70 % 0.336; 44's parity split (52 %) 0.318.
+// measured the share (4K K=4, ms; bench/results/session18_final/experiments.md): 37 % 0.314, 52 %
+// 0.317, 70 % 0.336 and window 44's parity split 0.318 in one build; 21 % 0.311, 33-38 %
+// 0.310-0.311, 40 % 0.313 in the next.
 constexpr int kMix54 = kMix + 0x10;
 
 template <int M, int R>
