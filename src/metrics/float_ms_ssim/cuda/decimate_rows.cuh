@@ -75,6 +75,20 @@ __device__ __forceinline__ double dr_start(double row_sum) {
   else return row_sum;
 }
 
+// Step q's two input rows 2q and 2q + 1 (reflected; rows past height + 3 feed no output and are
+// clamped so that the single reflection stays valid) at this thread's kSlots columns col[].
+template <typename T, int kSlots>
+__device__ __forceinline__ void fetch_step_rows(const T* in, Size size, int q, const int (&col)[kSlots],
+                                                T (&fetched)[2][kSlots]) {
+#pragma unroll
+  for (int row = 0; row < 2; ++row) {
+    const int r = reflect_index(min(2 * q + row, size.height - 1 + kLpfRadius), size.height);
+    const T* line = in + size_t(r) * size_t(size.width);
+#pragma unroll
+    for (int k = 0; k < kSlots; ++k) fetched[row][k] = line[col[k]];
+  }
+}
+
 template <typename T, int R, int kCvtMask>
 __global__ void __launch_bounds__(kDrThreads) decimate_rows_kernel(DevicePlane ref, DevicePlane dis, float* out_ref,
                                                                     float* out_dis, Size half) {
@@ -104,15 +118,7 @@ __global__ void __launch_bounds__(kDrThreads) decimate_rows_kernel(DevicePlane r
   const int q_first = y0 - kDrHalo, steps = y_last + kDrHalo - q_first + 1;
   const int rounds = (steps + kDrWindow - 1) / kDrWindow;
   T fetched[2][kDrRowSlots];  // the next step's samples (session 16: fetching two steps ahead measured slower)
-  auto fetch = [&](int q) {
-#pragma unroll
-    for (int row = 0; row < 2; ++row) {
-      const int r = reflect_index(min(2 * q + row, size.height - 1 + kLpfRadius), size.height);
-      const T* line = in + size_t(r) * size_t(size.width);
-#pragma unroll
-      for (int k = 0; k < kDrRowSlots; ++k) fetched[row][k] = line[col[k]];
-    }
-  };
+  auto fetch = [&](int q) { fetch_step_rows(in, size, q, col, fetched); };
   float* const out_column = out + x;
   fetch(q_first);
   double acc[kDrWindow] = {};
@@ -274,15 +280,7 @@ __global__ void __launch_bounds__(kRnThreads) decimate_row_runs_kernel(DevicePla
   const int store_at = ((t >> 2) & 1) * 4 * kRnQuadStride + (t >> 3) * 4 + (t & 3);
   const int q_first = y0 - kDrHalo, q_end = y_last + kDrHalo + 1;
   T fetched[2][kRnRowSlots];
-  auto fetch = [&](int q) {
-#pragma unroll
-    for (int row = 0; row < 2; ++row) {
-      const int r = reflect_index(min(2 * q + row, size.height - 1 + kLpfRadius), size.height);
-      const T* line = in + size_t(r) * size_t(size.width);
-#pragma unroll
-      for (int k = 0; k < kRnRowSlots; ++k) fetched[row][k] = line[col[k]];
-    }
-  };
+  auto fetch = [&](int q) { fetch_step_rows(in, size, q, col, fetched); };
   // Whole runs inside the plane store one 16-byte word.
   const bool vector_store = half.width % kRnRun == 0 && (reinterpret_cast<uintptr_t>(out) & 15) == 0;
   float* const out_run = out + x;

@@ -641,18 +641,20 @@ __device__ __forceinline__ void next_word(int& r, int& w) {
   }
 }
 
-// Input rows 0..n-1 (from plane row y0) of a full-width tile of two 8-bit planes, by words.
-__device__ __forceinline__ void load_window_words(const void* ref_data, const void* dis_data, size_t width, int x0,
-                                                  int y0, int n, float inverse_r, float inverse_d,
-                                                  float (*in)[kInH][kInStride]) {
-  constexpr int kBatch = 4;  // words of each plane in flight per thread (a 74-row tile: 814 words, one round)
+// Walks the words of input rows 0..n-1 (from plane row y0) of a full-width tile of two planes:
+// kWordsPerRow words per row (a 32-bit word of 4 8-bit samples, or a 16-byte vector of 4 f32
+// samples), a row's words on neighbouring lanes, kBatch words of each plane fetched before the
+// first is stored; put(r, w, ref word, dis word) stores the words at row r, columns 4w..4w+3.
+template <typename Word, int kBatch, typename Put>
+__device__ __forceinline__ void walk_tile_words(const void* ref_data, const void* dis_data, size_t width, int x0,
+                                                int y0, int n, Put put) {
   const uint32_t row_words = uint32_t(width / 4);
   const size_t first = size_t(y0) * row_words + size_t(x0 / 4);
-  const uint32_t* ref = static_cast<const uint32_t*>(ref_data) + first;
-  const uint32_t* dis = static_cast<const uint32_t*>(dis_data) + first;
+  const Word* ref = static_cast<const Word*>(ref_data) + first;
+  const Word* dis = static_cast<const Word*>(dis_data) + first;
   const int items = n * kWordsPerRow;
   for (int base = int(threadIdx.x); base < items; base += kThreads * kBatch) {
-    uint32_t a[kBatch], b[kBatch];
+    Word a[kBatch], b[kBatch];
     const int r0 = base / kWordsPerRow, w0 = base - r0 * kWordsPerRow;
     int r = r0, w = w0;
 #pragma unroll
@@ -668,63 +670,45 @@ __device__ __forceinline__ void load_window_words(const void* ref_data, const vo
     w = w0;
 #pragma unroll
     for (int k = 0; k < kBatch; ++k) {
-      if (base + kThreads * k < items) {
-        // One 16-byte store per word and plane (session 18); the last word's two bytes past the
-        // tile land in the row's padding columns 42 and 43, which nothing reads.
-        auto samples = [&](uint32_t v, float inverse) {
-          return make_float4(to_sample(uint8_t(v), inverse), to_sample(uint8_t(v >> 8), inverse),
-                             to_sample(uint8_t(v >> 16), inverse), to_sample(uint8_t(v >> 24), inverse));
-        };
-        *reinterpret_cast<float4*>(&in[0][r][4 * w]) = samples(a[k], inverse_r);
-        *reinterpret_cast<float4*>(&in[1][r][4 * w]) = samples(b[k], inverse_d);
-      }
+      if (base + kThreads * k < items) put(r, w, a[k], b[k]);
       next_word(r, w);
     }
   }
 }
 
+// Input rows 0..n-1 (from plane row y0) of a full-width tile of two 8-bit planes, by words (4 of
+// each plane in flight per thread: a 74-row tile's 814 words in one round).
+__device__ __forceinline__ void load_window_words(const void* ref_data, const void* dis_data, size_t width, int x0,
+                                                  int y0, int n, float inverse_r, float inverse_d,
+                                                  float (*in)[kInH][kInStride]) {
+  auto samples = [](uint32_t v, float inverse) {
+    return make_float4(to_sample(uint8_t(v), inverse), to_sample(uint8_t(v >> 8), inverse),
+                       to_sample(uint8_t(v >> 16), inverse), to_sample(uint8_t(v >> 24), inverse));
+  };
+  // One 16-byte store per word and plane (session 18); the last word's two bytes past the tile
+  // land in the row's padding columns 42 and 43, which nothing reads.
+  walk_tile_words<uint32_t, 4>(ref_data, dis_data, width, x0, y0, n, [&](int r, int w, uint32_t a, uint32_t b) {
+    *reinterpret_cast<float4*>(&in[0][r][4 * w]) = samples(a, inverse_r);
+    *reinterpret_cast<float4*>(&in[1][r][4 * w]) = samples(b, inverse_d);
+  });
+}
+
 // Input rows 0..n-1 (from plane row y0) of a full-width tile of two f32 planes (the pyramid's
-// levels), by 16-byte vectors (session 18): 11 per row, a row's vectors on neighbouring lanes, the
-// same f32 samples as load_window_rows<float>, no per-sample bounds test. The last vector's two
-// extra samples (columns 42, 43) lie inside the plane's row (x0 and width multiples of 4, x0 + 42 <=
-// width) and land in the row's padding. Returns whether a sample has its sign bit set.
+// levels), by 16-byte vectors (session 18): 11 per row, one of each plane in flight per thread
+// (two made the window kernels spill), the same f32 samples as load_window_rows<float>, no
+// per-sample bounds test. The last vector's two extra samples (columns 42, 43) lie inside the
+// plane's row (x0 and width multiples of 4, x0 + 42 <= width) and land in the row's padding.
+// Returns whether a sample has its sign bit set.
 __device__ __forceinline__ unsigned load_window_vectors(const void* ref_data, const void* dis_data, size_t width,
                                                         int x0, int y0, int n, float (*in)[kInH][kInStride]) {
-  constexpr int kBatch = 1;  // vectors of each plane in flight per thread
-  const uint32_t row_vectors = uint32_t(width / 4);
-  const size_t first = size_t(y0) * row_vectors + size_t(x0 / 4);
-  const float4* ref = static_cast<const float4*>(ref_data) + first;
-  const float4* dis = static_cast<const float4*>(dis_data) + first;
-  const int items = n * kWordsPerRow;
   unsigned bits = 0;
-  for (int base = int(threadIdx.x); base < items; base += kThreads * kBatch) {
-    float4 a[kBatch], b[kBatch];
-    const int r0 = base / kWordsPerRow, w0 = base - r0 * kWordsPerRow;
-    int r = r0, w = w0;
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      if (base + kThreads * k < items) {
-        const uint32_t at = uint32_t(r) * row_vectors + uint32_t(w);
-        a[k] = ref[at];
-        b[k] = dis[at];
-      }
-      next_word(r, w);
-    }
-    r = r0;
-    w = w0;
-#pragma unroll
-    for (int k = 0; k < kBatch; ++k) {
-      if (base + kThreads * k < items) {
-        *reinterpret_cast<float4*>(&in[0][r][4 * w]) = a[k];
-        *reinterpret_cast<float4*>(&in[1][r][4 * w]) = b[k];
-        // Columns 42 and 43 are not the tile's: only the first two samples of the last vector count.
-        const bool last = w == kWordsPerRow - 1;
-        bits |= __float_as_uint(a[k].x) | __float_as_uint(a[k].y) | __float_as_uint(b[k].x) | __float_as_uint(b[k].y);
-        if (!last) bits |= __float_as_uint(a[k].z) | __float_as_uint(a[k].w) | __float_as_uint(b[k].z) | __float_as_uint(b[k].w);
-      }
-      next_word(r, w);
-    }
-  }
+  walk_tile_words<float4, 1>(ref_data, dis_data, width, x0, y0, n, [&](int r, int w, float4 a, float4 b) {
+    *reinterpret_cast<float4*>(&in[0][r][4 * w]) = a;
+    *reinterpret_cast<float4*>(&in[1][r][4 * w]) = b;
+    // Columns 42 and 43 are not the tile's: only the first two samples of the last vector count.
+    bits |= __float_as_uint(a.x) | __float_as_uint(a.y) | __float_as_uint(b.x) | __float_as_uint(b.y);
+    if (w != kWordsPerRow - 1) bits |= __float_as_uint(a.z) | __float_as_uint(a.w) | __float_as_uint(b.z) | __float_as_uint(b.w);
+  });
   return bits >> 31;
 }
 
