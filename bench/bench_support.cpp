@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <random>
 
-#include "io/frame_reader.h"
+#include "io/readers.h"
 
 namespace vqx::bench {
 

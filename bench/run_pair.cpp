@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "engine/engine.h"
-#include "engine/error.h"
+#include "core/error.h"
 #include "io/y4m_parallel.h"
 #ifdef VQX_HAVE_CUDA
 #include <cuda_runtime.h>

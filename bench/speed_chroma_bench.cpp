@@ -13,7 +13,7 @@
 
 #include "bench_support.h"
 #include "engine/metric.h"
-#include "engine/thread_pool.h"
+#include "core/thread_pool.h"
 
 namespace vqx::bench {
 namespace {

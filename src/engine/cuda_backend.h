@@ -8,7 +8,7 @@
 namespace vqx {
 
 bool cuda_device_available(int device);
-std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distorted,
+std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distorted,
                                     const std::vector<MetricRequest>& requests,
                                     const RunSettings& settings);
 

@@ -9,8 +9,8 @@
 
 #include "engine/column_writer.h"
 #include "engine/cuda_backend.h"
-#include "engine/error.h"
-#include "engine/thread_pool.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
 
 namespace vqx {
 namespace {
@@ -87,7 +87,7 @@ class BufferPool {
   std::condition_variable cv_;
 };
 
-void skip_frames(FrameReader& reader, uint64_t count) {
+void skip_frames(FrameSource& reader, uint64_t count) {
   if (count == 0) return;
   uint64_t skipped = reader.skip(count);
   if (skipped < count)
@@ -95,7 +95,7 @@ void skip_frames(FrameReader& reader, uint64_t count) {
                                  skipped));
 }
 
-std::unique_ptr<RunReport> run_cpu(FrameReader& reference, FrameReader& distorted,
+std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorted,
                                    const std::vector<MetricRequest>& requests,
                                    const RunSettings& settings) {
   auto report = std::make_unique<RunReport>();
@@ -188,7 +188,7 @@ std::unique_ptr<RunReport> run_cpu(FrameReader& reference, FrameReader& distorte
 
 }  // namespace
 
-void check_same_layout(const FrameReader& reference, const FrameReader& distorted) {
+void check_same_layout(const FrameSource& reference, const FrameSource& distorted) {
   const PictureFormat& r = reference.format();
   const PictureFormat& d = distorted.format();
   if (r.width != d.width || r.height != d.height)
@@ -230,7 +230,7 @@ std::vector<CpuInstance> make_cpu_instances(const std::vector<MetricRequest>& re
   return instances;
 }
 
-std::unique_ptr<RunReport> run_metrics(FrameReader& reference, FrameReader& distorted,
+std::unique_ptr<RunReport> run_metrics(FrameSource& reference, FrameSource& distorted,
                                        const std::vector<MetricRequest>& requests,
                                        const RunSettings& settings) {
   if (requests.empty()) throw UsageError("no feature requested; add --feature NAME");

@@ -9,7 +9,7 @@
 
 #include "engine/metric.h"
 #include "engine/result_table.h"
-#include "io/frame_reader.h"
+#include "core/frame_source.h"
 
 namespace vqx {
 
@@ -41,12 +41,12 @@ struct RunReport {
 };
 
 // Throws UsageError / InputError / RuntimeFailure with a one-line message.
-std::unique_ptr<RunReport> run_metrics(FrameReader& reference, FrameReader& distorted,
+std::unique_ptr<RunReport> run_metrics(FrameSource& reference, FrameSource& distorted,
                                        const std::vector<MetricRequest>& requests,
                                        const RunSettings& settings);
 
 // Checks that both inputs can be compared; throws InputError saying what differs.
-void check_same_layout(const FrameReader& reference, const FrameReader& distorted);
+void check_same_layout(const FrameSource& reference, const FrameSource& distorted);
 
 // Creates the CPU instances and registers their output columns in `table`.
 struct CpuInstance {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/error.h"
+#include "core/error.h"
 
 namespace vqx {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/options.h"
-#include "engine/picture.h"
+#include "core/picture.h"
 
 namespace vqx {
 

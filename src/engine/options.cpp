@@ -6,7 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "engine/error.h"
+#include "core/error.h"
 
 namespace vqx {
 

@@ -6,7 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "engine/error.h"
+#include "core/error.h"
 
 namespace vqx {
 

@@ -1,16 +1,16 @@
 #include <cstring>
 
-#include "engine/error.h"
-#include "io/frame_reader.h"
+#include "core/error.h"
+#include "io/readers.h"
 
 namespace vqx {
 namespace {
 
 // Frames already in memory (tests, benchmarks, library users), copied out one by one.
-class MemoryReader final : public FrameReader {
+class MemoryReader final : public FrameSource {
  public:
   MemoryReader(const std::vector<Picture>& pictures, std::string name)
-      : FrameReader(std::move(name)), pictures_(pictures) {
+      : FrameSource(std::move(name)), pictures_(pictures) {
     if (pictures_.empty()) throw InputError(name_ + ": no frames");
   }
   const PictureFormat& format() const override { return pictures_.front().format(); }
@@ -27,7 +27,7 @@ class MemoryReader final : public FrameReader {
 
 }  // namespace
 
-std::unique_ptr<FrameReader> open_memory(const std::vector<Picture>& pictures, const std::string& name) {
+std::unique_ptr<FrameSource> open_memory(const std::vector<Picture>& pictures, const std::string& name) {
   return std::make_unique<MemoryReader>(pictures, name);
 }
 

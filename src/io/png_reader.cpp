@@ -16,9 +16,9 @@
 
 #include <fmt/format.h>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "io/file_stream.h"
-#include "io/frame_reader.h"
+#include "io/readers.h"
 
 namespace vqx {
 namespace {
@@ -101,9 +101,9 @@ void split_planes(const std::vector<uint8_t>& pixels, const PngHeader& h, Pictur
   }
 }
 
-class PngReader final : public FrameReader {
+class PngReader final : public FrameSource {
  public:
-  PngReader(const std::string& path, const std::string& name) : FrameReader(name) {
+  PngReader(const std::string& path, const std::string& name) : FrameSource(name) {
     auto fail = [&](const std::string& why) {
       throw InputError(fmt::format("{} '{}': {}", name, path, why));
     };
@@ -165,7 +165,7 @@ class PngReader final : public FrameReader {
 
 }  // namespace
 
-std::unique_ptr<FrameReader> open_png(const std::string& path, const std::string& name) {
+std::unique_ptr<FrameSource> open_png(const std::string& path, const std::string& name) {
   return std::make_unique<PngReader>(path, name);
 }
 

@@ -10,8 +10,8 @@
 #include <cstring>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/thread_pool.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
 
 namespace vqx {
 namespace {
@@ -36,10 +36,10 @@ class FileDescriptor {
   int fd_;
 };
 
-class ParallelY4mReader final : public FrameReader {
+class ParallelY4mReader final : public FrameSource {
  public:
   ParallelY4mReader(const std::string& path, const std::string& name, unsigned threads)
-      : FrameReader(fmt::format("{} '{}'", name, path)),
+      : FrameSource(fmt::format("{} '{}'", name, path)),
         fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)),
         pool_(threads > 1 ? threads - 1 : 0),
         threads_(threads < 1 ? 1 : threads) {
@@ -126,7 +126,7 @@ class ParallelY4mReader final : public FrameReader {
 
 }  // namespace
 
-std::unique_ptr<FrameReader> open_y4m_parallel(const std::string& path, const std::string& name,
+std::unique_ptr<FrameSource> open_y4m_parallel(const std::string& path, const std::string& name,
                                                unsigned threads) {
   return std::make_unique<ParallelY4mReader>(path, name, threads);
 }

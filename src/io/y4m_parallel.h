@@ -5,12 +5,12 @@
 #include <memory>
 #include <string>
 
-#include "io/frame_reader.h"
+#include "io/readers.h"
 
 namespace vqx {
 
 // `threads` concurrent reads per frame (1 reads in the calling thread only). Regular files only.
-std::unique_ptr<FrameReader> open_y4m_parallel(const std::string& path, const std::string& name,
+std::unique_ptr<FrameSource> open_y4m_parallel(const std::string& path, const std::string& name,
                                                unsigned threads);
 
 }  // namespace vqx

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "io/file_stream.h"
-#include "io/frame_reader.h"
+#include "io/readers.h"
 
 namespace vqx {
 namespace {
@@ -56,9 +56,9 @@ bool parse_positive(std::string_view text, uint32_t& out) {
   return true;
 }
 
-class Y4mReader final : public FrameReader {
+class Y4mReader final : public FrameSource {
  public:
-  Y4mReader(FileHandle file, std::string name) : FrameReader(std::move(name)), file_(std::move(file)) {
+  Y4mReader(FileHandle file, std::string name) : FrameSource(std::move(name)), file_(std::move(file)) {
     parse_header();
   }
 
@@ -180,10 +180,10 @@ class Y4mReader final : public FrameReader {
   PictureFormat format_;
 };
 
-class RawYuvReader final : public FrameReader {
+class RawYuvReader final : public FrameSource {
  public:
   RawYuvReader(FileHandle file, const PictureFormat& format, std::string name)
-      : FrameReader(std::move(name)), file_(std::move(file)), format_(format) {}
+      : FrameSource(std::move(name)), file_(std::move(file)), format_(format) {}
   const PictureFormat& format() const override { return format_; }
   bool read(Picture& picture) override {
     size_t want = format_.frame_bytes();
@@ -203,15 +203,15 @@ class RawYuvReader final : public FrameReader {
 
 }  // namespace
 
-std::unique_ptr<FrameReader> open_y4m(const std::string& path, const std::string& name) {
+std::unique_ptr<FrameSource> open_y4m(const std::string& path, const std::string& name) {
   return std::make_unique<Y4mReader>(open_for_reading(path, name), fmt::format("{} '{}'", name, path));
 }
 
-std::unique_ptr<FrameReader> open_y4m_stream(std::FILE* stream, const std::string& name) {
+std::unique_ptr<FrameSource> open_y4m_stream(std::FILE* stream, const std::string& name) {
   return std::make_unique<Y4mReader>(FileHandle(stream), name);
 }
 
-std::unique_ptr<FrameReader> open_raw_yuv(const std::string& path, const RawYuvLayout& layout,
+std::unique_ptr<FrameSource> open_raw_yuv(const std::string& path, const RawYuvLayout& layout,
                                           const std::string& name) {
   PictureFormat format;
   format.width = layout.width;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "engine/error.h"
+#include "core/error.h"
 
 namespace vqx {
 namespace {

@@ -3,8 +3,8 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "engine/error.h"
-#include "io/frame_reader.h"
+#include "core/error.h"
+#include "io/readers.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::FILE* stream = fmemopen(const_cast<uint8_t*>(data), size, "rb");

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "io/frame_reader.h"
+#include "io/readers.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "io/readers.h"
 #include "metrics/vmaf/model.h"
 #include "support/fixtures.h"
 

@@ -11,7 +11,7 @@
 #include <map>
 #include <set>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "gpu/gpu_support.h"
 #include "support/fixtures.h"
 

@@ -8,7 +8,7 @@
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/cuda_metric.h"
 #include "engine/cuda/device_context.h"
-#include "engine/error.h"
+#include "core/error.h"
 #include "gpu/gpu_support.h"
 #include "support/fixtures.h"
 
@@ -163,9 +163,9 @@ TEST(CudaEngine, TemporalMetricKeepsDeviceStateInOrderAndFlushes) {
   for (uint64_t subsample : {1, 3}) {
     RunSettings cpu_s = cpu_settings(), gpu_s = cuda_settings();
     cpu_s.subsample = gpu_s.subsample = subsample;
-    class Reader final : public FrameReader {
+    class Reader final : public FrameSource {
      public:
-      explicit Reader(const std::vector<Picture>& p) : FrameReader("memory"), p_(p) {}
+      explicit Reader(const std::vector<Picture>& p) : FrameSource("memory"), p_(p) {}
       const PictureFormat& format() const override { return p_[0].format(); }
       bool read(Picture& out) override {
         if (frames_read_ >= p_.size()) return false;

@@ -21,7 +21,7 @@
 
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/device_context.h"
-#include "engine/error.h"
+#include "core/error.h"
 #include "gpu/gpu_support.h"
 #include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
 #include "metrics/float_ms_ssim/ssim_stages.h"

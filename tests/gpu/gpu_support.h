@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/cuda_backend.h"
-#include "engine/picture.h"
+#include "core/picture.h"
 
 #define VQX_REQUIRE_CUDA()                                                             \
   if (!::vqx::cuda_device_available(0)) GTEST_SKIP() << "no CUDA device on this machine"

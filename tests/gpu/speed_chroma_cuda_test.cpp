@@ -14,9 +14,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "gpu/gpu_support.h"
-#include "io/frame_reader.h"
+#include "io/readers.h"
 #include "metrics/speed_chroma/cuda/speed_chroma_kernels.h"
 #include "metrics/speed_chroma/speed_chroma.h"
 #include "metrics/speed_chroma/speed_covariance.h"

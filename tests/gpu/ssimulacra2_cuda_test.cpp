@@ -12,7 +12,7 @@
 #include <cstring>
 
 #include "gpu/gpu_support.h"
-#include "io/frame_reader.h"
+#include "io/readers.h"
 #include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
 #include "metrics/ssimulacra2/ssimulacra2_pipeline.h"

@@ -9,7 +9,7 @@
 
 #include <cmath>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "gpu/gpu_support.h"
 #include "metrics/vmaf/model.h"
 #include "support/fixtures.h"

@@ -12,7 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "io/frame_reader.h"
+#include "io/readers.h"
 
 namespace vqx::test {
 

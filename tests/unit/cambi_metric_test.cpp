@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/error.h"
-#include "engine/thread_pool.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
 #include "metrics/cambi/cambi.h"
 #include "metrics/cambi/cambi_stages.h"
 #include "support/fixtures.h"

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <string>
 
-#include "engine/thread_pool.h"
+#include "core/thread_pool.h"
 #include "metrics/cambi/cambi_stages.h"
 #include "support/fixtures.h"
 

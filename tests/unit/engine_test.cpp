@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {

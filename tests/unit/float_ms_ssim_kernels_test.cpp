@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/thread_pool.h"
+#include "core/thread_pool.h"
 #include "metrics/float_ms_ssim/ssim_kernels.h"
 #include "metrics/float_ms_ssim/ssim_stages.h"
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/float_ms_ssim/float_ms_ssim.h"
 #include "metrics/float_ssim/float_ssim.h"
 #include "support/fixtures.h"

@@ -1,12 +1,12 @@
 // Y4M and raw YUV reading: every supported layout, odd sizes, header tags, streaming.
-#include "io/frame_reader.h"
+#include "io/readers.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <fstream>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {

@@ -3,7 +3,7 @@
 
 #include <gmock/gmock.h>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "engine/metric.h"
 
 namespace vqx {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
-#include "io/frame_reader.h"
+#include "core/error.h"
+#include "io/readers.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {

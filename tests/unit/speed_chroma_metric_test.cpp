@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "engine/metric.h"
 #include "metrics/speed_chroma/speed_chroma.h"
 #include "support/fixtures.h"

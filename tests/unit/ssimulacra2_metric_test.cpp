@@ -5,9 +5,9 @@
 #include <bit>
 #include <cstring>
 
-#include "engine/thread_pool.h"
+#include "core/thread_pool.h"
 #include "metrics/ssimulacra2/ssimulacra2_pipeline.h"
-#include "engine/error.h"
+#include "core/error.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {

@@ -6,7 +6,7 @@
 #include <random>
 #include <sstream>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/integer_adm/adm_math.h"
 #include "metrics/integer_motion/motion_math.h"
 #include "metrics/integer_vif/vif_math.h"

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/vmaf/builtin_models.h"
 #include "metrics/vmaf/model.h"
 #include "support/fixtures.h"

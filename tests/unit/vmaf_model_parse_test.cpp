@@ -5,7 +5,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/vmaf/builtin_models.h"
 #include "metrics/vmaf/model.h"
 #include "support/fixtures.h"

@@ -3,8 +3,8 @@
 #include <fstream>
 #include <random>
 
-#include "engine/error.h"
-#include "io/frame_reader.h"
+#include "core/error.h"
+#include "io/readers.h"
 #include "io/y4m_parallel.h"
 #include "support/fixtures.h"
 

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <thread>
 
-#include "engine/error.h"
+#include "core/error.h"
 
 namespace vqx::cli {
 namespace {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "engine/engine.h"
-#include "io/frame_reader.h"
+#include "io/readers.h"
 #include "output/number_format.h"
 #include "output/writers.h"
 

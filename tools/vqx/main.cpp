@@ -12,7 +12,7 @@
 #include <new>
 
 #include "cli_options.h"
-#include "engine/error.h"
+#include "core/error.h"
 #include "io/y4m_parallel.h"
 #include "metrics/vmaf/model.h"
 
@@ -31,7 +31,7 @@ bool has_extension(const std::string& path, const char* ext) {
   return true;
 }
 
-std::unique_ptr<FrameReader> open_input(const CliOptions& o, const std::string& path,
+std::unique_ptr<FrameSource> open_input(const CliOptions& o, const std::string& path,
                                         const std::string& name) {
   if (o.raw) return open_raw_yuv(path, *o.raw, name);
   if (has_extension(path, ".png")) return open_png(path, name);

@@ -27,8 +27,8 @@
 #include "engine/cuda/cuda_metric.h"
 #include "engine/cuda/device_context.h"
 #include "engine/cuda_backend.h"
-#include "engine/error.h"
-#include "engine/thread_pool.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
 
 namespace vqx {
 namespace {
@@ -119,7 +119,7 @@ struct ProfileTotals {
 
 class PairReader {
  public:
-  PairReader(FrameReader& ref, FrameReader& dis) : ref_(ref), dis_(dis), pool_(1) {}
+  PairReader(FrameSource& ref, FrameSource& dis) : ref_(ref), dis_(dis), pool_(1) {}
   // Reads both inputs concurrently; returns {have_ref, have_dis}.
   std::pair<bool, bool> read(Picture& ref, Picture& dis) {
     bool have[2] = {false, false};
@@ -130,12 +130,12 @@ class PairReader {
   }
 
  private:
-  FrameReader& ref_;
-  FrameReader& dis_;
+  FrameSource& ref_;
+  FrameSource& dis_;
   ThreadPool pool_;
 };
 
-void skip_input(FrameReader& reader, uint64_t count) {
+void skip_input(FrameSource& reader, uint64_t count) {
   if (count == 0) return;
   uint64_t skipped = reader.skip(count);
   if (skipped < count)
@@ -193,7 +193,7 @@ bool cuda_device_available(int device) {
   return device >= 0 && device < count;
 }
 
-std::unique_ptr<RunReport> run_cuda(FrameReader& reference, FrameReader& distorted,
+std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distorted,
                                     const std::vector<MetricRequest>& requests,
                                     const RunSettings& settings) {
   cuda::DeviceContext device(settings.gpu);

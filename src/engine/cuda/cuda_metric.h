@@ -27,7 +27,7 @@
 
 #include "engine/cuda/device_context.h"
 #include "engine/metric.h"
-#include "engine/picture.h"
+#include "core/picture.h"
 
 namespace vqx {
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/cuda/cuda_check.h"
-#include "engine/error.h"
+#include "core/error.h"
 
 namespace vqx::cuda {
 

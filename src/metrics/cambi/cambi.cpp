@@ -15,7 +15,7 @@
 #include <tuple>
 #include <mutex>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/cambi/cambi_setup.h"
 #include "metrics/cambi/cambi_stages.h"
 #ifdef VQX_HAVE_CUDA

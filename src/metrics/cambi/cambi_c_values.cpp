@@ -15,7 +15,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "engine/thread_pool.h"
+#include "core/thread_pool.h"
 #include "metrics/cambi/cambi_stages.h"
 
 namespace vqx::cambi {

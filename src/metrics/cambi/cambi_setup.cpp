@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <tuple>
 
-#include "engine/error.h"
+#include "core/error.h"
 
 namespace vqx::cambi {
 namespace {

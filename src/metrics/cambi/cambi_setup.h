@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "engine/options.h"
-#include "engine/picture.h"
+#include "core/picture.h"
 #include "metrics/cambi/cambi_stages.h"
 
 namespace vqx::cambi {

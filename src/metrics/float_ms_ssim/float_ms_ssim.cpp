@@ -6,7 +6,7 @@
 
 #include <cstdio>
 
-#include "engine/error.h"
+#include "core/error.h"
 #ifdef VQX_HAVE_CUDA
 #include "metrics/float_ms_ssim/cuda/float_ms_ssim_cuda.h"
 #endif

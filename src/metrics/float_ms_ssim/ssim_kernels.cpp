@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/thread_pool.h"
+#include "core/thread_pool.h"
 #include "metrics/float_ms_ssim/ssim_row_kernels.h"
 
 namespace vqx::ssim {

@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/picture.h"
+#include "core/picture.h"
 
 namespace vqx::ssim {
 

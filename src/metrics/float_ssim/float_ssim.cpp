@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/error.h"
+#include "core/error.h"
 #ifdef VQX_HAVE_CUDA
 #include "metrics/float_ssim/cuda/float_ssim_cuda.h"
 #endif
-#include "engine/thread_pool.h"
+#include "core/thread_pool.h"
 #include "metrics/float_ms_ssim/scratch_pool.h"
 #include "metrics/float_ms_ssim/ssim_kernels.h"
 

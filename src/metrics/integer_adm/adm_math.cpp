@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <span>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/vmaf_common/simd.h"
 
 namespace vqx::integer_adm {

@@ -5,8 +5,8 @@
 
 #include <mutex>
 
-#include "engine/error.h"
-#include "engine/thread_pool.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
 #include "metrics/integer_adm/adm_math.h"
 #include "metrics/integer_adm/adm_outputs.h"
 #include "metrics/vmaf_common/feature_name.h"

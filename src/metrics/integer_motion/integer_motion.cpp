@@ -6,7 +6,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "engine/thread_pool.h"
+#include "core/thread_pool.h"
 #include "metrics/integer_motion/motion_math.h"
 #include "metrics/vmaf_common/feature_name.h"
 #include "metrics/vmaf_common/size_limits.h"

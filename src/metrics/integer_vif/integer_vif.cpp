@@ -4,7 +4,7 @@
 #include <array>
 #include <mutex>
 
-#include "engine/thread_pool.h"
+#include "core/thread_pool.h"
 #include "metrics/integer_vif/vif_math.h"
 #include "metrics/vmaf_common/feature_name.h"
 #include "metrics/vmaf_common/size_limits.h"

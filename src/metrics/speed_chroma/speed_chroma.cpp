@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "engine/error.h"
-#include "engine/thread_pool.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
 #include "metrics/speed_chroma/speed_pipeline.h"
 
 #ifdef VQX_HAVE_CUDA

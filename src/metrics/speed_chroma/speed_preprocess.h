@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/picture.h"
+#include "core/picture.h"
 #include "metrics/speed_chroma/speed_params.h"
 
 namespace vqx::speed {

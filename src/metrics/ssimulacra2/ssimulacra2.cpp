@@ -5,7 +5,7 @@
 
 #include <mutex>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/ssimulacra2/ssimulacra2_pipeline.h"
 #ifdef VQX_HAVE_CUDA
 #include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/picture.h"
+#include "core/picture.h"
 
 namespace vqx::ssimulacra2 {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "engine/thread_pool.h"
+#include "core/thread_pool.h"
 
 namespace vqx::ssimulacra2 {
 

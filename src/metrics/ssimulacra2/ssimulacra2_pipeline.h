@@ -6,7 +6,7 @@
 #include <functional>
 #include <vector>
 
-#include "engine/picture.h"
+#include "core/picture.h"
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
 
 namespace vqx {

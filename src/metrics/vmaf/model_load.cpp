@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/vmaf/builtin_models.h"
 #include "metrics/vmaf/model.h"
 

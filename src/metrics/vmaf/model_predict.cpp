@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/vmaf/model.h"
 
 namespace vqx::vmaf {

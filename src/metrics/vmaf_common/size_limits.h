@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/picture.h"
+#include "core/picture.h"
 
 namespace vqx::vmaf_common {
 

@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "engine/cuda/cuda_check.h"
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/cambi/cambi_setup.h"
 #include "metrics/cambi/cambi_stages.h"
 #include "metrics/cambi/cuda/cambi_cuda.h"

@@ -16,7 +16,7 @@
 
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/device_context.h"
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/float_ms_ssim/cuda/float_ms_ssim_cuda.h"
 #include "metrics/float_ms_ssim/float_ms_ssim_outputs.h"
 #include "metrics/float_ms_ssim/cuda/ssim_cuda.h"

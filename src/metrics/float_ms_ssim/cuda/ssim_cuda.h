@@ -18,7 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/picture.h"
+#include "core/picture.h"
 #include "metrics/float_ms_ssim/ssim_stages.h"
 
 namespace vqx::ssim::cuda {

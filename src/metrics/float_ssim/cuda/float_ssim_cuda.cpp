@@ -4,7 +4,7 @@
 // (shared/spec/README.md): every per-pixel value bit-identical, the sums from a fixed tree.
 #include <fmt/format.h>
 
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
 #include "metrics/float_ssim/cuda/float_ssim_cuda.h"
 #include "metrics/float_ssim/float_ssim.h"

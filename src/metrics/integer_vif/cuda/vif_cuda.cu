@@ -9,7 +9,7 @@
 #include <array>
 
 #include "engine/cuda/cuda_check.h"
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/integer_vif/cuda/vif_cuda.h"
 #include "metrics/integer_vif/integer_vif.h"
 #include "metrics/integer_vif/vif_math.h"

@@ -20,8 +20,8 @@
 #include <string>
 
 #include "engine/cuda/cuda_check.h"
-#include "engine/error.h"
-#include "engine/thread_pool.h"
+#include "core/error.h"
+#include "core/thread_pool.h"
 #include "metrics/speed_chroma/cuda/speed_chroma_cuda.h"
 #include "metrics/speed_chroma/cuda/speed_chroma_kernels.h"
 #include "metrics/speed_chroma/speed_chroma.h"

@@ -41,7 +41,7 @@
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/device_division.cuh"
 #include "engine/cuda/device_context.h"
-#include "engine/error.h"
+#include "core/error.h"
 #include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
 

@@ -1,11 +1,11 @@
-#include "engine/picture.h"
+#include "core/picture.h"
 
 #include <fmt/format.h>
 
 #include <cstdlib>
 #include <new>
 
-#include "engine/error.h"
+#include "core/error.h"
 
 namespace vqx {
 

@@ -1,4 +1,4 @@
-#include "engine/cpu_features.h"
+#include "core/cpu_features.h"
 
 namespace vqx {
 namespace {
