@@ -87,14 +87,6 @@ class BufferPool {
   std::condition_variable cv_;
 };
 
-void skip_frames(FrameSource& reader, uint64_t count) {
-  if (count == 0) return;
-  uint64_t skipped = reader.skip(count);
-  if (skipped < count)
-    throw InputError(fmt::format("{}: cannot skip {} frames, it has only {}", reader.name(), count,
-                                 skipped));
-}
-
 std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorted,
                                    const std::vector<MetricRequest>& requests,
                                    const RunSettings& settings) {
@@ -187,6 +179,14 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
 }
 
 }  // namespace
+
+void skip_frames(FrameSource& reader, uint64_t count) {
+  if (count == 0) return;
+  uint64_t skipped = reader.skip(count);
+  if (skipped < count)
+    throw InputError(fmt::format("{}: cannot skip {} frames, it has only {}", reader.name(), count,
+                                 skipped));
+}
 
 void check_same_layout(const FrameSource& reference, const FrameSource& distorted) {
   const PictureFormat& r = reference.format();

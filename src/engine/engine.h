@@ -48,6 +48,9 @@ std::unique_ptr<RunReport> run_metrics(FrameSource& reference, FrameSource& dist
 // Checks that both inputs can be compared; throws InputError saying what differs.
 void check_same_layout(const FrameSource& reference, const FrameSource& distorted);
 
+// Discards the first `count` frames of `reader`; throws InputError when it has fewer.
+void skip_frames(FrameSource& reader, uint64_t count);
+
 // Creates the CPU instances and registers their output columns in `table`.
 struct CpuInstance {
   std::unique_ptr<CpuMetric> metric;

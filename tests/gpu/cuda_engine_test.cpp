@@ -2,7 +2,6 @@
 // through the pipeline, device state for temporal metrics, --profile, and clear errors.
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <tuple>
 
 #include "engine/cuda/cuda_check.h"
@@ -204,10 +203,10 @@ TEST(CudaEngine, ProfilePrintsStagesTransfersAndPeakMemory) {
     EXPECT_NE(text.find(needle), std::string::npos) << needle << " missing from:\n" << text;
 }
 
-// Every CUDA metric in one run: side by side on their own streams (the default), one after
-// another (VQX_CUDA_METRIC_STREAMS=0), side by side again, and with 1 or 3 frames of each
-// non-temporal metric in flight must give the same bits, frame selection and the temporal metric
-// (motion) included; the exact twins must also equal the CPU.
+// Every CUDA metric in one run: side by side on their own streams from graphs (the default), one
+// after another with eager launches (the serial schedule --profile runs), side by side again, and
+// with 1 or 3 frames of each non-temporal metric in flight must give the same bits, frame
+// selection and the temporal metric (motion) included; the exact twins must also equal the CPU.
 TEST(CudaEngine, MetricsSideBySideGiveTheSameBitsAsOneAfterAnother) {
   VQX_REQUIRE_CUDA();
   const std::vector<std::string> all = {"psnr",          "vif",        "adm",
@@ -222,11 +221,13 @@ TEST(CudaEngine, MetricsSideBySideGiveTheSameBitsAsOneAfterAnother) {
       RunSettings s = cuda_settings();
       s.subsample = subsample;
       const std::string label = fmt::format("{}x{} {}-bit subsample {}", w, h, depth, subsample);
-      unsetenv("VQX_CUDA_METRIC_STREAMS");
       auto side_by_side = run_on_pictures(ref, dis, all, s);
-      setenv("VQX_CUDA_METRIC_STREAMS", "0", 1);
-      auto in_turn = run_on_pictures(ref, dis, all, s);
-      unsetenv("VQX_CUDA_METRIC_STREAMS");
+      RunSettings serial = s;
+      serial.profile = true;
+      ::testing::internal::CaptureStderr();
+      auto in_turn = run_on_pictures(ref, dis, all, serial);
+      const std::string profile = ::testing::internal::GetCapturedStderr();
+      EXPECT_NE(profile.find("vqx profile"), std::string::npos) << label << ": not the serial run";
       auto again = run_on_pictures(ref, dis, all, s);
       expect_same_tables(*in_turn, *side_by_side, label + " side by side vs in turn");
       expect_same_tables(*side_by_side, *again, label + " repeated");

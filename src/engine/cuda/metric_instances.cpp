@@ -1,0 +1,49 @@
+#include "engine/cuda/metric_instances.h"
+
+#include "engine/engine.h"
+
+namespace vqx::cuda {
+
+MetricSet make_metric_set(const std::vector<MetricRequest>& requests, ResultTable& table,
+                          const CudaMetricContext& context, bool eager) {
+  MetricSet set;
+  // Every column first, so that a duplicate name is refused before any device work.
+  for (const auto& request : requests) {
+    MetricInstance inst;
+    inst.name = request.spec_text;
+    inst.request = &request;
+    inst.replicas.push_back(request.metric->make_cuda(request.options));
+    inst.writer = std::make_unique<ColumnWriter>(
+        table, add_columns(table, inst.primary().feature_names(), request.spec_text));
+    set.metrics.push_back(std::move(inst));
+  }
+  for (auto& inst : set.metrics) {
+    const size_t before = context.device->bytes_in_use();
+    inst.primary().init(context);
+    inst.device_bytes = context.device->bytes_in_use() - before;
+    inst.stages = inst.primary().stage_names();
+    if (inst.stages.empty()) inst.stages = {"all"};
+    inst.result_offset = set.result_bytes;
+    set.result_bytes += align_block(inst.primary().result_bytes());
+    inst.flush_offset = set.flush_bytes;
+    set.flush_bytes += align_block(inst.primary().flush_bytes());
+    inst.temporal = inst.primary().temporal();
+    inst.graph_safe = inst.primary().graph_safe() && !eager;
+  }
+  return set;
+}
+
+void add_replicas(MetricSet& set, const CudaMetricContext& context, unsigned frames_in_flight,
+                  bool side_by_side) {
+  for (auto& inst : set.metrics) {
+    const unsigned replicas = inst.temporal ? 1 : frames_in_flight;
+    for (unsigned r = 1; r < replicas; ++r) {
+      inst.replicas.push_back(inst.request->metric->make_cuda(inst.request->options));
+      inst.replicas.back()->init(context);
+    }
+    if (side_by_side)
+      for (unsigned r = 0; r < replicas; ++r) inst.streams.push_back(std::make_unique<Stream>());
+  }
+}
+
+}  // namespace vqx::cuda
