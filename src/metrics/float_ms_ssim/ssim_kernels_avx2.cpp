@@ -25,7 +25,8 @@ VQX_AVX2 void decimate_row_avx2(const float* const even[kLpfTaps], const float* 
       const float* e = even[v] + x;
       const float* o = odd[v] + x;
       for (int u = 0; u < kLpfTaps; ++u) {
-        const float* src = ((u & 1) ? o : e) + u / 2;
+        const float* row = (u & 1) ? o : e;  // picked first: see decimate_one
+        const float* src = row + u / 2;
         const __m256 k = _mm256_set1_ps(kLpf[v][u]);
         const __m256 p0 = _mm256_mul_ps(_mm256_loadu_ps(src), k);
         const __m256 p1 = _mm256_mul_ps(_mm256_loadu_ps(src + 8), k);

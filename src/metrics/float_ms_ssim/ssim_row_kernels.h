@@ -34,7 +34,11 @@ inline float decimate_one(const float* const even[kLpfTaps], const float* const 
   double sum = 0.0;
   for (int v = 0; v < kLpfTaps; ++v)
     for (int u = 0; u < kLpfTaps; ++u) {
-      const float p = ((u & 1) ? odd[v] : even[v])[x + u / 2];
+      // The row is picked before it is indexed: GCC 12 with -fsanitize=signed-integer-overflow
+      // miscompiles `(c ? a : b)[x + u / 2]` (the checked index is evaluated in one arm only, the
+      // other reads through a stale register).
+      const float* row = (u & 1) ? odd[v] : even[v];
+      const float p = row[x + u / 2];
       sum += double(p * kLpf[v][u]);
     }
   return float(sum);
