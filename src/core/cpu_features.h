@@ -12,6 +12,16 @@
 // Metrics read their table once at init; nothing in the process can switch it afterwards. Twin
 // tests call the entries of make_..._kernels(CpuFeatures{}) and of make_..._kernels(
 // host_cpu_features()) side by side, on the same inputs, and compare bit for bit.
+//
+// Each level above the plain one lives in a translation unit of its own (vif_kernels_avx2.cpp):
+// the headers first, then `#pragma GCC target("avx2")` around an anonymous namespace holding the
+// kernels, then, after the pragma, the function that installs them (install_avx2_kernels). The
+// internal linkage keeps target-specific code apart from the baseline copies of inline functions;
+// a source shared by several levels is an .inc included inside each unit's namespace. The
+// builder applies the levels in order, each overriding the entries it has:
+//   VifKernels k = plain_vif_kernels();
+//   if (cpu.avx2) install_avx2_kernels(k);
+//   if (cpu.avx512) install_avx512_kernels(k);   // a later level, where a metric has one
 #include <string>
 
 namespace vqx {

@@ -1,6 +1,6 @@
 // speed_chroma stage by stage: the spec's constants and tables (speed.md 4, 5.2, 6.3, 9.1), the
-// fused preprocessing and the AVX2 covariance against their plain twins (identical bits), and
-// properties of the f32 solver, entropies and the combination rules.
+// fused preprocessing and the covariance of every kernel table against their plain twins
+// (identical bits), and properties of the f32 solver, entropies and the combination rules.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,9 +9,11 @@
 
 #include "metrics/speed_chroma/speed_covariance.h"
 #include "metrics/speed_chroma/speed_entropy.h"
+#include "metrics/speed_chroma/speed_kernels.h"
 #include "metrics/speed_chroma/speed_pipeline.h"
 #include "metrics/speed_chroma/speed_preprocess.h"
 #include "metrics/speed_chroma/speed_solver.h"
+#include "support/kernel_twins.h"
 
 namespace vqx::speed {
 namespace {
@@ -211,21 +213,57 @@ Image random_image(uint32_t w, uint32_t h, uint32_t seed) {
   return e;
 }
 
-TEST(SpeedChromaTwins, Avx2CovarianceEqualsPlain) {
-  if (!has_avx2_fma()) GTEST_SKIP() << "CPU without AVX2/FMA: only the plain kernel runs";
-  // Every row tail (mw mod 8 = 0..7, with and without the 4-block) and a 4K-sized case.
-  for (uint32_t tw : {10u, 15u, 20u, 25u, 30u, 35u, 40u, 45u, 50u, 120u}) {
-    const uint32_t th = tw == 120 ? 65 : 15;
-    const Image e = random_image(tw + 3, th + 2, tw);
-    Geometry g = make_geometry((tw + 3) * 16, (th + 2) * 16, 1.0);
-    ASSERT_EQ(g.tw, tw);
-    std::vector<double> dev;
-    offset_deviations(e, g, offset_means(e, g), dev);
-    Matrix25 plain, fast;
-    covariance_plain(dev, g, plain);
-    covariance_avx2(dev, g, fast);
-    EXPECT_EQ(std::memcmp(plain.data(), fast.data(), sizeof plain), 0) << "tw " << tw;
+std::vector<std::pair<std::string, SpeedKernels>> fast_tables() {
+  return test::tables_to_check(make_speed_kernels, speed_kernels());
+}
+
+// The host's table is built from its CPU: with AVX2 and FMA the covariance is the AVX2 one.
+TEST(SpeedChromaTwins, HostTableFollowsTheCpu) {
+  const bool fast = host_cpu_features().avx2 && host_cpu_features().fma;
+  EXPECT_EQ(speed_kernels().covariance != covariance_plain, fast);
+}
+
+TEST(SpeedChromaTwins, CovarianceTablesEqualPlain) {
+  const auto tables = fast_tables();
+  if (tables.empty()) GTEST_SKIP() << "CPU without AVX2/FMA: only the plain kernel runs";
+  for (const auto& [name, fast] : tables) {
+    // Every row tail (mw mod 8 = 0..7, with and without the 4-block) and a 4K-sized case.
+    for (uint32_t tw : {10u, 15u, 20u, 25u, 30u, 35u, 40u, 45u, 50u, 120u}) {
+      const uint32_t th = tw == 120 ? 65 : 15;
+      const Image e = random_image(tw + 3, th + 2, tw);
+      Geometry g = make_geometry((tw + 3) * 16, (th + 2) * 16, 1.0);
+      ASSERT_EQ(g.tw, tw);
+      std::vector<double> dev;
+      offset_deviations(e, g, offset_means(e, g), dev);
+      Matrix25 plain, got;
+      covariance_plain(dev, g, plain);
+      fast.covariance(dev, g, got);
+      EXPECT_EQ(std::memcmp(plain.data(), got.data(), sizeof plain), 0) << name << " tw " << tw;
+    }
   }
+}
+
+// Deviations drawn directly (normal, with zeros and values of very different magnitudes mixed
+// in) for every sub-window width 1..64.
+TEST(SpeedChromaTwins, CovarianceTablesEqualPlainAtEveryWidth) {
+  std::mt19937 rng(17);
+  std::normal_distribution<double> nd(0.0, 40.0);
+  for (const auto& [name, fast] : fast_tables())
+    for (uint32_t mh : {1u, 2u, 7u})
+      for (uint32_t mw = 1; mw <= 64; ++mw) {
+        Geometry g;
+        g.mw = mw, g.mh = mh, g.n = mw * mh;
+        std::vector<double> dev(size_t(kDim) * g.n);
+        for (double& v : dev) {
+          const uint32_t pick = rng() % 8;
+          v = pick == 0 ? 0.0 : pick == 1 ? nd(rng) * 1e6 : pick == 2 ? nd(rng) * 1e-6 : nd(rng);
+        }
+        Matrix25 plain, got;
+        covariance_plain(dev, g, plain);
+        fast.covariance(dev, g, got);
+        ASSERT_EQ(std::memcmp(plain.data(), got.data(), sizeof plain), 0)
+            << name << " mw " << mw << " mh " << mh;
+      }
 }
 
 TEST(SpeedChromaTwins, CovarianceGroupingIsTheAvx2One) {
@@ -278,8 +316,9 @@ TEST(SpeedChromaTwins, EstimateParamsIsKernelIndependent) {
   const Image e = random_image(60, 33, 11);
   const Geometry g = make_geometry(960, 540, 1.0);
   StatsScratch s1, s2;
-  const ImageEstimate a = estimate_params(e, g, float(0.19), s1, true);
-  const ImageEstimate b = estimate_params(e, g, float(0.19), s2, false);
+  const SpeedKernels plain = make_speed_kernels(CpuFeatures{});
+  const ImageEstimate a = estimate_params(e, g, float(0.19), s1, plain);
+  const ImageEstimate b = estimate_params(e, g, float(0.19), s2, speed_kernels());
   EXPECT_FALSE(a.stats.failed);
   EXPECT_EQ(a.stats.ent, b.stats.ent);
   EXPECT_EQ(a.stats.var, b.stats.var);

@@ -1,9 +1,9 @@
-// Integer ADM stages (shared/spec/vmaf.md section 3). The integer steps follow the spec's widths
-// and rounding constants exactly, including the ones that look like typos (10.2).
+// Integer ADM geometry, CSF weights and final conversions (shared/spec/vmaf.md 3.2, 3.6, 3.8-3.11).
+// The integer steps of the row kernels (adm_kernels.h) follow the spec's widths and rounding
+// constants exactly, including the ones that look like typos (10.2).
 #include "metrics/integer_adm/adm_math.h"
 
 #include <fmt/format.h>
-#include <immintrin.h>
 
 #include <algorithm>
 #include <bit>
@@ -12,7 +12,7 @@
 #include <span>
 
 #include "core/error.h"
-#include "metrics/vmaf_common/simd.h"
+#include "metrics/integer_adm/adm_stage_rules.h"
 
 namespace vqx::integer_adm {
 
@@ -33,40 +33,6 @@ template struct AdmBands<int16_t>;
 template struct AdmBands<int32_t>;
 template struct AdmDetail<int16_t>;
 template struct AdmDetail<int32_t>;
-
-namespace {
-
-constexpr int32_t kLo[4] = {15826, 27411, 7345, -4240};
-constexpr int32_t kHi[4] = {-4240, -7345, 27411, -15826};
-
-// 3.3 index rule: whole-sample reflection at the start, half-sample reflection at the end.
-inline uint32_t dwt_index(int64_t k, uint32_t n) {
-  if (k < 0) return uint32_t(-k);
-  if (k >= int64_t(n)) return uint32_t(2 * int64_t(n) - 1 - k);
-  return uint32_t(k);
-}
-
-// Pads `row` (n values at [1, n+1)) for the 3.3 index rule: position -1 and n, n+1.
-template <typename T>
-void dwt_pad(T* row, uint32_t n) {
-  row[0] = row[1 + 1];          // -1 -> 1
-  row[n + 1] = row[1 + n - 1];  // n -> n-1
-  row[n + 2] = row[1 + n - 2];  // n+1 -> n-2
-}
-
-// ceil(log2(v)) in f64 as upstream.
-inline int ceil_log2(double v) { return int(std::ceil(std::log2(v))); }
-
-// Division table of 3.5 computed on the fly: DIV[32768 + q] = sign(q) trunc(2^30 / |q|).
-inline int32_t div_lookup(int32_t q) {
-  if (q > 0) return int32_t((int64_t{1} << 30) / q);
-  return -int32_t((int64_t{1} << 30) / -q);
-}
-
-// C1 = RN32(cos(pi/180)^2) from f64 (f32 bits 0x3f7fec0a).
-const double kCos1Sq = double(float(std::cos(M_PI / 180.0) * std::cos(M_PI / 180.0)));
-
-}  // namespace
 
 AdmRects adm_rects(uint32_t band_w, uint32_t band_h) {
   AdmRects r;
@@ -178,86 +144,6 @@ AdmWeights adm_weights(int csf_mode, double nvd, int rdh) {
   return weights;
 }
 
-namespace {
-
-namespace plain {
-#include "metrics/integer_adm/adm_plain.inc"
-}  // namespace plain
-
-// VQX_ADM_AVX2 selects the intrinsics of the AVX2 build (GCC does not define __AVX2__ under
-// #pragma GCC target).
-#define VQX_ADM_AVX2 0
-namespace base {
-#include "metrics/integer_adm/adm_kernels.inc"
-}  // namespace base
-#undef VQX_ADM_AVX2
-
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#define VQX_ADM_AVX2 1
-namespace avx2 {
-#include "metrics/integer_adm/adm_kernels.inc"
-}  // namespace avx2
-#undef VQX_ADM_AVX2
-#pragma GCC pop_options
-
-}  // namespace
-
-// Dispatch: the AVX2 build of the fast kernels where the CPU has it, the plain twin when a test
-// asks for it (same results, vmaf_common/simd.h).
-#define VQX_ADM_DISPATCH(fn, ...)             \
-  switch (vmaf_common::kernel_path()) {         \
-    case vmaf_common::KernelPath::kAvx2:        \
-      return avx2::fn(__VA_ARGS__);             \
-    case vmaf_common::KernelPath::kBaseline:    \
-      return base::fn(__VA_ARGS__);             \
-    case vmaf_common::KernelPath::kPlain:       \
-      break;                                    \
-  }                                             \
-  return plain::fn(__VA_ARGS__)
-
-template <typename Sample>
-void adm_dwt0_rows(const Sample* luma, uint32_t width, uint32_t height, unsigned bpc,
-                   bool lowpass_only, AdmBands<int16_t>& out, uint32_t row_begin,
-                   uint32_t row_end) {
-  VQX_ADM_DISPATCH(dwt0_rows, luma, width, height, bpc, lowpass_only, out, row_begin, row_end);
-}
-
-template <typename In>
-void adm_dwt_rows(int scale, const In* in, uint32_t in_w, uint32_t in_h, AdmBands<int32_t>& out,
-                  uint32_t row_begin, uint32_t row_end) {
-  VQX_ADM_DISPATCH(dwt_rows, scale, in, in_w, in_h, out, row_begin, row_end);
-}
-
-template <typename Coef>
-void adm_decouple_rows(int scale, const AdmBands<Coef>& ref, const AdmBands<Coef>& dis,
-                       double gain_limit, const AdmRect& extended, AdmDetail<Coef>& restored,
-                       AdmDetail<Coef>& additive, int row_begin, int row_end) {
-  VQX_ADM_DISPATCH(decouple_rows, scale, ref, dis, gain_limit, extended, restored, additive,
-                   row_begin, row_end);
-}
-
-template <typename Coef>
-void adm_csf_rows(int scale, const AdmDetail<Coef>& in, const AdmScaleWeights& weights,
-                  const AdmRect& extended, AdmDetail<Coef>& c, AdmDetail<Coef>& m, int row_begin,
-                  int row_end) {
-  VQX_ADM_DISPATCH(csf_rows, scale, in, weights, extended, c, m, row_begin, row_end);
-}
-
-template <typename Coef>
-std::array<int64_t, 3> adm_cm_rows(int scale, const AdmDetail<Coef>& x, const AdmDetail<Coef>& c,
-                                   const AdmDetail<Coef>& m, const AdmScaleWeights& weights,
-                                   const AdmRects& rects, SimdCompat compat, int row_begin,
-                                   int row_end) {
-  VQX_ADM_DISPATCH(cm_rows, scale, x, c, m, weights, rects, compat, row_begin, row_end);
-}
-
-template <typename Coef>
-std::array<uint64_t, 3> adm_den_rows(int scale, const AdmBands<Coef>& ref, const AdmRects& rects,
-                                     int row_begin, int row_end) {
-  VQX_ADM_DISPATCH(den_rows, scale, ref, rects, row_begin, row_end);
-}
-
 // ---------------------------------------------------------------------------------------------
 // Final conversions.
 namespace {
@@ -333,29 +219,5 @@ AdmFrameScores adm_combine(const std::array<AdmScaleValues, kScales>& scales, ui
   out.adm3 = std::max((out.adm2 * dlm_weight) + ((1.0 - out.aim) * (1.0 - dlm_weight)), min_val);
   return out;
 }
-
-// ---------------------------------------------------------------------------------------------
-template void adm_dwt0_rows<uint8_t>(const uint8_t*, uint32_t, uint32_t, unsigned, bool,
-                                     AdmBands<int16_t>&, uint32_t, uint32_t);
-template void adm_dwt0_rows<uint16_t>(const uint16_t*, uint32_t, uint32_t, unsigned, bool,
-                                      AdmBands<int16_t>&, uint32_t, uint32_t);
-template void adm_dwt_rows<int16_t>(int, const int16_t*, uint32_t, uint32_t, AdmBands<int32_t>&,
-                                    uint32_t, uint32_t);
-template void adm_dwt_rows<int32_t>(int, const int32_t*, uint32_t, uint32_t, AdmBands<int32_t>&,
-                                    uint32_t, uint32_t);
-#define VQX_ADM_INSTANTIATE(Coef)                                                                  \
-  template void adm_decouple_rows<Coef>(int, const AdmBands<Coef>&, const AdmBands<Coef>&, double, \
-                                        const AdmRect&, AdmDetail<Coef>&, AdmDetail<Coef>&, int,   \
-                                        int);                                                      \
-  template void adm_csf_rows<Coef>(int, const AdmDetail<Coef>&, const AdmScaleWeights&,            \
-                                   const AdmRect&, AdmDetail<Coef>&, AdmDetail<Coef>&, int, int);  \
-  template std::array<int64_t, 3> adm_cm_rows<Coef>(                                               \
-      int, const AdmDetail<Coef>&, const AdmDetail<Coef>&, const AdmDetail<Coef>&,                 \
-      const AdmScaleWeights&, const AdmRects&, SimdCompat, int, int);                              \
-  template std::array<uint64_t, 3> adm_den_rows<Coef>(int, const AdmBands<Coef>&, const AdmRects&, \
-                                                      int, int);
-VQX_ADM_INSTANTIATE(int16_t)
-VQX_ADM_INSTANTIATE(int32_t)
-#undef VQX_ADM_INSTANTIATE
 
 }  // namespace vqx::integer_adm

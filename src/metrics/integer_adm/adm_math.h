@@ -1,12 +1,8 @@
 #pragma once
-// libvmaf's integer ADM, stage by stage (shared/spec/vmaf.md section 3). Each stage works on tight
-// row-major bands over a range of rows, so a device twin can be checked against it bit for bit:
-//   adm_dwt0_rows / adm_dwt_rows    3.3 / 3.4: Daubechies-2 analysis, scale 0 / scales 1-3
+// libvmaf's integer ADM (shared/spec/vmaf.md section 3) around the row kernels (adm_kernels.h),
+// shared by the CPU metric and the CUDA twin:
 //   adm_rects                       3.2: inner and extended rectangles of a scale
-//   adm_decouple_rows               3.5: restored (r) and additive (a) detail
-//   adm_csf_rows                    3.7: CSF-weighted bands c and masking contributions m
-//   adm_cm_rows                     3.8: contrast masking -> per-orientation row-rounded sums
-//   adm_den_rows                    3.9: denominator sums from the reference bands
+//   adm_weights                     3.6: CSF weights
 //   adm_num_value / adm_den_value   3.8 / 3.9: sums -> the f32 scale values
 //   adm_combine                     3.11: the frame outputs
 // Scale 0 keeps libvmaf's int16 intermediates (Coef = int16_t); scales 1-3 use int32_t.
@@ -59,43 +55,6 @@ AdmWeights adm_weights(int csf_mode, double norm_view_dist, int ref_display_heig
 
 // D1 (vmaf.md 9): which SIMD build's scale-0 masking centre rule to reproduce.
 enum class SimdCompat { kNone, kAvx2, kAvx512 };
-
-// 3.3: scale 0 from the luma plane (uint8_t or uint16_t samples of depth bpc), W x H, output rows
-// [row_begin, row_end) of bands ceil(W/2) x ceil(H/2). `lowpass_only` computes only the a band.
-template <typename Sample>
-void adm_dwt0_rows(const Sample* luma, uint32_t width, uint32_t height, unsigned bpc,
-                   bool lowpass_only, AdmBands<int16_t>& out, uint32_t row_begin,
-                   uint32_t row_end);
-
-// 3.4: scale `scale` (1..3) from the previous a band (int16_t at scale 1, else int32_t).
-template <typename In>
-void adm_dwt_rows(int scale, const In* in, uint32_t in_w, uint32_t in_h, AdmBands<int32_t>& out,
-                  uint32_t row_begin, uint32_t row_end);
-
-// 3.5 over the extended rectangle, rows [row_begin, row_end) of it.
-template <typename Coef>
-void adm_decouple_rows(int scale, const AdmBands<Coef>& ref, const AdmBands<Coef>& dis,
-                       double gain_limit, const AdmRect& extended, AdmDetail<Coef>& restored,
-                       AdmDetail<Coef>& additive, int row_begin, int row_end);
-
-// 3.7 over the extended rectangle: c and m of the band set `in`.
-template <typename Coef>
-void adm_csf_rows(int scale, const AdmDetail<Coef>& in, const AdmScaleWeights& weights,
-                  const AdmRect& extended, AdmDetail<Coef>& c, AdmDetail<Coef>& m, int row_begin,
-                  int row_end);
-
-// 3.8 over the inner rectangle: masks `x` with the threshold from (c, m); returns per
-// orientation the sum over rows [row_begin, row_end) of the row-rounded values.
-template <typename Coef>
-std::array<int64_t, 3> adm_cm_rows(int scale, const AdmDetail<Coef>& x, const AdmDetail<Coef>& c,
-                                   const AdmDetail<Coef>& m, const AdmScaleWeights& weights,
-                                   const AdmRects& rects, SimdCompat compat, int row_begin,
-                                   int row_end);
-
-// 3.9: per orientation, the sum over rows [row_begin, row_end) of the inner rectangle.
-template <typename Coef>
-std::array<uint64_t, 3> adm_den_rows(int scale, const AdmBands<Coef>& ref, const AdmRects& rects,
-                                     int row_begin, int row_end);
 
 // 3.8 / 3.9 final conversions (f32), `noise_weight` = adm_noise_weight (0 for AIM).
 float adm_num_value(int scale, const std::array<int64_t, 3>& acc, uint32_t band_w,

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
+#include "metrics/integer_adm/adm_kernels.h"
 #include "metrics/integer_adm/adm_math.h"
 #include "metrics/integer_adm/adm_outputs.h"
 #include "metrics/vmaf_common/feature_name.h"
@@ -66,8 +67,9 @@ struct AdmWorkspace {
 
 class IntegerAdmCpu final : public CpuMetric {
  public:
-  explicit IntegerAdmCpu(const OptionValues& o)
-      : gain_limit_(vmaf_common::normalise_double_option(o.get_double("adm_enhn_gain_limit"))),
+  IntegerAdmCpu(const OptionValues& o, const AdmKernels& kernels)
+      : kernels_(kernels),
+        gain_limit_(vmaf_common::normalise_double_option(o.get_double("adm_enhn_gain_limit"))),
         noise_weight_(vmaf_common::normalise_double_option(o.get_double("adm_noise_weight"))),
         dlm_weight_(vmaf_common::normalise_double_option(o.get_double("adm_dlm_weight"))),
         min_val_(vmaf_common::normalise_double_option(o.get_double("adm_min_val"))),
@@ -125,17 +127,18 @@ class IntegerAdmCpu final : public CpuMetric {
     const uint32_t w = ref.w, h = ref.h;
     const AdmRects rects = adm_rects(w, h);
     const AdmRect& ext = rects.extended;
+    const AdmScaleKernels<Coef>& stages = kernels_.stages<Coef>();
     auto& [restored, additive, c, m] = ws.details<Coef>();
     for (auto* d : {&restored, &additive, &c, &m}) d->resize(w, h);
     ThreadPool& pool = *pool_;
     pool.parallel_for(size_t(ext.bottom - ext.top), kRowGrain, [&](size_t b, size_t e) {
-      adm_decouple_rows(s, ref, dis, gain_limit_, ext, restored, additive, ext.top + int(b),
-                        ext.top + int(e));
+      stages.decouple_rows(s, ref, dis, gain_limit_, ext, restored, additive, ext.top + int(b),
+                           ext.top + int(e));
     });
     AdmScaleValues v;
     auto den = parallel_sum<std::array<uint64_t, 3>>(
         pool, rects.inner.top, rects.inner.bottom,
-        [&](int b, int e) { return adm_den_rows(s, ref, rects, b, e); });
+        [&](int b, int e) { return stages.den_rows(s, ref, rects, b, e); });
     v.den = adm_den_value(s, den, weights_[s], rects, noise_weight_);
     // DLM: the restored detail masked by the additive part (3.10).
     v.num = mask(s, restored, additive, c, m, rects, noise_weight_);
@@ -148,12 +151,13 @@ class IntegerAdmCpu final : public CpuMetric {
   float mask(int s, const AdmDetail<Coef>& masked, const AdmDetail<Coef>& masker,
              AdmDetail<Coef>& c, AdmDetail<Coef>& m, const AdmRects& rects, double noise_weight) {
     const AdmRect& ext = rects.extended;
+    const AdmScaleKernels<Coef>& stages = kernels_.stages<Coef>();
     pool_->parallel_for(size_t(ext.bottom - ext.top), kRowGrain, [&](size_t b, size_t e) {
-      adm_csf_rows(s, masker, weights_[s], ext, c, m, ext.top + int(b), ext.top + int(e));
+      stages.csf_rows(s, masker, weights_[s], ext, c, m, ext.top + int(b), ext.top + int(e));
     });
     auto acc = parallel_sum<std::array<int64_t, 3>>(
         *pool_, rects.inner.top, rects.inner.bottom, [&](int b, int e) {
-          return adm_cm_rows(s, masked, c, m, weights_[s], rects, compat_, b, e);
+          return stages.cm_rows(s, masked, c, m, weights_[s], rects, compat_, b, e);
         });
     return adm_num_value(s, acc, masked.w, masked.h, rects.count, noise_weight);
   }
@@ -167,9 +171,10 @@ class IntegerAdmCpu final : public CpuMetric {
     AdmBands<int16_t>& d0 = ws.d0;
     r0.resize((W + 1) / 2, (H + 1) / 2, !skip_scale0_);
     d0.resize((W + 1) / 2, (H + 1) / 2, !skip_scale0_);
+    AdmDwt0Rows<Sample>* dwt0 = kernels_.dwt0<Sample>();
     pool_->parallel_for(r0.h, kRowGrain, [&](size_t b, size_t e) {
-      adm_dwt0_rows(ref, W, H, format_.bit_depth, skip_scale0_, r0, uint32_t(b), uint32_t(e));
-      adm_dwt0_rows(dis, W, H, format_.bit_depth, skip_scale0_, d0, uint32_t(b), uint32_t(e));
+      dwt0(ref, W, H, format_.bit_depth, skip_scale0_, r0, uint32_t(b), uint32_t(e));
+      dwt0(dis, W, H, format_.bit_depth, skip_scale0_, d0, uint32_t(b), uint32_t(e));
     });
     if (skip_scale0_)
       scales[0] = {0.0f, 1e-10f, 0.0f};  // 3.12
@@ -186,17 +191,20 @@ class IntegerAdmCpu final : public CpuMetric {
       ds.resize((in_w + 1) / 2, (in_h + 1) / 2);
       pool_->parallel_for(rs.h, kRowGrain, [&](size_t b, size_t e) {
         if (s == 1) {
-          adm_dwt_rows(s, r0.a.data(), in_w, in_h, rs, uint32_t(b), uint32_t(e));
-          adm_dwt_rows(s, d0.a.data(), in_w, in_h, ds, uint32_t(b), uint32_t(e));
+          kernels_.dwt_rows_from_scale0(s, r0.a.data(), in_w, in_h, rs, uint32_t(b),
+                                        uint32_t(e));
+          kernels_.dwt_rows_from_scale0(s, d0.a.data(), in_w, in_h, ds, uint32_t(b),
+                                        uint32_t(e));
         } else {
-          adm_dwt_rows(s, r[(s - 1) & 1].a.data(), in_w, in_h, rs, uint32_t(b), uint32_t(e));
-          adm_dwt_rows(s, d[(s - 1) & 1].a.data(), in_w, in_h, ds, uint32_t(b), uint32_t(e));
+          kernels_.dwt_rows(s, r[(s - 1) & 1].a.data(), in_w, in_h, rs, uint32_t(b), uint32_t(e));
+          kernels_.dwt_rows(s, d[(s - 1) & 1].a.data(), in_w, in_h, ds, uint32_t(b), uint32_t(e));
         }
       });
       scales[s] = process_scale(s, rs, ds, ws);
     }
   }
 
+  const AdmKernels& kernels_;
   double gain_limit_, noise_weight_, dlm_weight_, min_val_;
   bool skip_scale0_, skip_aim_, debug_;
   SimdCompat compat_;
@@ -208,6 +216,11 @@ class IntegerAdmCpu final : public CpuMetric {
 };
 
 }  // namespace
+
+std::unique_ptr<CpuMetric> make_integer_adm_cpu(const OptionValues& options,
+                                                const integer_adm::AdmKernels& kernels) {
+  return std::make_unique<IntegerAdmCpu>(options, kernels);
+}
 
 const MetricDescriptor& integer_adm_descriptor() {
   static const MetricDescriptor descriptor{
@@ -237,7 +250,7 @@ const MetricDescriptor& integer_adm_descriptor() {
                              "vqx: reproduce the scale-0 masking rule of libvmaf's AVX2 (default, "
                              "as x86 libvmaf), AVX-512 or portable build (vmaf.md 9, D1)"),
       },
-      [](const OptionValues& o) { return std::make_unique<IntegerAdmCpu>(o); },
+      [](const OptionValues& o) { return make_integer_adm_cpu(o, adm_kernels()); },
 #ifdef VQX_HAVE_CUDA
       [](const OptionValues& o) { return make_integer_adm_cuda(o); },
 #else

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "core/thread_pool.h"
+#include "metrics/integer_motion/motion_kernels.h"
 #include "metrics/integer_motion/motion_math.h"
 #include "metrics/vmaf_common/feature_name.h"
 #include "metrics/vmaf_common/size_limits.h"
@@ -31,8 +32,9 @@ enum Output : size_t { kSad, kMotion2, kMotion3, kDebugMotion };
 
 class IntegerMotionCpu final : public CpuMetric {
  public:
-  explicit IntegerMotionCpu(const OptionValues& o)
-      : force_zero_(o.get_bool("motion_force_zero")),
+  IntegerMotionCpu(const OptionValues& o, const MotionKernels& kernels)
+      : kernels_(kernels),
+        force_zero_(o.get_bool("motion_force_zero")),
         fps_weight_(vmaf_common::normalise_double_option(o.get_double("motion_fps_weight"))),
         debug_(o.get_bool("debug")),
         suffix_(vmaf_common::name_suffix(integer_motion_descriptor().options, o, kFeatureParams)) {
@@ -100,17 +102,18 @@ class IntegerMotionCpu final : public CpuMetric {
     pool_->parallel_for(h, kRowGrain, [&](size_t begin, size_t end) {
       uint64_t part;
       if (format_.bit_depth == 8)
-        part = motion_sad_rows(prev, cur, w, h, 8, uint32_t(begin), uint32_t(end));
+        part = kernels_.sad_rows_8(prev, cur, w, h, 8, uint32_t(begin), uint32_t(end));
       else
-        part = motion_sad_rows(reinterpret_cast<const uint16_t*>(prev),
-                               reinterpret_cast<const uint16_t*>(cur), w, h, format_.bit_depth,
-                               uint32_t(begin), uint32_t(end));
+        part = kernels_.sad_rows_16(reinterpret_cast<const uint16_t*>(prev),
+                                    reinterpret_cast<const uint16_t*>(cur), w, h,
+                                    format_.bit_depth, uint32_t(begin), uint32_t(end));
       std::lock_guard lock(mutex);
       sad += part;
     });
     return motion_score(sad, w, h, fps_weight_, post_.max_val);
   }
 
+  const MotionKernels& kernels_;
   bool force_zero_;
   double fps_weight_;
   bool debug_;
@@ -124,6 +127,11 @@ class IntegerMotionCpu final : public CpuMetric {
 };
 
 }  // namespace
+
+std::unique_ptr<CpuMetric> make_integer_motion_cpu(const OptionValues& options,
+                                                   const integer_motion::MotionKernels& kernels) {
+  return std::make_unique<IntegerMotionCpu>(options, kernels);
+}
 
 const MetricDescriptor& integer_motion_descriptor() {
   static const MetricDescriptor descriptor{
@@ -144,7 +152,7 @@ const MetricDescriptor& integer_motion_descriptor() {
                            "motion3 = mean of this and the previous value (alias mma)"),
           OptionSpec::Bool("debug", false, "also output integer_motion (= the SAD score)"),
       },
-      [](const OptionValues& o) { return std::make_unique<IntegerMotionCpu>(o); },
+      [](const OptionValues& o) { return make_integer_motion_cpu(o, motion_kernels()); },
 #ifdef VQX_HAVE_CUDA
       [](const OptionValues& o) { return make_integer_motion_cuda(o); },
 #else

@@ -1,7 +1,6 @@
 #pragma once
-// libvmaf's integer motion, stage by stage (shared/spec/vmaf.md section 4):
-//   motion_sad_rows  4.2: SAD of the blurred reference difference over a band of rows (exact
-//                    uint64, so bands can be summed in any order)
+// libvmaf's integer motion (shared/spec/vmaf.md section 4), after the SAD of the row kernel
+// (motion_kernels.h):
 //   motion_score     4.2: SAD -> the per-frame score
 //   motion_post      4.3: the flush-time motion2 / motion3 sequences
 #include <cstdint>
@@ -11,12 +10,6 @@ namespace vqx::integer_motion {
 
 // 5-tap Q16 blur (the VIF scale-2 filter), border rule of vmaf.md 2.3.
 inline constexpr int32_t kBlur[5] = {3571, 16004, 26386, 16004, 3571};
-
-// Sum over rows [row_begin, row_end) of the per-row uint32 totals of 4.2, for the luma planes
-// `prev` (frame n-1, or n-2 with the five-frame window) and `cur`, w x h, depth `bpc`.
-template <typename Sample>
-uint64_t motion_sad_rows(const Sample* prev, const Sample* cur, uint32_t w, uint32_t h,
-                         unsigned bpc, uint32_t row_begin, uint32_t row_end);
 
 // min(((sad / 256) / (w*h)) * fps_weight, max_val), f64 in this order.
 double motion_score(uint64_t sad, uint32_t w, uint32_t h, double fps_weight, double max_val);

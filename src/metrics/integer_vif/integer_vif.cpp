@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "core/thread_pool.h"
+#include "metrics/integer_vif/vif_kernels.h"
 #include "metrics/integer_vif/vif_math.h"
 #include "metrics/vmaf_common/feature_name.h"
 #include "metrics/vmaf_common/size_limits.h"
@@ -29,8 +30,9 @@ constexpr size_t kRowGrain = 32;
 
 class IntegerVifCpu final : public CpuMetric {
  public:
-  explicit IntegerVifCpu(const OptionValues& o)
-      : gain_limit_(vmaf_common::normalise_double_option(o.get_double("vif_enhn_gain_limit"))),
+  IntegerVifCpu(const OptionValues& o, const VifKernels& kernels)
+      : kernels_(kernels),
+        gain_limit_(vmaf_common::normalise_double_option(o.get_double("vif_enhn_gain_limit"))),
         skip_scale0_(o.get_bool("vif_skip_scale0")),
         debug_(o.get_bool("debug")),
         suffix_(vmaf_common::name_suffix(integer_vif_descriptor().options, o, kFeatureParams)) {}
@@ -87,8 +89,8 @@ class IntegerVifCpu final : public CpuMetric {
     VifAccumulators total;
     std::mutex mutex;
     pool_->parallel_for(h, kRowGrain, [&](size_t begin, size_t end) {
-      VifAccumulators part = vif_statistic_rows(ref, dis, w, h, s, format_.bit_depth, gain_limit_,
-                                                uint32_t(begin), uint32_t(end));
+      VifAccumulators part = kernels_.of<Sample>().statistic_rows(
+          ref, dis, w, h, s, format_.bit_depth, gain_limit_, uint32_t(begin), uint32_t(end));
       std::lock_guard lock(mutex);
       total.add(part);
     });
@@ -99,8 +101,8 @@ class IntegerVifCpu final : public CpuMetric {
   void downsample(const Sample* in, uint32_t w, uint32_t h, int from, std::vector<uint16_t>& out) {
     out.resize(size_t(w / 2) * (h / 2));
     pool_->parallel_for(h / 2, kRowGrain, [&](size_t begin, size_t end) {
-      vif_downsample_rows(in, w, h, from, format_.bit_depth, out.data(), uint32_t(begin),
-                          uint32_t(end));
+      kernels_.of<Sample>().downsample_rows(in, w, h, from, format_.bit_depth, out.data(),
+                                            uint32_t(begin), uint32_t(end));
     });
   }
 
@@ -128,6 +130,7 @@ class IntegerVifCpu final : public CpuMetric {
     }
   }
 
+  const VifKernels& kernels_;
   double gain_limit_;
   bool skip_scale0_, debug_;
   std::string suffix_;
@@ -141,6 +144,11 @@ class IntegerVifCpu final : public CpuMetric {
 
 }  // namespace
 
+std::unique_ptr<CpuMetric> make_integer_vif_cpu(const OptionValues& options,
+                                                const integer_vif::VifKernels& kernels) {
+  return std::make_unique<IntegerVifCpu>(options, kernels);
+}
+
 const MetricDescriptor& integer_vif_descriptor() {
   static const MetricDescriptor descriptor{
       "vif",
@@ -151,7 +159,7 @@ const MetricDescriptor& integer_vif_descriptor() {
           OptionSpec::Bool("vif_skip_scale0", false, "do not compute scale 0; it is written as 0"),
           OptionSpec::Bool("debug", false, "also output integer_vif, its num/den and per-scale num/den"),
       },
-      [](const OptionValues& o) { return std::make_unique<IntegerVifCpu>(o); },
+      [](const OptionValues& o) { return make_integer_vif_cpu(o, vif_kernels()); },
 #ifdef VQX_HAVE_CUDA
       [](const OptionValues& o) { return make_integer_vif_cuda(o); },
 #else

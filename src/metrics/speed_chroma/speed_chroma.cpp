@@ -160,8 +160,8 @@ ImageScratch& thread_scratch() {
 
 class SpeedChromaCpu final : public CpuMetric {
  public:
-  explicit SpeedChromaCpu(const OptionValues& options)
-      : params_(resolve_params(options)), names_(output_names(options)) {}
+  SpeedChromaCpu(const OptionValues& options, const SpeedKernels& kernels)
+      : kernels_(kernels), params_(resolve_params(options)), names_(output_names(options)) {}
 
   std::vector<std::string> feature_names() const override { return names_; }
 
@@ -183,7 +183,7 @@ class SpeedChromaCpu final : public CpuMetric {
         const Picture& pic = (i % 2 == 0) ? ref : dis;
         const unsigned plane = unsigned(1 + i / 2);
         preprocess_plane(pic, plane, geometry_, params_.method, filters_, s.pre, s.e);
-        est[i] = estimate_params(s.e, geometry_, params_.sigma_nn, s.stats);
+        est[i] = estimate_params(s.e, geometry_, params_.sigma_nn, s.stats, kernels_);
       }
     });
     for (size_t i = 0; i < 4; ++i) report(est[i], frame, unsigned(1 + i / 2), i % 2 == 0);
@@ -225,6 +225,7 @@ class SpeedChromaCpu final : public CpuMetric {
                    is_ref ? "reference" : "distorted", describe(e.failure));
   }
 
+  const SpeedKernels& kernels_;
   SpeedParams params_;
   std::vector<std::string> names_;
   ThreadPool* pool_ = nullptr;
@@ -259,7 +260,9 @@ const MetricDescriptor& speed_chroma_descriptor() {
           OptionSpec::Int("speed_weight_var_mode", 0, 0, 6,
                           "how block variances weight the entropies, 0-6 (alias wvm)"),
       },
-      [](const OptionValues& o) { return std::make_unique<speed::SpeedChromaCpu>(o); },
+      [](const OptionValues& o) {
+        return std::make_unique<speed::SpeedChromaCpu>(o, speed::speed_kernels());
+      },
 #ifdef VQX_HAVE_CUDA
       [](const OptionValues& o) { return make_speed_chroma_cuda(o); },
 #else

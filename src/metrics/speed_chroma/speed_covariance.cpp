@@ -74,22 +74,6 @@ void covariance_plain(const std::vector<double>& dev, const Geometry& g, Matrix2
   }
 }
 
-bool has_avx2_fma() {
-#if defined(__x86_64__) || defined(__i386__)
-  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return ok;
-#else
-  return false;
-#endif
-}
-
-void covariance(const std::vector<double>& dev, const Geometry& g, Matrix25& k) {
-  if (has_avx2_fma())
-    covariance_avx2(dev, g, k);
-  else
-    covariance_plain(dev, g, k);
-}
-
 void block_vectors(const Image& e, const Geometry& g, std::vector<float>& y) {
   y.resize(size_t(kDim) * g.nb);
   for (uint32_t by = 0; by < g.nby; ++by)

@@ -24,14 +24,8 @@ void offset_deviations(const Image& e, const Geometry& g, const std::array<float
 // K[q][q'] = RN32(Sigma / N) with Sigma grouped as upstream's AVX2 kernel (8.3): per row, blocks
 // of 8 samples into 8 FMA lanes, then one block of 4 into lanes 0-3, then an unfused tail;
 // lanes combined as ((((A0+A4)+(A1+A5))+(A2+A6))+(A3+A7))+Tail.
-// Plain twin (std::fma, any CPU):
+// The plain twin (std::fma, any CPU); the entry of the plain table (speed_kernels.h).
 void covariance_plain(const std::vector<double>& dev, const Geometry& g, Matrix25& k);
-// Same grouping with AVX2/FMA instructions; only callable when has_avx2_fma().
-void covariance_avx2(const std::vector<double>& dev, const Geometry& g, Matrix25& k);
-bool has_avx2_fma();
-// Dispatch: the AVX2 kernel where the CPU has it, else the plain one (identical bits: an FMA is
-// one correctly rounded operation whichever unit computes it).
-void covariance(const std::vector<double>& dev, const Geometry& g, Matrix25& k);
 
 // Y (25 x nb, row-major): Y[5 ry + rx][b] = E[5 by + ry][5 bx + rx], b = by nbx + bx (8.6).
 void block_vectors(const Image& e, const Geometry& g, std::vector<float>& y);

@@ -1,10 +1,10 @@
-// AVX2/FMA twin of covariance_plain (speed.md 8.3), compiled for that ISA by function attribute
-// only; the dispatcher calls it after checking the CPU. For one entry, lanes 0-3 live in one
+// The AVX2 + FMA level of the SpEED kernels: the twin of covariance_plain (speed.md 8.3),
+// compiled for that ISA by function attribute only. For one entry, lanes 0-3 live in one
 // register and lanes 4-7 in another, exactly as upstream's kernel. Four entries (q, p..p+3) are
 // computed side by side to hide the FMA latency; each keeps its own accumulators, so the grouping
 // of every sum is unchanged. Tested against covariance_plain bit for bit
 // (tests/unit/speed_chroma_stages_test.cpp).
-#include "metrics/speed_chroma/speed_covariance.h"
+#include "metrics/speed_chroma/speed_kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -47,8 +47,6 @@ __attribute__((target("avx2,fma"))) inline void entries(const double* dx, const 
   }
 }
 
-}  // namespace
-
 __attribute__((target("avx2,fma"))) void covariance_avx2(const std::vector<double>& dev,
                                                          const Geometry& g, Matrix25& k) {
   for (int q = 0; q < kDim; ++q) {
@@ -70,16 +68,17 @@ __attribute__((target("avx2,fma"))) void covariance_avx2(const std::vector<doubl
   }
 }
 
+}  // namespace
+
+void install_avx2_fma_kernels(SpeedKernels& k) { k.covariance = covariance_avx2; }
+
 }  // namespace vqx::speed
 
 #else
 
-#include <stdexcept>
-
 namespace vqx::speed {
-void covariance_avx2(const std::vector<double>&, const Geometry&, Matrix25&) {
-  throw std::logic_error("covariance_avx2 called on a non-x86 build");
-}
+// Not an x86 build: the plain kernels stay.
+void install_avx2_fma_kernels(SpeedKernels&) {}
 }  // namespace vqx::speed
 
 #endif

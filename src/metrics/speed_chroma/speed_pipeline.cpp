@@ -6,14 +6,11 @@
 namespace vqx::speed {
 
 ImageEstimate estimate_params(const Image& e, const Geometry& g, float sigma, StatsScratch& s,
-                              bool use_plain_covariance) {
+                              const SpeedKernels& kernels) {
   const auto mu = offset_means(e, g);
   offset_deviations(e, g, mu, s.deviations);
   Matrix25 k;
-  if (use_plain_covariance)
-    covariance_plain(s.deviations, g, k);
-  else
-    covariance(s.deviations, g, k);
+  kernels.covariance(s.deviations, g, k);
   return estimate_from_covariance(k, e, g, sigma, s);
 }
 

@@ -6,6 +6,7 @@
 
 #include "metrics/speed_chroma/speed_covariance.h"
 #include "metrics/speed_chroma/speed_entropy.h"
+#include "metrics/speed_chroma/speed_kernels.h"
 #include "metrics/speed_chroma/speed_params.h"
 #include "metrics/speed_chroma/speed_preprocess.h"
 
@@ -26,10 +27,9 @@ struct ImageEstimate {
   bool step_limit_hit = false;  // upstream warns and keeps the current diagonal
 };
 
-// est_params (8) on the top-left tw x th of E. `use_plain_covariance` selects the plain twin of
-// the covariance kernel (tests only; both give identical bits).
+// est_params (8) on the top-left tw x th of E, with the covariance kernel of `kernels`.
 ImageEstimate estimate_params(const Image& e, const Geometry& g, float sigma, StatsScratch& scratch,
-                              bool use_plain_covariance = false);
+                              const SpeedKernels& kernels);
 
 // The part of est_params after the covariance (8.4-8.9), given K: eigenvalues, the regularity
 // test, the QR solve, variances and entropies. estimate_params() ends with this call; the CUDA

@@ -1,52 +1,64 @@
-// Integer VIF row kernels, the plain twin (shared/spec/vmaf.md 2.5, 2.7): the straightforward
-// transcription of the spec, one pass per tap over whole rows, 64-bit lanes where the spec sums
-// in uint64. Compiled once (baseline) by vif_math.cpp; the fast kernels of vif_kernels.inc must
-// equal it bit for bit (vmaf_features_unit_test). Mirrored taps are added before the multiply
-// (exact in the integer widths used, 2.8).
+// The plain twins of the integer VIF row kernels (shared/spec/vmaf.md 2.5, 2.7): the
+// straightforward transcription of the spec, one pass per tap over whole rows, 64-bit lanes where
+// the spec sums in uint64. Mirrored taps are added before the multiply (exact in the integer
+// widths used, 2.8). Also the table builder: these entries first, then each level's overrides.
+#include "metrics/integer_vif/vif_kernels.h"
 
-inline uint32_t mirror(int64_t k, uint32_t n) {
-  if (k < 0) return uint32_t(-k);
-  if (k >= int64_t(n)) return uint32_t(2 * (int64_t(n) - 1) - k);
-  return uint32_t(k);
-}
+#include <cstddef>
+#include <vector>
 
-// Pads a row buffer holding `w` values at [r, r + w) with r mirrored values on each side (2.3).
-template <typename T>
-inline void mirror_pad(T* row, uint32_t w, int r) {
-  for (int k = 1; k <= r; ++k) {
-    row[r - k] = row[r + k];
-    row[r + w - 1 + k] = row[r + w - 1 - k];
+#include "metrics/integer_vif/vif_rows.h"
+#include "metrics/vmaf_common/mirror.h"
+
+namespace vqx::integer_vif {
+namespace {
+
+using vmaf_common::mirror;
+using vmaf_common::mirror_pad;
+
+// Row buffers of one thread for rows of up to `width` samples. m1..q12 are padded by the largest
+// filter radius on both sides; b11, b22, b12 hold uint32 or uint64 lanes (see vertical_pass).
+struct PlainScratch {
+  static constexpr size_t kPad = 8;
+  uint32_t width = 0;
+  std::vector<uint32_t> a1, a2, m1, m2, q11, q22, q12, mu1, mu2;
+  std::vector<uint64_t> b11, b22, b12, x11, x22, x12;
+  std::vector<int32_t> s1, s2, s12;
+
+  void reserve(uint32_t w) {
+    if (w <= width) return;
+    width = w;
+    const size_t n = w + 2 * kPad;
+    for (auto* v : {&a1, &a2, &m1, &m2, &q11, &q22, &q12, &mu1, &mu2}) v->assign(n, 0);
+    for (auto* v : {&b11, &b22, &b12, &x11, &x22, &x12}) v->assign(n, 0);
+    for (auto* v : {&s1, &s2, &s12}) v->assign(n, 0);
   }
-}
+};
 
-inline int32_t lg32(const uint16_t* table, uint32_t x) {
-  int e = 16 - __builtin_clz(x);
-  return int32_t(table[x >> e]) + 2048 * e;
+PlainScratch& thread_scratch(uint32_t w) {
+  thread_local PlainScratch scratch;
+  scratch.reserve(w);
+  return scratch;
 }
-inline int32_t lg64(const uint16_t* table, uint64_t x) {
-  int e = 48 - __builtin_clzll(x);
-  return int32_t(table[x >> e]) + 2048 * e;
-}
-
-constexpr int32_t kNoiseVariance = 131072;  // 2.0 in units of (8-bit sample)^2 = 65536
 
 // Vertical pass of 2.5 for row i: m1, m2, q11, q22, q12 at [r, r + w) of the padded rows.
 template <typename Wide, typename Sample>
 void vertical_pass(const Sample* ref, const Sample* dis, uint32_t w, uint32_t h, int scale,
-                   VifRowScratch& s, uint32_t i, unsigned sv, uint32_t cv, unsigned sq,
-                   Wide cq) {
+                   PlainScratch& s, uint32_t i, const VerticalRounding& rnd) {
   const int r = kFilterRadius[scale];
   const uint16_t* f = kFilter[scale];
-  uint32_t* __restrict a1 = s.a1;
-  uint32_t* __restrict a2 = s.a2;
-  Wide* __restrict b11 = reinterpret_cast<Wide*>(s.b11);
-  Wide* __restrict b22 = reinterpret_cast<Wide*>(s.b22);
-  Wide* __restrict b12 = reinterpret_cast<Wide*>(s.b12);
+  const unsigned sv = rnd.sv, sq = rnd.sq;
+  const uint32_t cv = rnd.cv;
+  const Wide cq = Wide(rnd.cq);
+  uint32_t* __restrict a1 = s.a1.data();
+  uint32_t* __restrict a2 = s.a2.data();
+  Wide* __restrict b11 = reinterpret_cast<Wide*>(s.b11.data());
+  Wide* __restrict b22 = reinterpret_cast<Wide*>(s.b22.data());
+  Wide* __restrict b12 = reinterpret_cast<Wide*>(s.b12.data());
   {
     const Sample* __restrict pr = ref + size_t(i) * w;
     const Sample* __restrict pd = dis + size_t(i) * w;
     const uint32_t fc = f[r];
-    #pragma GCC ivdep
     for (uint32_t j = 0; j < w; ++j) {
       uint32_t x = pr[j], y = pd[j];
       a1[j] = fc * x;
@@ -62,7 +74,6 @@ void vertical_pass(const Sample* ref, const Sample* dis, uint32_t w, uint32_t h,
     const Sample* __restrict dt = dis + size_t(mirror(int64_t(i) - r + k, h)) * w;
     const Sample* __restrict db = dis + size_t(mirror(int64_t(i) + r - k, h)) * w;
     const uint32_t fk = f[k];
-    #pragma GCC ivdep
     for (uint32_t j = 0; j < w; ++j) {
       uint32_t xt = rt[j], xb = rb[j], yt = dt[j], yb = db[j];
       a1[j] += fk * (xt + xb);
@@ -72,12 +83,11 @@ void vertical_pass(const Sample* ref, const Sample* dis, uint32_t w, uint32_t h,
       b12[j] += Wide(fk) * (Wide(xt) * yt + Wide(xb) * yb);
     }
   }
-  uint32_t* __restrict m1 = s.m1 + r;
-  uint32_t* __restrict m2 = s.m2 + r;
-  uint32_t* __restrict q11 = s.q11 + r;
-  uint32_t* __restrict q22 = s.q22 + r;
-  uint32_t* __restrict q12 = s.q12 + r;
-  #pragma GCC ivdep
+  uint32_t* __restrict m1 = s.m1.data() + r;
+  uint32_t* __restrict m2 = s.m2.data() + r;
+  uint32_t* __restrict q11 = s.q11.data() + r;
+  uint32_t* __restrict q22 = s.q22.data() + r;
+  uint32_t* __restrict q12 = s.q12.data() + r;
   for (uint32_t j = 0; j < w; ++j) {
     m1[j] = (a1[j] + cv) >> sv;
     m2[j] = (a2[j] + cv) >> sv;
@@ -85,26 +95,25 @@ void vertical_pass(const Sample* ref, const Sample* dis, uint32_t w, uint32_t h,
     q22[j] = uint32_t((b22[j] + cq) >> sq);
     q12[j] = uint32_t((b12[j] + cq) >> sq);
   }
-  for (uint32_t* p : {s.m1, s.m2, s.q11, s.q22, s.q12}) mirror_pad(p, w, r);
+  for (auto* p : {&s.m1, &s.m2, &s.q11, &s.q22, &s.q12}) mirror_pad(p->data(), w, r);
 }
 
 // Horizontal pass of 2.5 and the variances sigma1, sigma2 (clamped at 0), sigma12.
-inline void horizontal_pass(uint32_t w, int scale, VifRowScratch& s) {
+void horizontal_pass(uint32_t w, int scale, PlainScratch& s) {
   const int r = kFilterRadius[scale];
   const uint16_t* f = kFilter[scale];
-  uint32_t* __restrict mu1 = s.mu1;
-  uint32_t* __restrict mu2 = s.mu2;
-  uint64_t* __restrict x11 = s.x11;
-  uint64_t* __restrict x22 = s.x22;
-  uint64_t* __restrict x12 = s.x12;
-  const uint32_t* __restrict m1 = s.m1;
-  const uint32_t* __restrict m2 = s.m2;
-  const uint32_t* __restrict q11 = s.q11;
-  const uint32_t* __restrict q22 = s.q22;
-  const uint32_t* __restrict q12 = s.q12;
+  uint32_t* __restrict mu1 = s.mu1.data();
+  uint32_t* __restrict mu2 = s.mu2.data();
+  uint64_t* __restrict x11 = s.x11.data();
+  uint64_t* __restrict x22 = s.x22.data();
+  uint64_t* __restrict x12 = s.x12.data();
+  const uint32_t* __restrict m1 = s.m1.data();
+  const uint32_t* __restrict m2 = s.m2.data();
+  const uint32_t* __restrict q11 = s.q11.data();
+  const uint32_t* __restrict q22 = s.q22.data();
+  const uint32_t* __restrict q12 = s.q12.data();
   {
     const uint32_t fc = f[r];
-    #pragma GCC ivdep
     for (uint32_t j = 0; j < w; ++j) {
       mu1[j] = fc * m1[j + r];
       mu2[j] = fc * m2[j + r];
@@ -116,7 +125,6 @@ inline void horizontal_pass(uint32_t w, int scale, VifRowScratch& s) {
   for (int k = 0; k < r; ++k) {
     const uint32_t fk = f[k];
     const int o = 2 * r - k;
-    #pragma GCC ivdep
     for (uint32_t j = 0; j < w; ++j) {
       // Every partial sum is below the full sum, which fits (2.8).
       mu1[j] += fk * (m1[j + k] + m1[j + o]);
@@ -126,10 +134,6 @@ inline void horizontal_pass(uint32_t w, int scale, VifRowScratch& s) {
       x12[j] += uint64_t(fk) * q12[j + k] + uint64_t(fk) * q12[j + o];
     }
   }
-  int32_t* __restrict s1 = s.s1;
-  int32_t* __restrict s2 = s.s2;
-  int32_t* __restrict s12 = s.s12;
-  #pragma GCC ivdep
   for (uint32_t j = 0; j < w; ++j) {
     uint32_t u11 = uint32_t((uint64_t(mu1[j]) * mu1[j] + 0x80000000u) >> 32);
     uint32_t u22 = uint32_t((uint64_t(mu2[j]) * mu2[j] + 0x80000000u) >> 32);
@@ -137,101 +141,74 @@ inline void horizontal_pass(uint32_t w, int scale, VifRowScratch& s) {
     uint32_t v11 = uint32_t((x11[j] + 32768) >> 16);
     uint32_t v22 = uint32_t((x22[j] + 32768) >> 16);
     uint32_t v12 = uint32_t((x12[j] + 32768) >> 16);
-    s1[j] = int32_t(v11 - u11);  // 32-bit wrapping subtraction (2.5)
+    s.s1[j] = int32_t(v11 - u11);  // 32-bit wrapping subtraction (2.5)
     int32_t t2 = int32_t(v22 - u22);
-    s2[j] = t2 > 0 ? t2 : 0;
-    s12[j] = int32_t(v12 - u12);
+    s.s2[j] = t2 > 0 ? t2 : 0;
+    s.s12[j] = int32_t(v12 - u12);
   }
 }
 
 // 2.5 step 3 over one row of variances.
-inline void accumulate_row(const uint16_t* table, uint32_t w, const VifRowScratch& s,
-                           double gain_limit, VifAccumulators& acc) {
-  const double eps = 65536 * 1.0e-10;
-  int64_t num_log = 0, den_log = 0, num_flat = 0, den_flat = 0;
-  #pragma GCC ivdep
+void accumulate_row(const uint16_t* table, uint32_t w, const PlainScratch& s, double gain_limit,
+                    VifAccumulators& acc) {
   for (uint32_t j = 0; j < w; ++j) {
-    const int32_t sigma1 = s.s1[j], sigma2 = s.s2[j], sigma12 = s.s12[j];
-    if (sigma1 >= kNoiseVariance) {
-      den_log += lg32(table, uint32_t(kNoiseVariance + sigma1)) - 2048 * 17;
-      if (sigma12 > 0 && sigma2 > 0) {
-        double g = double(sigma12) / (double(sigma1) + eps);
-        int32_t sv = int32_t(double(sigma2) - g * double(sigma12));
-        sv = sv > 0 ? sv : 0;
-        g = g < gain_limit ? g : gain_limit;
-        uint32_t n1 = uint32_t(sv + kNoiseVariance);
-        int64_t n2 = int64_t((g * g) * double(sigma1)) + n1;
-        num_log += lg64(table, uint64_t(n2)) - lg64(table, n1);
-      }
+    if (s.s1[j] >= kNoiseVariance) {
+      log_pixel(table, s.s1[j], s.s2[j], s.s12[j], gain_limit, acc.num_log, acc.den_log);
     } else {
-      num_flat += sigma2;
-      den_flat += 1;
+      acc.num_flat += s.s2[j];
+      acc.den_flat += 1;
     }
   }
-  acc.num_log += num_log;
-  acc.den_log += den_log;
-  acc.num_flat += num_flat;
-  acc.den_flat += den_flat;
 }
 
 template <typename Sample>
-VifAccumulators statistic_rows(const uint16_t* table, const Sample* ref, const Sample* dis,
-                               uint32_t w, uint32_t h, int scale, unsigned bpc, double gain_limit,
-                               uint32_t row_begin, uint32_t row_end, VifRowScratch& s) {
+VifAccumulators statistic_rows(const Sample* ref, const Sample* dis, uint32_t w, uint32_t h,
+                               int scale, unsigned bpc, double gain_limit, uint32_t row_begin,
+                               uint32_t row_end) {
+  PlainScratch& s = thread_scratch(w);
+  const VerticalRounding rnd = vertical_rounding(scale, bpc);
   VifAccumulators acc;
-  // Vertical rounding (sv, cv) for means, (sq, cq) for second moments (2.5 table).
-  unsigned sv = 16, sq = 16;
-  uint32_t cv = 32768;
-  uint64_t cq = 32768;
-  if (scale == 0) {
-    sv = bpc, cv = uint32_t{1} << (bpc - 1);
-    sq = bpc == 8 ? 0 : 2 * (bpc - 8);
-    cq = bpc == 8 ? 0 : uint64_t{1} << (sq - 1);
-  }
   for (uint32_t i = row_begin; i < row_end; ++i) {
     // 2.8: at 8-bit scale 0 every vertical sum fits 32 bits, so narrower lanes are exact.
     if (scale == 0 && bpc == 8)
-      vertical_pass<uint32_t>(ref, dis, w, h, scale, s, i, sv, cv, sq, uint32_t(cq));
+      vertical_pass<uint32_t>(ref, dis, w, h, scale, s, i, rnd);
     else
-      vertical_pass<uint64_t>(ref, dis, w, h, scale, s, i, sv, cv, sq, cq);
+      vertical_pass<uint64_t>(ref, dis, w, h, scale, s, i, rnd);
     horizontal_pass(w, scale, s);
-    accumulate_row(table, w, s, gain_limit, acc);
+    accumulate_row(log2_table(), w, s, gain_limit, acc);
   }
   return acc;
 }
 
 template <typename Sample>
 void downsample_rows(const Sample* in, uint32_t w, uint32_t h, int from_scale, unsigned bpc,
-                     uint16_t* out, uint32_t row_begin, uint32_t row_end, VifRowScratch& s) {
+                     uint16_t* out, uint32_t row_begin, uint32_t row_end) {
+  PlainScratch& s = thread_scratch(w);
   const int next = from_scale + 1;
   const int r = kFilterRadius[next];
   const uint16_t* f = kFilter[next];
   const unsigned sh = from_scale == 0 ? bpc : 16;
   const uint32_t c = from_scale == 0 ? uint32_t{1} << (bpc - 1) : 32768u;
   const uint32_t out_w = w / 2;
-  uint32_t* __restrict acc = s.a1;
-  uint32_t* __restrict t = s.m1;
+  uint32_t* __restrict acc = s.a1.data();
+  uint32_t* __restrict t = s.m1.data();
   for (uint32_t i = row_begin; i < row_end; ++i) {
     // Only even rows and columns survive the decimation (2.7 step 3), so only they are filtered.
     const int64_t ci = int64_t(2 * i);
     {
       const Sample* __restrict p = in + size_t(ci) * w;
       const uint32_t fc = f[r];
-      #pragma GCC ivdep
       for (uint32_t j = 0; j < w; ++j) acc[j] = fc * p[j];
     }
     for (int k = 0; k < r; ++k) {
       const Sample* __restrict pt = in + size_t(mirror(ci - r + k, h)) * w;
       const Sample* __restrict pb = in + size_t(mirror(ci + r - k, h)) * w;
       const uint32_t fk = f[k];
-      #pragma GCC ivdep
       for (uint32_t j = 0; j < w; ++j) acc[j] += fk * (uint32_t(pt[j]) + pb[j]);
     }
-    #pragma GCC ivdep
     for (uint32_t j = 0; j < w; ++j) t[r + j] = (acc[j] + c) >> sh;
     mirror_pad(t, w, r);
     uint16_t* __restrict o = out + size_t(i) * out_w;
-    #pragma GCC ivdep
     for (uint32_t j = 0; j < out_w; ++j) {
       uint32_t sum = f[r] * t[2 * j + r];
       for (int k = 0; k < r; ++k) sum += f[k] * (t[2 * j + k] + t[2 * j + 2 * r - k]);
@@ -239,3 +216,25 @@ void downsample_rows(const Sample* in, uint32_t w, uint32_t h, int from_scale, u
     }
   }
 }
+
+}  // namespace
+
+VifKernels plain_vif_kernels() {
+  VifKernels k;
+  k.u8 = {statistic_rows<uint8_t>, downsample_rows<uint8_t>};
+  k.u16 = {statistic_rows<uint16_t>, downsample_rows<uint16_t>};
+  return k;
+}
+
+VifKernels make_vif_kernels(const CpuFeatures& cpu) {
+  VifKernels k = plain_vif_kernels();
+  if (cpu.avx2) install_avx2_kernels(k);
+  return k;
+}
+
+const VifKernels& vif_kernels() {
+  static const VifKernels kernels = make_vif_kernels(host_cpu_features());
+  return kernels;
+}
+
+}  // namespace vqx::integer_vif

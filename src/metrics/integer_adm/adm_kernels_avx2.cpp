@@ -1,16 +1,36 @@
-// Integer ADM row kernels, fast versions (shared/spec/vmaf.md 3.3-3.9). Included twice by
-// adm_math.cpp, once per target (baseline, AVX2), each inside a namespace of its own; the helpers
-// and constants they use are defined before the includes. Plain C++ for the auto-vectoriser,
-// computing the same integers as the plain twin (adm_plain.inc):
+// The AVX2 level of the integer ADM row kernels (shared/spec/vmaf.md 3.3-3.9): C++ for the
+// auto-vectoriser compiled for AVX2, plus vpmaddwd for the horizontal pass of the scale-0 DWT.
+// They compute the same integers as the plain twins (adm_kernels.cpp):
 //  - column indices are size_t or ptrdiff_t (uint32 ones keep GCC from vectorising j + k, 2j);
 //  - the scale-0 decoupling is branch-free with a few f64 steps where they are exact
 //    (decouple_band); scales 1-3 stay scalar but divide in f64 (div_q30);
 //  - the masking sums its 3x3 windows from per-column sums (integer regrouping, exact mod 2^32
-//    like the int32 sums of the spec).
+//    like the int32 sums of the spec);
+//  - 3.4, 3.7 and 3.9 are the plain twins' source (adm_shared_stages.inc), built for AVX2.
+// Everything between the target pragmas has internal linkage; the headers come first, so the
+// inline functions they define stay baseline code.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstddef>
+#include <cstdlib>
+#include <vector>
+
+#include "metrics/integer_adm/adm_kernels.h"
+#include "metrics/integer_adm/adm_stage_rules.h"
+
+#pragma GCC push_options
+#pragma GCC target("avx2")
+
+namespace vqx::integer_adm {
+namespace {
+
+#include "metrics/integer_adm/adm_shared_stages.inc"
 
 // ---------------------------------------------------------------------------------------------
 // 3.3 DWT, scale 0.
-#if VQX_ADM_AVX2
 // Eight outputs of the scale-0 horizontal pass from the int16 row at l (output j reads l[2j] ..
 // l[2j + 3]) with vpmaddwd: a 32-bit lane of a load at l holds (l[2m], l[2m + 1]), one at l + 2
 // holds (l[2m + 2], l[2m + 3]), each multiplied by a pair of the taps (all below 2^15 in
@@ -27,12 +47,10 @@ inline __m128i dwt0_taps8(const int16_t* l, __m256i c01, __m256i c23) {
 inline __m256i tap_pair(int32_t a, int32_t b) {
   return _mm256_set1_epi32(int32_t((uint32_t(b) << 16) | (uint32_t(a) & 0xffff)));
 }
-#endif
 
 template <typename Sample>
 void dwt0_rows(const Sample* luma, uint32_t width, uint32_t height, unsigned bpc,
-                   bool lowpass_only, AdmBands<int16_t>& out, uint32_t row_begin,
-                   uint32_t row_end) {
+               bool lowpass_only, AdmBands<int16_t>& out, uint32_t row_begin, uint32_t row_end) {
   const uint32_t w = out.w;
   const uint32_t rb = uint32_t{1} << (bpc - 1);
   const uint32_t offset = 46342u * rb;  // recentres around 0
@@ -41,7 +59,8 @@ void dwt0_rows(const Sample* luma, uint32_t width, uint32_t height, unsigned bpc
   th.resize(width + 3);
   for (uint32_t i = row_begin; i < row_end; ++i) {
     const Sample* p[4];
-    for (int k = 0; k < 4; ++k) p[k] = luma + size_t(dwt_index(int64_t(2 * i) - 1 + k, height)) * width;
+    for (int k = 0; k < 4; ++k)
+      p[k] = luma + size_t(dwt_index(int64_t(2 * i) - 1 + k, height)) * width;
     int16_t* __restrict tlp = tl.data() + 1;
     int16_t* __restrict thp = th.data() + 1;
     #pragma GCC ivdep
@@ -62,7 +81,6 @@ void dwt0_rows(const Sample* luma, uint32_t width, uint32_t height, unsigned bpc
     int16_t* hb = lowpass_only ? nullptr : out.detail[kH].data() + size_t(i) * w;
     int16_t* d = lowpass_only ? nullptr : out.detail[kD].data() + size_t(i) * w;
     size_t j0 = 0;
-#if VQX_ADM_AVX2
     {
       // Blocks of 8 outputs read tl / th up to index 2j + 17 <= 2w + 1 <= width + 2: in range.
       const __m256i lo01 = tap_pair(kLo[0], kLo[1]), lo23 = tap_pair(kLo[2], kLo[3]);
@@ -77,7 +95,6 @@ void dwt0_rows(const Sample* luma, uint32_t width, uint32_t height, unsigned bpc
         _mm_storeu_si128(reinterpret_cast<__m128i*>(d + j0), dwt0_taps8(hh, hi01, hi23));
       }
     }
-#endif
     #pragma GCC ivdep
     for (size_t j = j0; j < w; ++j) {
       const int16_t* l = tl.data() + 2 * j;
@@ -89,60 +106,16 @@ void dwt0_rows(const Sample* luma, uint32_t width, uint32_t height, unsigned bpc
       const int16_t* l = tl.data() + 2 * j;
       const int16_t* hh = th.data() + 2 * j;
       v[j] = int16_t((kHi[0] * l[0] + kHi[1] * l[1] + kHi[2] * l[2] + kHi[3] * l[3] + 32768) >> 16);
-      hb[j] = int16_t((kLo[0] * hh[0] + kLo[1] * hh[1] + kLo[2] * hh[2] + kLo[3] * hh[3] + 32768) >> 16);
-      d[j] = int16_t((kHi[0] * hh[0] + kHi[1] * hh[1] + kHi[2] * hh[2] + kHi[3] * hh[3] + 32768) >> 16);
-    }
-  }
-}
-
-// 3.4 DWT, scales 1-3 (int64 sums).
-template <typename In>
-void dwt_rows(int scale, const In* in, uint32_t in_w, uint32_t in_h, AdmBands<int32_t>& out,
-                  uint32_t row_begin, uint32_t row_end) {
-  static constexpr int64_t kVertRound[4] = {0, 0, 32768, 32768};
-  static constexpr int kVertShift[4] = {0, 0, 16, 16};
-  static constexpr int64_t kHorRound[4] = {0, 16384, 32768, 16384};
-  static constexpr int kHorShift[4] = {0, 15, 16, 15};
-  const int64_t cv = kVertRound[scale], ch = kHorRound[scale];
-  const int sv = kVertShift[scale], sh = kHorShift[scale];
-  const uint32_t w = out.w;
-  thread_local std::vector<int32_t> tl, th;
-  tl.resize(in_w + 3);
-  th.resize(in_w + 3);
-  for (uint32_t i = row_begin; i < row_end; ++i) {
-    const In* p[4];
-    for (int k = 0; k < 4; ++k) p[k] = in + size_t(dwt_index(int64_t(2 * i) - 1 + k, in_h)) * in_w;
-    #pragma GCC ivdep
-    for (size_t j = 0; j < in_w; ++j) {
-      int64_t s0 = p[0][j], s1 = p[1][j], s2 = p[2][j], s3 = p[3][j];
-      int64_t vl = kLo[0] * s0 + kLo[1] * s1 + kLo[2] * s2 + kLo[3] * s3;
-      int64_t vh = kHi[0] * s0 + kHi[1] * s1 + kHi[2] * s2 + kHi[3] * s3;
-      tl[1 + j] = int32_t((vl + cv) >> sv);
-      th[1 + j] = int32_t((vh + cv) >> sv);
-    }
-    dwt_pad(tl.data(), in_w);
-    dwt_pad(th.data(), in_w);
-    int32_t* a = out.a.data() + size_t(i) * w;
-    int32_t* v = out.detail[kV].data() + size_t(i) * w;
-    int32_t* hb = out.detail[kH].data() + size_t(i) * w;
-    int32_t* d = out.detail[kD].data() + size_t(i) * w;
-    #pragma GCC ivdep
-    for (size_t j = 0; j < w; ++j) {
-      const int32_t* l = tl.data() + 2 * j;
-      const int32_t* hh = th.data() + 2 * j;
-      int64_t l0 = l[0], l1 = l[1], l2 = l[2], l3 = l[3];
-      int64_t h0 = hh[0], h1 = hh[1], h2 = hh[2], h3 = hh[3];
-      a[j] = int32_t((kLo[0] * l0 + kLo[1] * l1 + kLo[2] * l2 + kLo[3] * l3 + ch) >> sh);
-      v[j] = int32_t((kHi[0] * l0 + kHi[1] * l1 + kHi[2] * l2 + kHi[3] * l3 + ch) >> sh);
-      hb[j] = int32_t((kLo[0] * h0 + kLo[1] * h1 + kLo[2] * h2 + kLo[3] * h3 + ch) >> sh);
-      d[j] = int32_t((kHi[0] * h0 + kHi[1] * h1 + kHi[2] * h2 + kHi[3] * h3 + ch) >> sh);
+      hb[j] = int16_t(
+          (kLo[0] * hh[0] + kLo[1] * hh[1] + kLo[2] * hh[2] + kLo[3] * hh[3] + 32768) >> 16);
+      d[j] = int16_t(
+          (kHi[0] * hh[0] + kHi[1] * hh[1] + kHi[2] * hh[2] + kHi[3] * hh[3] + 32768) >> 16);
     }
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // 3.5 decoupling.
-namespace {
 
 // trunc(2^30 / m) for 1 <= m <= 32768 (the division table of 3.5) as the truncating conversion
 // of the f64 quotient: that quotient cannot round across an integer, since the distance of
@@ -225,8 +198,6 @@ inline void decouple_band(Coef oc, Coef tc, bool flag, double gain_limit, Coef& 
   additive = Coef(ti - rb);
 }
 
-}  // namespace
-
 template <typename Coef>
 void decouple_rows(int /*scale*/, const AdmBands<Coef>& ref, const AdmBands<Coef>& dis,
                    double gain_limit, const AdmRect& ext, AdmDetail<Coef>& restored,
@@ -272,43 +243,6 @@ void decouple_rows(int /*scale*/, const AdmBands<Coef>& ref, const AdmBands<Coef
         decouple_band(oh[j], th[j], flag, gain_limit, rh[j], ah[j]);
         decouple_band(ov[j], tv[j], flag, gain_limit, rv[j], av[j]);
         decouple_band(od[j], td[j], flag, gain_limit, rd[j], ad[j]);
-      }
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// 3.7 CSF.
-template <typename Coef>
-void csf_rows(int scale, const AdmDetail<Coef>& in, const AdmScaleWeights& weights,
-                  const AdmRect& ext, AdmDetail<Coef>& c, AdmDetail<Coef>& m, int row_begin,
-                  int row_end) {
-  const size_t w = in.w;
-  for (int b = 0; b < 3; ++b) {
-    const uint32_t fixed = b == kD ? weights.fixed_d : weights.fixed_hv;
-    for (int i = row_begin; i < row_end; ++i) {
-      const Coef* __restrict s = in.band[b].data() + size_t(i) * w;
-      Coef* __restrict cr = c.band[b].data() + size_t(i) * w;
-      Coef* __restrict mr = m.band[b].data() + size_t(i) * w;
-      if (scale == 0) {
-        const int shift = b == kD ? 17 : 15;
-        const int32_t round = b == kD ? 65535 : 16384;  // 65535, not 65536 (10.2)
-        #pragma GCC ivdep
-        for (int j = ext.left; j < ext.right; ++j) {
-          // int32 arithmetic that wraps like upstream at the extremes (uint32 avoids UB).
-          int16_t cv = int16_t(int32_t(fixed * uint32_t(int32_t(s[j])) + uint32_t(round)) >> shift);
-          int32_t a = std::abs(int32_t(cv));
-          cr[j] = cv;
-          mr[j] = int16_t((4369 * a + 2048) >> 12);
-        }
-      } else {
-        #pragma GCC ivdep
-        for (int j = ext.left; j < ext.right; ++j) {
-          int32_t cv = int32_t((int64_t(fixed) * s[j] + (int64_t{1} << 27)) >> 28);
-          int64_t a = std::abs(int64_t(cv));
-          cr[j] = Coef(cv);
-          mr[j] = Coef(int32_t((143165577 * a - (int64_t{1} << 31)) >> 32));  // -2^31 (10.2)
-        }
       }
     }
   }
@@ -446,45 +380,21 @@ std::array<int64_t, 3> cm_rows(int scale, const AdmDetail<Coef>& x, const AdmDet
   return acc;
 }
 
-// ---------------------------------------------------------------------------------------------
-// 3.9 denominator.
-template <typename Coef>
-std::array<uint64_t, 3> den_rows(int scale, const AdmBands<Coef>& ref, const AdmRects& rects,
-                                     int row_begin, int row_end) {
-  const AdmRect& in = rects.inner;
-  const size_t w = ref.w;
-  std::array<uint64_t, 3> acc{};
-  if (scale == 0) {
-    const int sa = std::max(0, int(std::ceil(std::log2(double(rects.count)) - 20)));
-    const uint64_t ra = sa > 0 ? uint64_t{1} << (sa - 1) : 0;
-    for (int b = 0; b < 3; ++b)
-      for (int i = row_begin; i < row_end; ++i) {
-        const Coef* o = ref.detail[b].data() + size_t(i) * w;
-        uint64_t inner = 0;
-        #pragma GCC ivdep
-        for (int j = in.left; j < in.right; ++j) {
-          uint64_t a = uint16_t(std::abs(int32_t(o[j])));
-          inner += a * a * a;
-        }
-        acc[b] += (inner + ra) >> sa;
-      }
-    return acc;
-  }
-  static constexpr int kQ[4] = {0, 31, 30, 31};
-  const int q = kQ[scale];
-  const int zc = ceil_log2(in.right - in.left), yc = ceil_log2(in.bottom - in.top);
-  for (int b = 0; b < 3; ++b)
-    for (int i = row_begin; i < row_end; ++i) {
-      const Coef* o = ref.detail[b].data() + size_t(i) * w;
-      uint64_t inner = 0;
-      #pragma GCC ivdep
-      for (int j = in.left; j < in.right; ++j) {
-        uint64_t a = std::abs(int64_t(o[j]));
-        // The rounding term before >> q is 2^q, a full unit (10.2).
-        inner += ((((a * a + (uint64_t{1} << q)) >> q) * a) + (uint64_t{1} << (zc - 1))) >> zc;
-      }
-      acc[b] += (inner + (uint64_t{1} << (yc - 1))) >> yc;
-    }
-  return acc;
+}  // namespace
+}  // namespace vqx::integer_adm
+
+#pragma GCC pop_options
+
+namespace vqx::integer_adm {
+
+// Baseline code: filling the table must not itself need AVX2.
+void install_avx2_kernels(AdmKernels& k) {
+  k.dwt0_rows_8 = dwt0_rows<uint8_t>;
+  k.dwt0_rows_16 = dwt0_rows<uint16_t>;
+  k.dwt_rows_from_scale0 = dwt_rows<int16_t>;
+  k.dwt_rows = dwt_rows<int32_t>;
+  k.scale0 = {decouple_rows<int16_t>, csf_rows<int16_t>, cm_rows<int16_t>, den_rows<int16_t>};
+  k.scales123 = {decouple_rows<int32_t>, csf_rows<int32_t>, cm_rows<int32_t>, den_rows<int32_t>};
 }
 
+}  // namespace vqx::integer_adm

@@ -1,22 +1,32 @@
-// Integer motion SAD kernel, fast version (shared/spec/vmaf.md 4.2). Included twice by
-// motion_math.cpp, once per target (baseline, AVX2), inside a namespace of its own; plain C++ for
-// the auto-vectoriser. Same integers as the plain twin (motion_plain.inc), regrouped:
+// The AVX2 level of the integer motion SAD kernel (shared/spec/vmaf.md 4.2): C++ for the
+// auto-vectoriser compiled for AVX2. Same integers as the plain twin (motion_kernels.cpp),
+// regrouped:
 //  - the five taps are unrolled and summed in registers, one pass per row;
 //  - size_t column indices (uint32 ones keep GCC from vectorising j + k);
 //  - the int64 horizontal sums are formed from two exact int32 halves (see the row loop), and the
 //    row total is accumulated in uint32: the spec's row total is the uint32 of the int64 sum,
 //    which is the sum mod 2^32, which wrapping uint32 additions give in any order.
+// Everything between the target pragmas has internal linkage; the headers come first, so the
+// inline functions they define stay baseline code.
+#include <cstddef>
+#include <vector>
 
-inline uint32_t mirror(int64_t k, uint32_t n) {
-  if (k < 0) return uint32_t(-k);
-  if (k >= int64_t(n)) return uint32_t(2 * (int64_t(n) - 1) - k);
-  return uint32_t(k);
-}
+#include "metrics/integer_motion/motion_kernels.h"
+#include "metrics/integer_motion/motion_math.h"
+#include "metrics/vmaf_common/mirror.h"
+
+#pragma GCC push_options
+#pragma GCC target("avx2")
+
+namespace vqx::integer_motion {
+namespace {
+
+using vmaf_common::mirror;
 
 // Wide: the vertical sum type (int32 up to 12 bits, 65536 * 4095 < 2^31, else int64).
 template <typename Wide, typename Sample>
-uint64_t sad_rows(const Sample* prev, const Sample* cur, uint32_t w, uint32_t h, unsigned bpc,
-                  uint32_t row_begin, uint32_t row_end) {
+uint64_t sad_rows_wide(const Sample* prev, const Sample* cur, uint32_t w, uint32_t h,
+                       unsigned bpc, uint32_t row_begin, uint32_t row_end) {
   thread_local std::vector<int32_t> y_buf;
   y_buf.resize(size_t(w) + 4);
   int32_t* __restrict y = y_buf.data();
@@ -66,8 +76,23 @@ uint64_t sad_rows(const Sample* prev, const Sample* cur, uint32_t w, uint32_t h,
 }
 
 template <typename Sample>
-uint64_t motion_sad_rows(const Sample* prev, const Sample* cur, uint32_t w, uint32_t h,
-                         unsigned bpc, uint32_t row_begin, uint32_t row_end) {
-  if (bpc <= 12) return sad_rows<int32_t>(prev, cur, w, h, bpc, row_begin, row_end);
-  return sad_rows<int64_t>(prev, cur, w, h, bpc, row_begin, row_end);
+uint64_t sad_rows(const Sample* prev, const Sample* cur, uint32_t w, uint32_t h, unsigned bpc,
+                  uint32_t row_begin, uint32_t row_end) {
+  if (bpc <= 12) return sad_rows_wide<int32_t>(prev, cur, w, h, bpc, row_begin, row_end);
+  return sad_rows_wide<int64_t>(prev, cur, w, h, bpc, row_begin, row_end);
 }
+
+}  // namespace
+}  // namespace vqx::integer_motion
+
+#pragma GCC pop_options
+
+namespace vqx::integer_motion {
+
+// Baseline code: filling the table must not itself need AVX2.
+void install_avx2_kernels(MotionKernels& k) {
+  k.sad_rows_8 = sad_rows<uint8_t>;
+  k.sad_rows_16 = sad_rows<uint16_t>;
+}
+
+}  // namespace vqx::integer_motion

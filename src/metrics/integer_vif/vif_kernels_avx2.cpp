@@ -1,8 +1,7 @@
-// Integer VIF row kernels, fast versions (shared/spec/vmaf.md 2.5, 2.7). Included twice by
-// vif_math.cpp, once per target (baseline, AVX2), inside a namespace of its own: C++ written for
-// the auto-vectoriser, plus AVX2 intrinsics under VQX_VIF_AVX2 for the 8-bit vertical pass, the
-// horizontal pass (vpmaddwd) and the log branch of step 3. They compute the same integers as the
-// plain twin (vif_plain.inc), regrouped only where integer sums are exact:
+// The AVX2 level of the integer VIF row kernels (shared/spec/vmaf.md 2.5, 2.7): C++ for the
+// auto-vectoriser compiled for AVX2, plus intrinsics for the 8-bit vertical pass, the horizontal
+// pass (vpmaddwd) and the log branch of step 3. They compute the same integers as the plain
+// twins (vif_kernels.cpp), regrouped only where integer sums are exact:
 //  - the radius is a template argument, so the tap loops unroll and every tap of a filter is
 //    summed in registers (one pass over a row instead of one pass per tap);
 //  - 32-bit lanes only. A spec sum S = sum_k f[k] * v[k] with uint32 values v is formed in uint64
@@ -20,31 +19,62 @@
 // Column indices are size_t: with uint32 indices the vectoriser cannot prove j + k contiguous and
 // falls back to emulated gathers. The passes stay out of line (one register allocation each, and
 // readable profiles).
+//
+// Everything between the target pragmas has internal linkage; the headers come first, so the
+// inline functions they define stay baseline code (one definition for every translation unit).
+#include <immintrin.h>
 
-inline uint32_t mirror(int64_t k, uint32_t n) {
-  if (k < 0) return uint32_t(-k);
-  if (k >= int64_t(n)) return uint32_t(2 * (int64_t(n) - 1) - k);
-  return uint32_t(k);
-}
+#include <cstddef>
+#include <vector>
 
-template <typename T>
-inline void mirror_pad(T* row, uint32_t w, int r) {
-  for (int k = 1; k <= r; ++k) {
-    row[r - k] = row[r + k];
-    row[r + w - 1 + k] = row[r + w - 1 - k];
+#include "metrics/integer_vif/vif_kernels.h"
+#include "metrics/integer_vif/vif_rows.h"
+#include "metrics/vmaf_common/mirror.h"
+
+#pragma GCC push_options
+#pragma GCC target("avx2")
+
+namespace vqx::integer_vif {
+namespace {
+
+using vmaf_common::mirror;
+using vmaf_common::mirror_pad;
+
+// Row buffers of one thread: the vertical outputs as int16 offset by -32768 (m1, m2 and the
+// 16-bit halves of q11, q22, q12), padded by the largest filter radius on both sides plus 32
+// spare values for the 16-wide loads; the variances; and a uint32 row for the downsampling.
+struct FastScratch {
+  static constexpr size_t kPad = 8;
+  uint32_t width = 0;
+  std::vector<int16_t> offset_rows;
+  std::vector<int32_t> variance_rows;
+  std::vector<uint32_t> row;
+  int16_t *o_m1, *o_m2, *o_q11h, *o_q11l, *o_q22h, *o_q22l, *o_q12h, *o_q12l;
+  int32_t *s1, *s2, *s12;
+  uint32_t* m1;
+
+  void reserve(uint32_t w) {
+    if (w <= width) return;
+    width = w;
+    const size_t n = w + 2 * kPad, n16 = n + 32;
+    offset_rows.assign(8 * n16, 0);
+    int16_t* o = offset_rows.data();
+    for (int16_t** d : {&o_m1, &o_m2, &o_q11h, &o_q11l, &o_q22h, &o_q22l, &o_q12h, &o_q12l}) {
+      *d = o;
+      o += n16;
+    }
+    variance_rows.assign(3 * n, 0);
+    s1 = variance_rows.data(), s2 = s1 + n, s12 = s2 + n;
+    row.assign(n, 0);
+    m1 = row.data();
   }
-}
+};
 
-inline int32_t lg32(const uint16_t* table, uint32_t x) {
-  int e = 16 - __builtin_clz(x);
-  return int32_t(table[x >> e]) + 2048 * e;
+FastScratch& thread_scratch(uint32_t w) {
+  thread_local FastScratch scratch;
+  scratch.reserve(w);
+  return scratch;
 }
-inline int32_t lg64(const uint16_t* table, uint64_t x) {
-  int e = 48 - __builtin_clzll(x);
-  return int32_t(table[x >> e]) + 2048 * e;
-}
-
-constexpr int32_t kNoiseVariance = 131072;  // 2.0 in units of (8-bit sample)^2 = 65536
 
 constexpr int scale_of_radius(int r) { return r == 8 ? 0 : r == 4 ? 1 : r == 2 ? 2 : 3; }
 
@@ -70,7 +100,6 @@ struct OffsetRows {
   }
 };
 
-#if VQX_VIF_AVX2
 // The 8-bit vertical pass (scale 0, sq = 0) for blocks of 16 columns with vpmaddwd, two rows per
 // multiply: the samples of rows k and k + 1 are interleaved into 16-bit pairs and multiplied by
 // (f[k], f[k + 1]) (taps below 2^15; the odd last row pairs with a zero tap). The squares and
@@ -143,7 +172,6 @@ size_t vertical_8bit_avx2(const uint8_t* const (&rr)[2 * R + 1],
   }
   return j;
 }
-#endif
 
 // Vertical pass of 2.5 for row i into the offset rows at [R, R + w) of the padded rows.
 // Samples of at most 8 bits keep the whole second moment in 32 bits (2.8: 65536 * 255^2 < 2^32);
@@ -151,7 +179,7 @@ size_t vertical_8bit_avx2(const uint8_t* const (&rr)[2 * R + 1],
 template <int R, typename Sample>
 __attribute__((noinline)) void vertical_pass(const Sample* ref, const Sample* dis, uint32_t w,
                                              uint32_t h, uint32_t i, unsigned sv, uint32_t cv,
-                                             unsigned sq, uint32_t cq, VifRowScratch& s) {
+                                             unsigned sq, uint32_t cq, FastScratch& s) {
   constexpr int kS = scale_of_radius(R);
   uint32_t f[2 * R + 1];
   for (int k = 0; k <= 2 * R; ++k) f[k] = kFilter[kS][k];
@@ -163,11 +191,9 @@ __attribute__((noinline)) void vertical_pass(const Sample* ref, const Sample* di
                s.o_q22h + R, s.o_q22l + R, s.o_q12h + R, s.o_q12l + R};
   if constexpr (sizeof(Sample) == 1) {
     size_t j0 = 0;
-#if VQX_VIF_AVX2
     if constexpr (R >= 2) {
       if (sq == 0 && cq == 0) j0 = vertical_8bit_avx2<R>(rr, dr, w, sv, cv, o);
     }
-#endif
     #pragma GCC ivdep
     for (size_t j = j0; j < w; ++j) {
       uint32_t x = rr[R][j], y = dr[R][j];
@@ -238,7 +264,7 @@ inline void variances(uint32_t mu1, uint32_t mu2, uint32_t h11, uint32_t l11, ui
 // Horizontal pass of 2.5 for columns [begin, end) in plain C++: every sum from the offset rows,
 // in wrapping uint32, plus 2^31.
 template <int R>
-inline void horizontal_columns(size_t begin, size_t end, VifRowScratch& s) {
+inline void horizontal_columns(size_t begin, size_t end, FastScratch& s) {
   constexpr int kS = scale_of_radius(R);
   uint32_t f[2 * R + 1];
   for (int k = 0; k <= 2 * R; ++k) f[k] = kFilter[kS][k];
@@ -273,7 +299,6 @@ inline void horizontal_columns(size_t begin, size_t end, VifRowScratch& s) {
   }
 }
 
-#if VQX_VIF_AVX2
 // Horizontal pass in AVX2 with vpmaddwd, two taps per multiply: a 32-bit lane of a load of 16
 // int16 at a + j + k holds (a[j + k + 2m], a[j + k + 2m + 1]), so madd with the coefficient pair
 // (f[k], f[k + 1]) adds both taps for output j + 2m; a load at a + j + 1 + k does the odd outputs.
@@ -303,13 +328,11 @@ inline __m256i mul_round_hi(__m256i a, __m256i b) {
   return _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
 }
 
-#endif
 
 // Horizontal pass of 2.5 and the variances sigma1, sigma2 (clamped at 0), sigma12 of one row.
 template <int R>
-__attribute__((noinline)) void horizontal_pass(uint32_t w, VifRowScratch& s) {
+__attribute__((noinline)) void horizontal_pass(uint32_t w, FastScratch& s) {
   size_t j = 0;
-#if VQX_VIF_AVX2
   if constexpr (R >= 2) {
     constexpr int kS = scale_of_radius(R);
     __m256i coef[R + 1];
@@ -349,27 +372,9 @@ __attribute__((noinline)) void horizontal_pass(uint32_t w, VifRowScratch& s) {
       sigma(s.o_q12h, s.o_q12l, u12e, u12o, s.s12, false);
     }
   }
-#endif
   horizontal_columns<R>(j, w, s);
 }
 
-// 2.5 step 3 for one pixel with sigma1 >= NS (the "log" branch).
-inline void log_pixel(const uint16_t* table, int32_t sigma1, int32_t sigma2, int32_t sigma12,
-                      double gain_limit, int64_t& num_log, int64_t& den_log) {
-  const double eps = 65536 * 1.0e-10;
-  den_log += lg32(table, uint32_t(kNoiseVariance + sigma1)) - 2048 * 17;
-  if (sigma12 > 0 && sigma2 > 0) {
-    double g = double(sigma12) / (double(sigma1) + eps);
-    int32_t sv = int32_t(double(sigma2) - g * double(sigma12));
-    sv = sv > 0 ? sv : 0;
-    g = g < gain_limit ? g : gain_limit;
-    uint32_t n1 = uint32_t(sv + kNoiseVariance);
-    int64_t n2 = int64_t((g * g) * double(sigma1)) + n1;
-    num_log += lg64(table, uint64_t(n2)) - lg64(table, n1);
-  }
-}
-
-#if VQX_VIF_AVX2
 // The log branch for four pixels in AVX2 lanes (f64 and int64), the same IEEE operations in the
 // same order as log_pixel; lanes that do not take a branch get harmless inputs and a zero mask.
 //  - lg32 / lg64 of a value v held exactly in an f64 lane (2^17 <= v < 2^52): e = 16 - clz32(v) =
@@ -436,12 +441,11 @@ inline int64_t lane_sum(__m256i v) {
   _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), v);
   return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
 }
-#endif
 
 // 2.5 step 3 over one row of variances: the flat pixels (sigma1 < NS) in a vectorised pass, the
 // others in AVX2 lanes (AVX2 build) or one by one.
 __attribute__((noinline)) void accumulate_row(const uint16_t* table, uint32_t w,
-                                              const VifRowScratch& s, double gain_limit,
+                                              const FastScratch& s, double gain_limit,
                                               VifAccumulators& acc) {
   const int32_t* __restrict s1 = s.s1;
   const int32_t* __restrict s2 = s.s2;
@@ -459,7 +463,6 @@ __attribute__((noinline)) void accumulate_row(const uint16_t* table, uint32_t w,
   if (uint32_t(den_flat) == w) return;
   int64_t num_log = 0, den_log = 0;
   size_t j = 0;
-#if VQX_VIF_AVX2
   const __m256d limit = _mm256_set1_pd(gain_limit);
   __m256i num_acc = _mm256_setzero_si256(), den_acc = _mm256_setzero_si256();
   const __m128i below = _mm_set1_epi32(kNoiseVariance);
@@ -472,7 +475,6 @@ __attribute__((noinline)) void accumulate_row(const uint16_t* table, uint32_t w,
   }
   num_log += lane_sum(num_acc);
   den_log += lane_sum(den_acc);
-#endif
   for (; j < w; ++j)
     if (s1[j] >= kNoiseVariance)
       log_pixel(table, s1[j], s2[j], s12[j], gain_limit, num_log, den_log);
@@ -484,18 +486,11 @@ template <int R, typename Sample>
 VifAccumulators statistic_rows_r(const uint16_t* table, const Sample* ref, const Sample* dis,
                                  uint32_t w, uint32_t h, int scale, unsigned bpc,
                                  double gain_limit, uint32_t row_begin, uint32_t row_end,
-                                 VifRowScratch& s) {
+                                 FastScratch& s) {
   VifAccumulators acc;
-  // Vertical rounding (sv, cv) for means, (sq, cq) for second moments (2.5 table).
-  unsigned sv = 16, sq = 16;
-  uint32_t cv = 32768, cq = 32768;
-  if (scale == 0) {
-    sv = bpc, cv = uint32_t{1} << (bpc - 1);
-    sq = bpc == 8 ? 0 : 2 * (bpc - 8);
-    cq = bpc == 8 ? 0 : uint32_t{1} << (sq - 1);
-  }
+  const VerticalRounding rnd = vertical_rounding(scale, bpc);
   for (uint32_t i = row_begin; i < row_end; ++i) {
-    vertical_pass<R>(ref, dis, w, h, i, sv, cv, sq, cq, s);
+    vertical_pass<R>(ref, dis, w, h, i, rnd.sv, rnd.cv, rnd.sq, uint32_t(rnd.cq), s);
     horizontal_pass<R>(w, s);
     accumulate_row(table, w, s, gain_limit, acc);
   }
@@ -503,9 +498,11 @@ VifAccumulators statistic_rows_r(const uint16_t* table, const Sample* ref, const
 }
 
 template <typename Sample>
-VifAccumulators statistic_rows(const uint16_t* table, const Sample* ref, const Sample* dis,
-                               uint32_t w, uint32_t h, int scale, unsigned bpc, double gain_limit,
-                               uint32_t row_begin, uint32_t row_end, VifRowScratch& s) {
+VifAccumulators statistic_rows(const Sample* ref, const Sample* dis, uint32_t w, uint32_t h,
+                               int scale, unsigned bpc, double gain_limit, uint32_t row_begin,
+                               uint32_t row_end) {
+  const uint16_t* table = log2_table();
+  FastScratch& s = thread_scratch(w);
   switch (scale) {
     case 0:
       return statistic_rows_r<8>(table, ref, dis, w, h, scale, bpc, gain_limit, row_begin,
@@ -525,7 +522,7 @@ VifAccumulators statistic_rows(const uint16_t* table, const Sample* ref, const S
 // 2.7 with the next scale's filter (radius R).
 template <int R, typename Sample>
 void downsample_rows_r(const Sample* in, uint32_t w, uint32_t h, int from_scale, unsigned bpc,
-                       uint16_t* out, uint32_t row_begin, uint32_t row_end, VifRowScratch& s) {
+                       uint16_t* out, uint32_t row_begin, uint32_t row_end, FastScratch& s) {
   constexpr int kS = scale_of_radius(R);
   uint32_t f[2 * R + 1];
   for (int k = 0; k <= 2 * R; ++k) f[k] = kFilter[kS][k];
@@ -558,7 +555,8 @@ void downsample_rows_r(const Sample* in, uint32_t w, uint32_t h, int from_scale,
 
 template <typename Sample>
 void downsample_rows(const Sample* in, uint32_t w, uint32_t h, int from_scale, unsigned bpc,
-                     uint16_t* out, uint32_t row_begin, uint32_t row_end, VifRowScratch& s) {
+                     uint16_t* out, uint32_t row_begin, uint32_t row_end) {
+  FastScratch& s = thread_scratch(w);
   switch (from_scale) {
     case 0:
       return downsample_rows_r<4>(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
@@ -568,3 +566,18 @@ void downsample_rows(const Sample* in, uint32_t w, uint32_t h, int from_scale, u
       return downsample_rows_r<1>(in, w, h, from_scale, bpc, out, row_begin, row_end, s);
   }
 }
+
+}  // namespace
+}  // namespace vqx::integer_vif
+
+#pragma GCC pop_options
+
+namespace vqx::integer_vif {
+
+// Baseline code: filling the table must not itself need AVX2.
+void install_avx2_kernels(VifKernels& k) {
+  k.u8 = {statistic_rows<uint8_t>, downsample_rows<uint8_t>};
+  k.u16 = {statistic_rows<uint16_t>, downsample_rows<uint16_t>};
+}
+
+}  // namespace vqx::integer_vif

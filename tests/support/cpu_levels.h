@@ -1,0 +1,34 @@
+#pragma once
+// The instruction-set levels of the kernel dispatch tables (core/cpu_features.h) that this host
+// can run, for twin tests: each level adds one feature to the one before, in the order the
+// tables apply them, up to the host's own features.
+#include <string>
+#include <vector>
+
+#include "core/cpu_features.h"
+
+namespace vqx::test {
+
+struct CpuLevel {
+  std::string name;
+  CpuFeatures features;
+};
+
+// Every level above the plain one ({}) that the host has: avx2, avx2 fma, avx2 fma avx512.
+inline std::vector<CpuLevel> host_cpu_levels() {
+  const CpuFeatures& host = host_cpu_features();
+  std::vector<CpuLevel> levels;
+  CpuFeatures f;
+  if (!host.avx2) return levels;
+  f.avx2 = true;
+  levels.push_back({f.describe(), f});
+  if (!host.fma) return levels;
+  f.fma = true;
+  levels.push_back({f.describe(), f});
+  if (!host.avx512) return levels;
+  f.avx512 = true;
+  levels.push_back({f.describe(), f});
+  return levels;
+}
+
+}  // namespace vqx::test
