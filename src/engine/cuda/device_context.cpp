@@ -76,7 +76,15 @@ Event::~Event() {
   if (event_) cudaEventDestroy(event_);
 }
 
-Stream::Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate"); }
+Stream::Stream(Priority priority) {
+  if (priority == Priority::kDefault) {
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    return;
+  }
+  int least = 0, greatest = 0;
+  check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+  check(cudaStreamCreateWithPriority(&stream_, cudaStreamNonBlocking, greatest), "cudaStreamCreate");
+}
 Stream::~Stream() {
   if (stream_) cudaStreamDestroy(stream_);
 }

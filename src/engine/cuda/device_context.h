@@ -100,7 +100,10 @@ class Event {
 
 class Stream {
  public:
-  Stream();
+  // kHighest: the device's greatest stream priority, for side work that should start before
+  // queued work of the default-priority streams.
+  enum class Priority { kDefault, kHighest };
+  explicit Stream(Priority priority = Priority::kDefault);
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   ~Stream();
