@@ -3,11 +3,10 @@
 // for pixel and bit for bit, on random and edge inputs: windows 1..65 (33 and 65 included), five
 // planes of a real scale pyramid in one launch (every scale), odd and tiny sizes (narrower and
 // shorter than the window), levels at and just outside the band, runs of length one, long flat
-// runs, masked holes, tile heights from 1 row to the whole plane, every cell count (32, 64, 96,
-// 128 and all-dense, so both kernels and their mix are compared), both run-update modes (per lane
-// and warp-uniform), and the level bands of bt1886,
-// PQ (the widest, 66 KB of shared memory for the dense kernel) and mlc 0..5. Skips without a CUDA
-// device.
+// runs, masked holes, tile heights from 1 row to the whole plane, the frame's schedule (compact
+// and dense tiles side by side) and every tile through the dense kernel, dense tiles whole and in
+// two row pieces (the schedules from 4K and below it), and the level bands of bt1886, PQ (the
+// widest, 66 KB of shared memory for the dense kernel) and mlc 0..5. Skips without a CUDA device.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,12 +15,19 @@
 
 #include "gpu/gpu_support.h"
 #include "metrics/cambi/cambi_stages.h"
-#include "metrics/cambi/cuda/cambi_cuda.h"
+#include "metrics/cambi/cuda/stage_runner.h"
 
 namespace vqx::test {
 namespace {
 
 using cambi::LevelParams;
+using cambi_cuda::StageRunner;
+using Route = StageRunner::Route;
+
+StageRunner& runner() {
+  static StageRunner r;
+  return r;
+}
 
 struct Plane {
   unsigned w = 0, h = 0;
@@ -97,18 +103,18 @@ Plane make_plane(unsigned w, unsigned h, Content content, const LevelParams& p, 
   return pl;
 }
 
-// Runs the device stage on all planes in one launch and compares each with the CPU stage.
 struct Outcome {
   size_t pixels = 0, nonzero = 0;
-  unsigned dense = 0;
+  unsigned dense = 0;  // tiles the frame's schedule gave the dense kernel
 };
 
-// Runs the device stage on all planes in one launch, once per cell count and run-update mode
-// (per lane, warp-uniform), and compares each plane with the CPU stage (computed once).
+// Runs the device stage on all planes in one launch, once per route (the frame's schedule, every
+// tile dense) and dense piece count (1, 2), and compares each plane with the CPU stage (computed
+// once).
 void expect_same_c_values(const std::vector<Plane>& planes, unsigned window, const LevelParams& p,
-                          unsigned tile_rows, std::initializer_list<int> cells_list,
-                          const std::string& label_in, Outcome* outcome = nullptr) {
-  std::vector<CambiCvPlane> in;
+                          unsigned tile_rows, const std::string& label_in,
+                          Outcome* outcome = nullptr) {
+  std::vector<StageRunner::CValuePlane> in;
   for (const Plane& pl : planes) in.push_back({pl.image.data(), pl.mask.data(), pl.w, pl.h});
   std::vector<std::vector<float>> cpu(planes.size());
   for (size_t s = 0; s < planes.size(); ++s) {
@@ -116,29 +122,28 @@ void expect_same_c_values(const std::vector<Plane>& planes, unsigned window, con
     cpu[s].resize(size_t(pl.w) * pl.h);
     cambi::c_values(pl.image.data(), pl.mask.data(), pl.w, pl.h, window, p, cpu[s].data(), nullptr);
   }
-  for (int run_mode = 0; run_mode < 2; ++run_mode)
-  for (int cells : cells_list) {
-    const bool warp_runs = run_mode == 1;
-    const std::string label = fmt::format("{} {} runs", label_in, warp_runs ? "warp" : "lane");
-    unsigned dense = 0;
-    const auto gpu = cambi_cuda_c_values(in, window, p, tile_rows, cells, &dense, warp_runs);
-    if (outcome) outcome->dense += dense;
-    ASSERT_EQ(gpu.size(), planes.size()) << label;
+  for (int pieces : {1, 2})
+  for (Route route : {Route::kFrame, Route::kEveryTileDense}) {
+    const std::string label = fmt::format("{} {} pieces {}", label_in,
+                                          route == Route::kFrame ? "frame" : "all-dense", pieces);
+    const StageRunner::CValues gpu = runner().c_values(in, window, p, tile_rows, pieces, route);
+    if (outcome && route == Route::kFrame) outcome->dense += gpu.dense_tiles;
+    ASSERT_EQ(gpu.planes.size(), planes.size()) << label;
     for (size_t s = 0; s < planes.size(); ++s) {
       const Plane& pl = planes[s];
-      ASSERT_EQ(gpu[s].size(), cpu[s].size()) << label;
+      ASSERT_EQ(gpu.planes[s].size(), cpu[s].size()) << label;
       size_t bad = 0;
       for (size_t i = 0; i < cpu[s].size(); ++i) {
-        if (std::memcmp(&cpu[s][i], &gpu[s][i], sizeof(float)) == 0) {
+        if (std::memcmp(&cpu[s][i], &gpu.planes[s][i], sizeof(float)) == 0) {
           if (outcome) outcome->nonzero += cpu[s][i] != 0.0f;
           continue;
         }
         if (++bad <= 3)
-          ADD_FAILURE() << fmt::format("{} cells {} plane {} ({}x{}) pixel ({}, {}): cpu {:.9g}, cuda {:.9g}",
-                                       label, cells, s, pl.w, pl.h, i % pl.w, i / pl.w, cpu[s][i],
-                                       gpu[s][i]);
+          ADD_FAILURE() << fmt::format("{} plane {} ({}x{}) pixel ({}, {}): cpu {:.9g}, cuda {:.9g}",
+                                       label, s, pl.w, pl.h, i % pl.w, i / pl.w, cpu[s][i],
+                                       gpu.planes[s][i]);
       }
-      EXPECT_EQ(bad, 0u) << label << " cells " << cells << " plane " << s;
+      EXPECT_EQ(bad, 0u) << label << " plane " << s;
       if (outcome) outcome->pixels += cpu[s].size();
     }
   }
@@ -171,7 +176,7 @@ TEST(CambiCudaCValues, EveryScaleOfAPyramidInOneLaunch) {
         std::vector<Plane> planes;
         for (auto [w, h] : pyramid(fw, fh)) planes.push_back(make_plane(w, h, c, p, seed++));
         for (unsigned rows : {64u, 37u}) {
-          expect_same_c_values(planes, window, p, rows, {32, 64, 96, 128, 0},
+          expect_same_c_values(planes, window, p, rows,
                                fmt::format("{}x{} ws {} {} rows {}", fw, fh, window, name_of(c), rows),
                                &total);
         }
@@ -181,7 +186,7 @@ TEST(CambiCudaCValues, EveryScaleOfAPyramidInOneLaunch) {
   std::printf("cambi cuda c-values: %zu pixels compared, %zu non-zero, %u dense tiles, all identical\n",
               total.pixels, total.nonzero, total.dense);
   EXPECT_GT(total.nonzero, total.pixels / 50);  // the comparison is not all zeros
-  EXPECT_GT(total.dense, 0u);                   // the dense kernel took part
+  EXPECT_GT(total.dense, 0u);                   // the frame's schedule gave the dense kernel tiles
 }
 
 TEST(CambiCudaCValues, EveryWindowAndTileHeight) {
@@ -192,7 +197,7 @@ TEST(CambiCudaCValues, EveryWindowAndTileHeight) {
     for (unsigned rows : {1u, 5u, 32u, 64u, 1000u}) {
       for (Content c : {Content::kNoise, Content::kPatches, Content::kEdges}) {
         std::vector<Plane> planes = {make_plane(203, 97, c, p, seed++)};
-        expect_same_c_values(planes, window, p, rows, {32, 64, 0},
+        expect_same_c_values(planes, window, p, rows,
                              fmt::format("203x97 ws {} rows {} {}", window, rows, name_of(c)));
       }
     }
@@ -210,9 +215,9 @@ TEST(CambiCudaCValues, TinyAndOddSizes) {
     for (auto [w, h] : sizes) {
       for (Content c : {Content::kNoise, Content::kPatches, Content::kEdges, Content::kDither}) {
         std::vector<Plane> planes = {make_plane(w, h, c, p, seed++)};
-        expect_same_c_values(planes, window, p, 64, {32, 64, 0},
+        expect_same_c_values(planes, window, p, 64,
                              fmt::format("{}x{} ws {} {}", w, h, window, name_of(c)));
-        expect_same_c_values(planes, window, p, 3, {32, 0},
+        expect_same_c_values(planes, window, p, 3,
                              fmt::format("{}x{} ws {} {} rows 3", w, h, window, name_of(c)));
       }
     }
@@ -234,7 +239,7 @@ TEST(CambiCudaCValues, EveryBandAndContrastCount) {
       std::vector<Plane> planes;
       for (auto [w, h] : pyramid(427, 241)) planes.push_back(make_plane(w, h, c, p, seed++));
       for (unsigned window : {33u, 65u})
-        expect_same_c_values(planes, window, p, 64, {64, 128, 0},
+        expect_same_c_values(planes, window, p, 64,
                              fmt::format("{} {} ws {}", label, name_of(c), window));
     }
   }
@@ -246,7 +251,7 @@ TEST(CambiCudaCValues, UhdPlane) {
   const LevelParams p = bt1886();
   std::vector<Plane> planes = {make_plane(3840, 2160, Content::kPatches, p, 4242),
                                make_plane(3840, 2160, Content::kGradient, p, 4243)};
-  expect_same_c_values(planes, 65, p, 64, {64, 0}, "3840x2160 ws 65");
+  expect_same_c_values(planes, 65, p, 64, "3840x2160 ws 65");
 }
 
 }  // namespace

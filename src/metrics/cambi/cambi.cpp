@@ -122,12 +122,9 @@ class HeatmapFiles {
 
 class CambiCpu final : public CpuMetric {
  public:
-  explicit CambiCpu(const OptionValues& o) : options_(o), name_(cambi::output_name(o)) {}
+  explicit CambiCpu(const OptionValues& o) : options_(o), features_(cambi::feature_names(o)) {}
 
-  std::vector<std::string> feature_names() const override {
-    if (options_.full_ref) return {name_, "cambi_source", "cambi_full_reference"};
-    return {name_};
-  }
+  std::vector<std::string> feature_names() const override { return features_; }
 
   void init(const MetricContext& context) override {
     pool_ = context.pool;
@@ -198,7 +195,7 @@ class CambiCpu final : public CpuMetric {
   }
 
   cambi::Options options_;
-  std::string name_;
+  std::vector<std::string> features_;
   ThreadPool* pool_ = nullptr;
   cambi::Setup setup_;
   HeatmapFiles heatmaps_;

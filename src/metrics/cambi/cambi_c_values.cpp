@@ -21,17 +21,6 @@
 namespace vqx::cambi {
 namespace {
 
-constexpr uint16_t kNotCounted = 0xFFFF;  // masked out or outside the band
-
-// Level (code - base) of every pixel the histograms count, kNotCounted for the others.
-void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, const LevelParams& p,
-                    uint16_t* levels) {
-  for (size_t i = 0; i < n; ++i) {
-    unsigned l = unsigned(image[i]) - unsigned(p.base);  // wraps for code < base
-    levels[i] = (mask[i] && l < unsigned(p.band)) ? uint16_t(l) : kNotCounted;
-  }
-}
-
 // Adds (Sign = +1) or removes (-1) the run [a, b] of one level: hist[j] += overlap of [a, b] with
 // [j - pad, j + pad], for the j in [0, w) where that is non-zero. The overlap is a trapezoid:
 // rising 1..m-1, a plateau of m = min(run, window), falling m-1..1.
@@ -126,20 +115,6 @@ class SlidingHistogram {
   int w_, band_, pad_;
 };
 
-// Per level: the d that pass spec 6.3's two conditions, which depend on the level only.
-struct LevelTable {
-  std::vector<uint32_t> diffs;  // bit d set: d takes part at this level
-  explicit LevelTable(const LevelParams& p) : diffs(size_t(p.band), 0) {
-    for (int l = 0; l < p.band; ++l) {
-      const int v = l + p.base;
-      for (int d = 0; d < p.num_diffs; ++d)
-        // Adjusted v against the adjusted tvi, and against the raw vlt_luma (quirk 2).
-        if (v + p.num_diffs <= p.tvi[d] && v + p.num_diffs + d + 1 > p.vlt_luma)
-          diffs[size_t(l)] |= 1u << d;
-    }
-  }
-};
-
 // c = max over d of f32(w_d * p0 * pm) * R[p0 + pm] (spec 6.3 step 3): int product, one
 // round-to-nearest int->f32 conversion, one f32 multiply. c is a max of non-negative values, so
 // the order of the d does not matter. Evaluated for a run [a, b) of pixels with the same level,
@@ -164,14 +139,15 @@ void evaluate_run(int l, uint32_t diffs, const SlidingHistogram& hist, const Lev
 }
 
 void evaluate_row(const uint16_t* levels, int w, const SlidingHistogram& hist,
-                  const LevelTable& table, const LevelParams& p, const float* lut, float* out) {
+                  const std::vector<uint32_t>& contrasts, const LevelParams& p, const float* lut,
+                  float* out) {
   int j = 0;
   while (j < w) {
     const uint16_t l = levels[j];
     const int start = j;
     while (++j < w && levels[j] == l) {
     }
-    const uint32_t diffs = l == kNotCounted ? 0 : table.diffs[l];
+    const uint32_t diffs = l == kNotCounted ? 0 : contrasts[l];
     if (diffs)
       evaluate_run(l, diffs, hist, p, lut, start, j, out);
     else
@@ -181,12 +157,13 @@ void evaluate_row(const uint16_t* levels, int w, const SlidingHistogram& hist,
 
 // Rows [r0, r1) of the c-value plane, starting from an empty histogram.
 void c_value_rows(const uint16_t* levels, int w, int h, int pad, const LevelParams& p,
-                  const LevelTable& table, int r0, int r1, uint16_t* cells, float* out) {
+                  const std::vector<uint32_t>& contrasts, int r0, int r1, uint16_t* cells,
+                  float* out) {
   const float* lut = reciprocal_lut().data();
   SlidingHistogram hist(cells, w, p.band, pad);
   for (int r = std::max(0, r0 - pad); r <= std::min(h - 1, r0 + pad); ++r)
     hist.apply_row<+1>(levels + size_t(r) * w);
-  evaluate_row(levels + size_t(r0) * w, w, hist, table, p, lut, out + size_t(r0) * w);
+  evaluate_row(levels + size_t(r0) * w, w, hist, contrasts, p, lut, out + size_t(r0) * w);
   for (int i = r0 + 1; i < r1; ++i) {
     const int leaving = i - pad - 1, entering = i + pad;
     if (leaving >= 0 && entering < h)
@@ -195,7 +172,7 @@ void c_value_rows(const uint16_t* levels, int w, int h, int pad, const LevelPara
       hist.apply_row<-1>(levels + size_t(leaving) * w);
     else if (entering < h)
       hist.apply_row<+1>(levels + size_t(entering) * w);
-    evaluate_row(levels + size_t(i) * w, w, hist, table, p, lut, out + size_t(i) * w);
+    evaluate_row(levels + size_t(i) * w, w, hist, contrasts, p, lut, out + size_t(i) * w);
   }
 }
 
@@ -231,6 +208,26 @@ CellPool& cell_pool() {
 
 }  // namespace
 
+void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, const LevelParams& p,
+                    uint16_t* levels) {
+  for (size_t i = 0; i < n; ++i) {
+    unsigned l = unsigned(image[i]) - unsigned(p.base);  // wraps for code < base
+    levels[i] = (mask[i] && l < unsigned(p.band)) ? uint16_t(l) : kNotCounted;
+  }
+}
+
+std::vector<uint32_t> level_contrasts(const LevelParams& p) {
+  std::vector<uint32_t> contrasts(size_t(p.band), 0);
+  for (int l = 0; l < p.band; ++l) {
+    const int v = l + p.base;
+    for (int d = 0; d < p.num_diffs; ++d)
+      // Adjusted v against the adjusted tvi, and against the raw vlt_luma (quirk 2).
+      if (v + p.num_diffs <= p.tvi[d] && v + p.num_diffs + d + 1 > p.vlt_luma)
+        contrasts[size_t(l)] |= 1u << d;
+  }
+  return contrasts;
+}
+
 void c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h, unsigned window,
               const LevelParams& params, float* out, ThreadPool* pool) {
   const int iw = int(w), ih = int(h), pad = int(window >> 1);
@@ -240,7 +237,7 @@ void c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h
   level_storage.resize(size_t{w} * h);
   const uint16_t* levels = level_storage.data();
   counted_levels(image, mask, level_storage.size(), params, level_storage.data());
-  const LevelTable table(params);
+  const std::vector<uint32_t> contrasts = level_contrasts(params);
   // Each chunk restarts its histogram from the window of its first row; a fixed chunk height
   // (from the window only) keeps the split independent of the thread count. The restart costs
   // about one window of rows, so chunks are several windows tall.
@@ -251,7 +248,7 @@ void c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h
     std::vector<uint16_t> storage = cell_pool().take(cells);
     for (size_t c = begin; c < end; ++c) {
       int r0 = int(c) * chunk, r1 = std::min(ih, r0 + chunk);
-      c_value_rows(levels, iw, ih, pad, params, table, r0, r1, storage.data(), out);
+      c_value_rows(levels, iw, ih, pad, params, contrasts, r0, r1, storage.data(), out);
     }
     cell_pool().give(std::move(storage));
   };

@@ -67,7 +67,7 @@ std::vector<OptionSpec> option_specs() {
   };
 }
 
-std::string output_name(const OptionValues& o) {
+std::vector<std::string> feature_names(const OptionValues& o) {
   static const std::vector<OptionSpec> specs = option_specs();
   std::string name = "cambi";
   for (const FeatureParam& fp : kFeatureParams) {
@@ -98,7 +98,8 @@ std::string output_name(const OptionValues& o) {
     }
     name += fmt::format("_{}_{}", fp.alias, value);
   }
-  return name;
+  if (o.get_bool("full_ref")) return {name, "cambi_source", "cambi_full_reference"};
+  return {name};
 }
 
 Options::Options(const OptionValues& o)

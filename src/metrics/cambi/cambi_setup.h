@@ -13,8 +13,9 @@
 namespace vqx::cambi {
 
 std::vector<OptionSpec> option_specs();
-// "cambi" plus _<alias>_<value> for each non-default feature param (spec 2.2).
-std::string output_name(const OptionValues& o);
+// "cambi" plus _<alias>_<value> for each non-default feature param (spec 2.2), then with
+// full_ref "cambi_source" and "cambi_full_reference" (never renamed).
+std::vector<std::string> feature_names(const OptionValues& o);
 
 struct Options {
   double max_val, topk, tvi_threshold, vis_lum_threshold;

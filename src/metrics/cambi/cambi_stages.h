@@ -89,6 +89,15 @@ void decimate(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h
 // 3x3 separable mode filter with upstream's borders (spec 6.2); out may not alias in.
 void mode_filter(const uint16_t* in, unsigned w, unsigned h, uint16_t* out);
 
+// The level the c-value histograms count a pixel under (spec 6.3): code - base for a masked-in
+// code inside the band [base, base + band), kNotCounted otherwise.
+inline constexpr uint16_t kNotCounted = 0xFFFF;
+void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, const LevelParams& p,
+                    uint16_t* levels);
+// Per band level l: bit d set when contrast d takes part at l (spec 6.3 step 3's two conditions,
+// which depend on the level only).
+std::vector<uint32_t> level_contrasts(const LevelParams& p);
+
 // c-value of every pixel (spec 6.3) by sliding column histograms, row chunks in parallel on
 // `pool` (may be null). Counts are exact, so the result does not depend on the chunking.
 void c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h, unsigned window,
