@@ -1,7 +1,10 @@
 #pragma once
-// Routes a metric's feature indices to the columns the engine gave it in the result table.
+// Routes a metric's feature indices to the columns the engine gave it in the result table. One
+// writer serves one call of the metric (its extract()/collect() of frame `call`, or its flush with
+// ResultTable::kFlushCall), so the table knows which call first wrote each column (its output
+// order follows that, as libvmaf's does).
+#include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "engine/metric.h"
@@ -11,10 +14,10 @@ namespace vqx {
 
 class ColumnWriter final : public FeatureWriter {
  public:
-  ColumnWriter(ResultTable& table, std::vector<size_t> columns)
-      : table_(table), columns_(std::move(columns)) {}
+  ColumnWriter(ResultTable& table, const std::vector<size_t>& columns, uint64_t call)
+      : table_(table), columns_(columns), call_(call) {}
   void put(uint64_t frame, size_t feature, double value) override {
-    table_.put(frame, columns_.at(feature), value);
+    table_.put(frame, columns_.at(feature), value, call_);
   }
   void put_aggregate(const std::string& name, double value) override {
     table_.put_aggregate(name, value);
@@ -22,7 +25,8 @@ class ColumnWriter final : public FeatureWriter {
 
  private:
   ResultTable& table_;
-  std::vector<size_t> columns_;
+  const std::vector<size_t>& columns_;
+  uint64_t call_;
 };
 
 }  // namespace vqx

@@ -103,12 +103,9 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
   MetricContext context{reference.format(), &pool};
   for (auto& inst : instances) inst.metric->init(context);
 
-  std::vector<std::unique_ptr<ColumnWriter>> writers;
   std::vector<std::unique_ptr<FrameSequencer>> sequencers;
-  for (auto& inst : instances) {
-    writers.push_back(std::make_unique<ColumnWriter>(table, inst.columns));
+  for (size_t i = 0; i < instances.size(); ++i)
     sequencers.push_back(std::make_unique<FrameSequencer>());
-  }
 
   skip_frames(reference, settings.skip_ref);
   skip_frames(distorted, settings.skip_dist);
@@ -126,7 +123,8 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
       if (!temporal && !selected) continue;
       if (temporal) sequencers[i]->wait_turn(frame);
       try {
-        if (!failed) m.extract(pair->ref, pair->dis, frame, *writers[i]);
+        ColumnWriter out(table, instances[i].columns, frame);
+        if (!failed) m.extract(pair->ref, pair->dis, frame, out);
       } catch (...) {
         std::lock_guard lock(error_mutex);
         if (!error) error = std::current_exception();
@@ -172,7 +170,10 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
   if (error) std::rethrow_exception(error);
   if (frame == 0) throw InputError("no frames to score: the inputs hold no frame after skipping");
   table.set_frame_count(frame);
-  for (size_t i = 0; i < instances.size(); ++i) instances[i].metric->flush(*writers[i]);
+  for (auto& inst : instances) {
+    ColumnWriter out(table, inst.columns, ResultTable::kFlushCall);
+    inst.metric->flush(out);
+  }
   report->wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;

@@ -8,6 +8,7 @@ size_t ResultTable::add_feature(const std::string& name) {
   std::lock_guard lock(mutex_);
   names_.push_back(name);
   columns_.emplace_back();
+  first_call_.push_back(kNoCall);
   return names_.size() - 1;
 }
 
@@ -18,10 +19,24 @@ std::optional<size_t> ResultTable::find_feature(const std::string& name) const {
 }
 
 void ResultTable::put(uint64_t frame, size_t feature, double value) {
+  put(frame, feature, value, kNoCall);
+}
+
+void ResultTable::put(uint64_t frame, size_t feature, double value, uint64_t call) {
   std::lock_guard lock(mutex_);
   auto& col = columns_.at(feature);
   if (col.size() <= frame) col.resize(frame + 1);
   col[frame] = value;
+  first_call_[feature] = std::min(first_call_[feature], call);
+}
+
+std::vector<size_t> ResultTable::output_order() const {
+  std::lock_guard lock(mutex_);
+  std::vector<size_t> order(names_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return first_call_[a] < first_call_[b]; });
+  return order;
 }
 
 std::optional<double> ResultTable::get(uint64_t frame, size_t feature) const {

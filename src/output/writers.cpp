@@ -43,15 +43,16 @@ void write_xml(std::ostream& out, const ResultTable& table, const OutputInfo& in
       << "\" />\n";
   out << "  <fyi fps=\"" << fixed2(info.fps) << "\" />\n";
   out << "  <frames>\n";
+  const std::vector<size_t> order = table.output_order();
   for (uint64_t f : written_frames(table)) {
     out << "    <frame frameNum=\"" << f << "\" ";
-    for (size_t i = 0; i < names.size(); ++i)
+    for (size_t i : order)
       if (auto v = table.get(f, i)) out << names[i] << "=\"" << nf.format(*v) << "\" ";
     out << "/>\n";
   }
   out << "  </frames>\n";
   out << "  <pooled_metrics>\n";
-  for (size_t i = 0; i < names.size(); ++i) {
+  for (size_t i : order) {
     out << "    <metric name=\"" << names[i] << "\" ";
     if (auto p = pooled(table, i))
       out << "min=\"" << nf.format(p->min) << "\" max=\"" << nf.format(p->max) << "\" mean=\""
@@ -76,13 +77,14 @@ void write_json(std::ostream& out, const ResultTable& table, const OutputInfo& i
   out << "  \"version\": \"" << info.version << "\",\n";
   out << "  \"fps\": " << (std::isfinite(info.fps) ? fixed2(info.fps) : std::string("null")) << ",\n";
   out << "  \"frames\": [";
+  const std::vector<size_t> order = table.output_order();
   bool first_frame = true;
   for (uint64_t f : written_frames(table)) {
     out << (first_frame ? "\n" : ",\n");
     first_frame = false;
     out << "    {\n      \"frameNum\": " << f << ",\n      \"metrics\": {\n";
     std::vector<std::pair<size_t, double>> present;
-    for (size_t i = 0; i < names.size(); ++i)
+    for (size_t i : order)
       if (auto v = table.get(f, i)) present.emplace_back(i, *v);
     for (size_t k = 0; k < present.size(); ++k) {
       bool last = k + 1 == present.size();
@@ -96,8 +98,9 @@ void write_json(std::ostream& out, const ResultTable& table, const OutputInfo& i
   }
   out << "\n  ],\n";
   out << "  \"pooled_metrics\": {";
-  for (size_t i = 0; i < names.size(); ++i) {
-    out << (i == 0 ? "\n" : ",\n");
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t i = order[k];
+    out << (k == 0 ? "\n" : ",\n");
     out << "    \"" << names[i] << "\": {";
     if (auto p = pooled(table, i)) {
       out << "\n      \"min\": " << json_number(nf, p->min) << ",\n      \"max\": "
@@ -118,12 +121,13 @@ void write_json(std::ostream& out, const ResultTable& table, const OutputInfo& i
 
 void write_csv(std::ostream& out, const ResultTable& table, const OutputInfo& info) {
   const auto& names = table.feature_names();
+  const std::vector<size_t> order = table.output_order();
   out << "Frame,";
-  for (const auto& n : names) out << n << ",";
+  for (size_t i : order) out << names[i] << ",";
   out << "\n";
   for (uint64_t f : written_frames(table)) {
     out << f << ",";
-    for (size_t i = 0; i < names.size(); ++i) {
+    for (size_t i : order) {
       // vqx deviation: an empty field keeps the columns aligned where libvmaf shifts them.
       if (auto v = table.get(f, i)) out << info.numbers.format(*v);
       out << ",";
@@ -134,9 +138,10 @@ void write_csv(std::ostream& out, const ResultTable& table, const OutputInfo& in
 
 void write_sub(std::ostream& out, const ResultTable& table, const OutputInfo& info) {
   const auto& names = table.feature_names();
+  const std::vector<size_t> order = table.output_order();
   for (uint64_t f : written_frames(table)) {
     out << "{" << f << "}{" << f + 1 << "}frame: " << f << "|";
-    for (size_t i = 0; i < names.size(); ++i)
+    for (size_t i : order)
       if (auto v = table.get(f, i)) out << names[i] << ": " << info.numbers.format(*v) << "|";
     out << "\n";
   }

@@ -1,6 +1,7 @@
 #pragma once
 // libvmaf's output layouts, byte for byte (shared/spec/cli-and-output.md 4-7), with vqx's
 // documented deviations: JSON is always valid and CSV keeps empty fields for missing values.
+// Features appear in ResultTable::output_order(), libvmaf's collector order.
 #include <ostream>
 #include <string>
 

@@ -129,5 +129,29 @@ TEST(Writers, AllFormatsCarryTheSameValues) {
   EXPECT_EQ(csv, from_json);
 }
 
+// libvmaf's collector order: a column first written by a later call (VMAF motion2 at the flush)
+// follows every column of frame 0 whatever its registration; ties keep registration order;
+// columns no metric call wrote (model scores) come last.
+TEST(Writers, ColumnsFollowTheCallThatFirstWroteThem) {
+  ResultTable t;
+  const size_t motion2 = t.add_feature("motion2"), sad = t.add_feature("sad");
+  const size_t vif = t.add_feature("vif"), model = t.add_feature("model");
+  const size_t late = t.add_feature("late");
+  for (uint64_t f = 0; f < 2; ++f) {
+    t.put(f, sad, 1.0, f);
+    t.put(f, vif, 2.0, f);
+    t.put(f, model, 4.0);
+  }
+  t.put(1, late, 5.0, 1);
+  t.put(0, motion2, 3.0, ResultTable::kFlushCall);
+  t.put(1, motion2, 3.0, ResultTable::kFlushCall);
+  t.set_frame_count(2);
+  EXPECT_EQ(t.output_order(), (std::vector<size_t>{sad, vif, late, motion2, model}));
+  std::string csv = write(OutputFormat::kCsv, t);
+  EXPECT_EQ(csv.substr(0, csv.find('\n')), "Frame,sad,vif,late,motion2,model,");
+  std::string xml = write(OutputFormat::kXml, t);
+  EXPECT_LT(xml.find("<metric name=\"late\""), xml.find("<metric name=\"motion2\""));
+}
+
 }  // namespace
 }  // namespace vqx

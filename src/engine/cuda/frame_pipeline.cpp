@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "engine/column_writer.h"
 #include "engine/cuda/cuda_check.h"
 
 namespace vqx::cuda {
@@ -146,10 +147,12 @@ void FramePipeline::complete(uint64_t index) {
                                .count());
     profiler_->add_device_frame(slot, s.active);
   }
-  for (size_t m = 0; m < set_.metrics.size(); ++m)
-    if (s.active[m])
-      set_.metrics[m].primary().collect(s.host_results.get() + set_.metrics[m].result_offset,
-                                        index, *set_.metrics[m].writer);
+  for (size_t m = 0; m < set_.metrics.size(); ++m) {
+    if (!s.active[m]) continue;
+    MetricInstance& inst = set_.metrics[m];
+    ColumnWriter out(*set_.table, inst.columns, index);
+    inst.primary().collect(s.host_results.get() + inst.result_offset, index, out);
+  }
   s.pending = false;
 }
 
@@ -157,7 +160,10 @@ void FramePipeline::complete(uint64_t index) {
 // runs after all of it (temporal metrics have one replica, whose state has seen every frame).
 void FramePipeline::finish() {
   if (set_.flush_bytes == 0) {
-    for (auto& inst : set_.metrics) inst.primary().finish(nullptr, *inst.writer);
+    for (auto& inst : set_.metrics) {
+      ColumnWriter out(*set_.table, inst.columns, ResultTable::kFlushCall);
+      inst.primary().finish(nullptr, out);
+    }
     return;
   }
   const cudaStream_t compute = compute_.get();
@@ -170,10 +176,11 @@ void FramePipeline::finish() {
                         cudaMemcpyDeviceToHost, compute),
         "flush readback");
   check(cudaStreamSynchronize(compute), "flush");
-  for (auto& inst : set_.metrics)
-    inst.primary().finish(inst.primary().flush_bytes() > 0 ? host_flush.get() + inst.flush_offset
-                                                           : nullptr,
-                          *inst.writer);
+  for (auto& inst : set_.metrics) {
+    ColumnWriter out(*set_.table, inst.columns, ResultTable::kFlushCall);
+    inst.primary().finish(
+        inst.primary().flush_bytes() > 0 ? host_flush.get() + inst.flush_offset : nullptr, out);
+  }
 }
 
 }  // namespace vqx::cuda

@@ -7,14 +7,14 @@ namespace vqx::cuda {
 MetricSet make_metric_set(const std::vector<MetricRequest>& requests, ResultTable& table,
                           const CudaMetricContext& context, bool eager) {
   MetricSet set;
+  set.table = &table;
   // Every column first, so that a duplicate name is refused before any device work.
   for (const auto& request : requests) {
     MetricInstance inst;
     inst.name = request.spec_text;
     inst.request = &request;
     inst.replicas.push_back(request.metric->make_cuda(request.options));
-    inst.writer = std::make_unique<ColumnWriter>(
-        table, add_columns(table, inst.primary().feature_names(), request.spec_text));
+    inst.columns = add_columns(table, inst.primary().feature_names(), request.spec_text);
     set.metrics.push_back(std::move(inst));
   }
   for (auto& inst : set.metrics) {

@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/column_writer.h"
 #include "engine/cuda/cuda_metric.h"
 #include "engine/cuda/device_context.h"
 #include "engine/metric.h"
@@ -27,7 +26,7 @@ struct MetricInstance {
   const MetricRequest* request = nullptr;
   std::vector<std::unique_ptr<CudaMetric>> replicas;
   std::vector<std::unique_ptr<Stream>> streams;  // one per replica when side by side, else none
-  std::unique_ptr<ColumnWriter> writer;
+  std::vector<size_t> columns;  // table column of each feature_names() entry
   std::vector<std::string> stages;  // for --profile, at least one
   size_t result_offset = 0, flush_offset = 0;
   size_t device_bytes = 0;  // device memory of one replica
@@ -40,6 +39,7 @@ struct MetricInstance {
 
 struct MetricSet {
   std::vector<MetricInstance> metrics;
+  ResultTable* table = nullptr;  // holds every metric's columns
   size_t result_bytes = 0;  // the per-frame result block, every metric's slice
   size_t flush_bytes = 0;   // the end-of-clip block
 };
