@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <exception>
@@ -231,31 +232,48 @@ std::vector<CpuInstance> make_cpu_instances(const std::vector<MetricRequest>& re
   return instances;
 }
 
+BackendChoice choose_backend(const std::vector<MetricRequest>& requests,
+                             const RunSettings& settings) {
+  const unsigned threads = std::max(1u, settings.threads);
+  const std::string cpu = fmt::format("cpu ({} thread{}", threads, threads == 1 ? "" : "s");
+  if (settings.backend == Backend::kCpu) return {Backend::kCpu, cpu + ")"};
+#ifdef VQX_HAVE_CUDA
+  constexpr bool kHaveCuda = true;
+#else
+  constexpr bool kHaveCuda = false;
+#endif
+  const std::string no_device =
+      kHaveCuda ? fmt::format("no usable CUDA device {}", settings.gpu)
+                : std::string("this vqx was built without CUDA (configure with VQX_CUDA=ON)");
+  const bool device = cuda_device_available(settings.gpu);
+  const MetricRequest* without_twin = nullptr;
+  for (const auto& r : requests)
+    if (!r.metric->make_cuda && !without_twin) without_twin = &r;
+  if (settings.backend == Backend::kCuda) {
+    if (!device)
+      throw RuntimeFailure(fmt::format("--backend cuda --gpu {}: {}{}", settings.gpu, no_device,
+                                       kHaveCuda ? " (no such index, or no driver)" : ""));
+    if (without_twin)
+      throw UsageError(fmt::format("feature '{}' has no CUDA implementation yet; use --backend cpu",
+                                   without_twin->metric->name));
+  } else {
+    if (!device) return {Backend::kCpu, fmt::format("{}; {})", cpu, no_device)};
+    if (without_twin)
+      return {Backend::kCpu,
+              fmt::format("{}; '{}' has no CUDA implementation)", cpu, without_twin->spec_text)};
+  }
+  return {Backend::kCuda,
+          fmt::format("cuda ({}, device {})", cuda_device_name(settings.gpu), settings.gpu)};
+}
+
 std::unique_ptr<RunReport> run_metrics(FrameSource& reference, FrameSource& distorted,
                                        const std::vector<MetricRequest>& requests,
                                        const RunSettings& settings) {
   if (requests.empty()) throw UsageError("no feature requested; add --feature NAME");
   check_same_layout(reference, distorted);
-  Backend backend = settings.backend;
-  if (backend == Backend::kAuto) {
-    bool all_cuda = cuda_device_available(settings.gpu);
-    for (const auto& r : requests) all_cuda = all_cuda && r.metric->make_cuda != nullptr;
-    backend = all_cuda ? Backend::kCuda : Backend::kCpu;
-  }
-  if (backend == Backend::kCuda) {
-#ifdef VQX_HAVE_CUDA
-    constexpr const char* kWhyNoCuda = "no usable CUDA device with that index, or no driver";
-#else
-    constexpr const char* kWhyNoCuda = "this vqx was built without CUDA (configure with VQX_CUDA=ON)";
-#endif
-    if (!cuda_device_available(settings.gpu))
-      throw RuntimeFailure(fmt::format("--backend cuda --gpu {}: {}", settings.gpu, kWhyNoCuda));
-    for (const auto& r : requests)
-      if (!r.metric->make_cuda)
-        throw UsageError(fmt::format("feature '{}' has no CUDA implementation yet; use --backend cpu",
-                                     r.metric->name));
-    return run_cuda(reference, distorted, requests, settings);
-  }
+  const BackendChoice choice = choose_backend(requests, settings);
+  if (settings.backend_chosen) settings.backend_chosen(choice);
+  if (choice.backend == Backend::kCuda) return run_cuda(reference, distorted, requests, settings);
   return run_cpu(reference, distorted, requests, settings);
 }
 

@@ -15,13 +15,21 @@ namespace vqx {
 
 enum class Backend { kCpu, kCuda, kAuto };
 
+// The backend a run uses, and a line saying which and why: "cuda (NVIDIA H200, device 0)",
+// "cpu (16 threads)", or for an automatic choice that falls back, "cpu (16 threads; 'cambi' has
+// no CUDA implementation)".
+struct BackendChoice {
+  Backend backend = Backend::kCpu;  // kCpu or kCuda
+  std::string description;
+};
+
 struct RunSettings {
   unsigned threads = 0;       // CPU worker threads; 0 runs in the calling thread
   uint64_t subsample = 1;     // report frames with index % subsample == 0
   uint64_t frame_cnt = 0;     // stop after this many frames (0 = all)
   uint64_t skip_ref = 0;      // frames discarded at the start of the reference
   uint64_t skip_dist = 0;     // ... and of the distorted input
-  Backend backend = Backend::kCpu;
+  Backend backend = Backend::kCpu;  // the CLI's default is kAuto
   int gpu = 0;                // CUDA device index
   bool profile = false;       // print per-stage timings (CUDA) to stderr
   // CUDA: frames of one non-temporal metric on the device at once, each in its own copy of the
@@ -31,6 +39,8 @@ struct RunSettings {
   std::function<void(uint64_t frames_read)> progress;
   // Non-fatal notices (e.g. one input ended first).
   std::function<void(const std::string&)> warn;
+  // Hears once, before the first frame, which backend the run uses and why.
+  std::function<void(const BackendChoice&)> backend_chosen;
 };
 
 struct RunReport {
@@ -39,6 +49,11 @@ struct RunReport {
   double wall_seconds = 0;
   std::string backend;  // "cpu" or "cuda"
 };
+
+// kAuto picks CUDA when the device is usable and every requested metric has a CUDA twin. Throws
+// for --backend cuda when it cannot run.
+BackendChoice choose_backend(const std::vector<MetricRequest>& requests,
+                             const RunSettings& settings);
 
 // Throws UsageError / InputError / RuntimeFailure with a one-line message.
 std::unique_ptr<RunReport> run_metrics(FrameSource& reference, FrameSource& distorted,

@@ -4,11 +4,13 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "engine/cuda_backend.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {
@@ -105,6 +107,22 @@ TEST_P(CliGolden, EveryFormatCarriesTheSameValues) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllPairs, CliGolden, ::testing::ValuesIn(kAllPairs));
+
+// One line on stderr names the backend (the automatic choice by default), and -q silences it.
+TEST(Cli, BackendLineOnStderrUnlessQuiet) {
+  VQX_REQUIRE_FIXTURE("n576", dir);
+  const std::string base = fmt::format("-r {0}/ref.y4m -d {0}/dis.y4m -n --feature psnr --frame_cnt 2", dir);
+  auto loud = run_cli(base + " --threads 3");
+  ASSERT_EQ(loud.status, 0) << loud.output;
+  const std::string expected = cuda_device_available(0)
+                                   ? fmt::format("vqx: backend cuda ({}, device 0)\n", cuda_device_name(0))
+                                   : "vqx: backend cpu (3 threads; ";
+  EXPECT_EQ(loud.output.rfind(expected, 0), 0u) << loud.output;
+  EXPECT_EQ(std::count(loud.output.begin(), loud.output.end(), '\n'), 1) << loud.output;
+  auto cpu = run_cli(base + " --threads 3 --backend cpu");
+  EXPECT_EQ(cpu.output, "vqx: backend cpu (3 threads)\n");
+  EXPECT_EQ(run_cli(base + " -q").output, "");
+}
 
 TEST(Cli, VersionGoesToStderr) {
   auto r = run_cli("--version");

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "engine/cuda_backend.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {
@@ -76,6 +77,38 @@ TEST(Engine, SkipBeyondEndIsAnError) {
   RunSettings s;
   s.skip_ref = 3;
   EXPECT_THROW(run_on_pictures(ref, dis, {"psnr"}, s), InputError);
+}
+
+// Without a usable device (this machine, CI) the automatic choice is the CPU, and its line says
+// why; an explicit CPU choice gives only the thread count.
+TEST(Engine, AutoBackendWithoutDeviceIsTheCpuAndSaysWhy) {
+  if (cuda_device_available(0)) GTEST_SKIP() << "a CUDA device is present";
+  const std::vector<MetricRequest> requests = {parse_metric_request("psnr")};
+  RunSettings s;
+  s.threads = 4;
+  s.backend = Backend::kAuto;
+  BackendChoice choice = choose_backend(requests, s);
+  EXPECT_EQ(choice.backend, Backend::kCpu);
+  EXPECT_EQ(choice.description.rfind("cpu (4 threads; ", 0), 0u) << choice.description;
+  EXPECT_NE(choice.description.find("CUDA"), std::string::npos) << choice.description;
+  s.backend = Backend::kCpu;
+  s.threads = 0;
+  EXPECT_EQ(choose_backend(requests, s).description, "cpu (1 thread)");
+  s.backend = Backend::kCuda;
+  EXPECT_THROW(choose_backend(requests, s), RuntimeFailure);
+}
+
+TEST(Engine, RunReportsItsBackendOnceBeforeTheFrames) {
+  PictureFormat f = make_format(16, 16);
+  auto ref = clip(f, 1, 3), dis = clip(f, 2, 3);
+  RunSettings s;
+  s.threads = 2;
+  std::vector<std::string> lines;
+  s.backend_chosen = [&](const BackendChoice& c) { lines.push_back(c.description); };
+  s.progress = [&](uint64_t) { EXPECT_EQ(lines.size(), 1u); };
+  auto report = run_on_pictures(ref, dis, {"psnr"}, s);
+  EXPECT_EQ(lines, (std::vector<std::string>{"cpu (2 threads)"}));
+  EXPECT_EQ(report->backend, "cpu");
 }
 
 }  // namespace

@@ -65,7 +65,7 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   app.get_formatter()->column_width(34);
 
   unsigned width = 0, height = 0, bitdepth = 0;
-  std::string pixel_format, backend = "cpu", precision;
+  std::string pixel_format, backend = "auto", precision;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   uint64_t subsample = 1, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
   unsigned cpumask = 0, gpumask = 0;
@@ -94,10 +94,11 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   app.add_option("--cpumask", cpumask, "Accepted for libvmaf compatibility; vqx's SIMD paths are bit-identical to its scalar ones");
   app.add_option("--gpumask", gpumask, "Non-zero disables the GPU (libvmaf compatibility)");
   app.add_flag("-n,--no_prediction", o.no_prediction, "Compute features only, no VMAF model");
-  app.add_flag("-q,--quiet", o.quiet, "No progress line");
+  app.add_flag("-q,--quiet", o.quiet, "No progress line and no backend line");
   app.add_flag("-v,--version", o.show_version, "Print the version and exit");
   app.add_option("--precision", precision, "Number format: N (%.Ng, 1-17), max/full (%.17g) or legacy (%.6f); default as libvmaf");
-  app.add_option("--backend", backend, "cpu (default), cuda or auto");
+  app.add_option("--backend", backend,
+                 "auto (default: cuda when a device is present and every feature has a CUDA twin), cpu or cuda");
   app.add_option("--gpu", gpu, "CUDA device index")->check(CLI::NonNegativeNumber);
   app.add_option("--gpu_frames", gpu_frames,
                  "CUDA: frames per metric on the device at once (default 0 = as many as fit 1 GiB, at most 4)")

@@ -37,7 +37,7 @@ std::unique_ptr<FrameSource> open_input(const CliOptions& o, const std::string& 
   if (has_extension(path, ".png")) return open_png(path, name);
   if (has_extension(path, ".yuv"))
     throw UsageError(fmt::format("{} '{}' looks like raw YUV: give -w, -h, -p and -b", name, path));
-  // Several concurrent reads per frame keep file reading off the critical path (issue 6).
+  // Several concurrent reads per frame keep file reading off the critical path.
   unsigned read_threads = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
   return open_y4m_parallel(path, name, read_threads);
 }
@@ -130,6 +130,9 @@ int run(int argc, char** argv) {
   Progress progress(!o.quiet && ::isatty(STDERR_FILENO));
   o.run.progress = [&](uint64_t n) { progress.update(n); };
   o.run.warn = [](const std::string& message) { std::fprintf(stderr, "vqx: warning: %s\n", message.c_str()); };
+  o.run.backend_chosen = [&](const BackendChoice& choice) {
+    if (!o.quiet) std::fprintf(stderr, "vqx: backend %s\n", choice.description.c_str());
+  };
   auto report = run_metrics(*reference, *distorted, requests, o.run);
   progress.finish();
   for (const auto& model : models) vmaf::apply_model(model, report->table);

@@ -26,6 +26,16 @@ bool cuda_device_available(int device) {
   return device >= 0 && device < count;
 }
 
+std::string cuda_device_name(int device) {
+  cudaDeviceProp properties{};
+  if (!cuda_device_available(device) ||
+      cudaGetDeviceProperties(&properties, device) != cudaSuccess) {
+    cudaGetLastError();
+    return {};
+  }
+  return properties.name;
+}
+
 std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distorted,
                                     const std::vector<MetricRequest>& requests,
                                     const RunSettings& settings) {
