@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""Runs vqx's benchmarks and regenerates bench/results.md.
+
+usage: bench/run.py [--build DIR] [--fixtures DIR] [--out FILE] [--only SECTION,...] [--reps N]
+
+Sections (all by default; each needs the build's binaries and the fixture pairs):
+  cpu         every CPU Google Benchmark (build/bench/*_bench without "cuda" in the name)
+  cuda        the CUDA Google Benchmarks (cuda_throughput_bench, *_cuda_bench)
+  profile     --profile of each CUDA metric alone, one frame at a time, at 1080p and 4K
+  cli         end to end: the vqx CLI's wall time per frame on long clips, CPU and CUDA
+  validation  the gpu-labelled tests, CPU-vs-CUDA CLI output and compute-sanitizer
+Sections that need a CUDA device are skipped, with a line saying so, where there is none.
+
+Each section rewrites only its own block of the output file and keeps the others, so a run split
+over several calls (a device call lasts at most 10 minutes) still builds one file. Long clips are
+made on tmpfs by repeating a fixture's frames, so the work per frame stays the fixture's.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+SECTIONS = ("cpu", "cuda", "profile", "cli", "validation")
+TITLES = {
+    "cpu": "CPU micro-benchmarks",
+    "cuda": "CUDA device time per frame",
+    "profile": "CUDA stages, one frame at a time (--profile)",
+    "cli": "End to end (the vqx CLI from Y4M)",
+    "validation": "Device validation",
+}
+CUDA_METRICS = ("psnr", "vif", "adm", "motion", "speed_chroma", "cambi", "ssimulacra2",
+                "float_ms_ssim", "float_ssim")
+# End-to-end configurations: label -> CLI arguments.
+CLI_CONFIGS = {
+    "vmaf v0.6.1": [],
+    "psnr": ["-n", "--feature", "psnr"],
+    "ssimulacra2": ["-n", "--feature", "ssimulacra2"],
+    "float_ms_ssim": ["-n", "--feature", "float_ms_ssim"],
+    "cambi": ["-n", "--feature", "cambi"],
+    "ssimulacra2 + float_ms_ssim + cambi":
+        ["-n", "--feature", "ssimulacra2", "--feature", "float_ms_ssim", "--feature", "cambi"],
+    "vmaf v0.6.1 + ssimulacra2 + float_ms_ssim + cambi":
+        ["--feature", "ssimulacra2", "--feature", "float_ms_ssim", "--feature", "cambi"],
+}
+# Frames per long clip: (CUDA, CPU), per fixture pair.
+CLI_FRAMES = {"band1080": (240, 24), "uhd4k": (96, 8)}
+PARITY_ARGS = [["-m", "version=vmaf_v0.6.1"], ["-m", "version=vmaf_4k_v0.6.1"],
+               ["-m", "version=vmaf_v1.0.16_3d0h"],
+               ["-n", "--feature", "psnr", "--feature", "float_ms_ssim", "--feature", "float_ssim",
+                "--feature", "cambi=full_ref=true"]]  # ssimulacra2's twin is within 2e-12, not equal
+
+
+def run(cmd, env=None, timeout=None):
+    return subprocess.run(cmd, env=env, timeout=timeout, capture_output=True, text=True)
+
+
+def have_device(build, fixtures):
+    """Whether this build runs on a CUDA device here (one frame of psnr with --backend cuda)."""
+    probe = run([os.path.join(build, "vqx"), "-r", f"{fixtures}/n576/ref.y4m", "-d",
+                 f"{fixtures}/n576/dis.y4m", "-n", "--feature", "psnr", "--frame_cnt", "1",
+                 "--backend", "cuda", "-q", "-o", "/dev/null"])
+    return probe.returncode == 0
+
+
+def machine(device):
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    text = f"{cpu}, {os.cpu_count()} cores"
+    if device and shutil.which("nvidia-smi"):
+        gpu = run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
+        text += ", " + "; ".join(f"{l.split(',')[0]} (driver {l.split(',')[1].strip()})"
+                                 for l in gpu.stdout.strip().splitlines())
+    commit = run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]).stdout.strip() or "unknown"
+    dirty = run(["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"]).stdout.strip()
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    return f"measured on {date}, {text}, commit {commit}{' with local changes' if dirty else ''}"
+
+
+def table(header, rows):
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def short(x):
+    return f"{x:.4g}" if abs(x) < 1e4 else f"{x:.3e}"
+
+
+def google_benchmark(binary, fixtures, reps):
+    """Median over repetitions of every benchmark in `binary`, as a markdown table."""
+    out = tempfile.mktemp(suffix=".json")
+    env = dict(os.environ, VQX_FIXTURES=fixtures)
+    run([binary, f"--benchmark_repetitions={reps}", "--benchmark_report_aggregates_only=true",
+         f"--benchmark_out={out}", "--benchmark_out_format=json"], env=env, timeout=590)
+    try:
+        with open(out) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return "(no result: the benchmark failed or timed out)"
+    finally:
+        if os.path.exists(out):
+            os.remove(out)
+    standard = {"name", "run_name", "run_type", "repetitions", "repetition_index", "threads",
+                "iterations", "real_time", "cpu_time", "time_unit", "aggregate_name",
+                "aggregate_unit", "family_index", "per_family_instance_index", "error_occurred",
+                "error_message", "label"}
+    picked = [b for b in data.get("benchmarks", [])
+              if b.get("aggregate_name", "median") == "median" and not b.get("error_occurred")]
+    if not picked:
+        return "(skipped: " + ", ".join(sorted({b.get("error_message", "no runs")
+                                                for b in data.get("benchmarks", [])})) + ")"
+    counters = sorted({k for b in picked for k in b if k not in standard})
+    rows = []
+    for b in picked:
+        name = re.sub(r"/(iterations:\d+|manual_time|real_time)", "", b["run_name"])
+        rows.append([name.removeprefix("BM_"), f"{b['real_time']:.4g} {b['time_unit']}",
+                     f"{b['cpu_time']:.4g} {b['time_unit']}"]
+                    + [short(b[k]) if isinstance(b.get(k), (int, float)) else "" for k in counters])
+    return table(["benchmark", "real time", "CPU time"] + counters, rows)
+
+
+def benchmarks(build, fixtures, reps, cuda):
+    folder = os.path.join(build, "bench")
+    names = sorted(n for n in os.listdir(folder) if n.endswith("_bench")
+                   and ("cuda" in n) == cuda and os.access(os.path.join(folder, n), os.X_OK))
+    method = ("Google Benchmark, median of {} repetitions, on the fixture pairs "
+              "(`$VQX_FIXTURES`).".format(reps))
+    if cuda:
+        method += (" `cuda_throughput_bench`: one uploaded pair scored 96 times, K frames of each "
+                   "non-temporal metric in flight (`--gpu_frames K`), every metric on its own "
+                   "streams from CUDA graphs; reading and uploads are left out.")
+    parts = [method]
+    for name in names:
+        parts.append(f"### {name}\n\n" + google_benchmark(os.path.join(folder, name), fixtures, reps))
+    return "\n\n".join(parts)
+
+
+def long_clip(src, dst, count):
+    """Writes `count` frames to `dst`, repeating the frames of the Y4M clip `src` in order."""
+    with open(src, "rb") as f:
+        header = f.readline()
+        tags = header.decode().split()[1:]
+        w = next(int(t[1:]) for t in tags if t[0] == "W")
+        h = next(int(t[1:]) for t in tags if t[0] == "H")
+        color = next((t[1:] for t in tags if t[0] == "C"), "420")
+        bps = 2 if re.search(r"p(9|1[0-6])$|mono(9|1[0-6])$", color) else 1
+        if color.startswith("mono"):
+            size = w * h * bps
+        else:
+            cw = (w + 1) // 2 if color.startswith(("420", "422")) else w
+            ch = (h + 1) // 2 if color.startswith("420") else h
+            size = (w * h + 2 * cw * ch) * bps
+        frames = []
+        while f.readline():
+            frames.append(f.read(size))
+    with open(dst, "wb") as out:
+        out.write(header)
+        for i in range(count):
+            out.write(b"FRAME\n" + frames[i % len(frames)])
+
+
+def vqx(build, args, timeout=590):
+    return run([os.path.join(build, "vqx")] + args + ["-q"], timeout=timeout)
+
+
+def end_to_end(build, fixtures, reps, device):
+    work = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    backends = ["cuda", "cpu"] if device else ["cpu"]
+    threads = str(os.cpu_count())
+    rows = []
+    try:
+        for pair, (n_cuda, n_cpu) in CLI_FRAMES.items():
+            for n in {2, n_cuda, n_cpu}:
+                for side in ("ref", "dis"):
+                    long_clip(f"{fixtures}/{pair}/{side}.y4m", f"{work}/{side}_{n}.y4m", n)
+            for label, config in CLI_CONFIGS.items():
+                row = [pair, label]
+                for backend in backends:
+                    n = n_cuda if backend == "cuda" else n_cpu
+                    per_frame = []
+                    for _ in range(reps):
+                        walls = []
+                        for frames in (2, n):
+                            start = time.monotonic()
+                            r = vqx(build, ["-r", f"{work}/ref_{frames}.y4m", "-d",
+                                            f"{work}/dis_{frames}.y4m", "--backend", backend,
+                                            "--threads", threads, "-o", "/dev/null"] + config)
+                            walls.append(time.monotonic() - start)
+                            if r.returncode != 0:
+                                walls = None
+                                break
+                        if walls:
+                            per_frame.append((walls[1] - walls[0]) / (n - 2) * 1e3)
+                    row.append(f"{statistics.median(per_frame):.3f}" if per_frame else "failed")
+                rows.append(row)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    method = (f"Wall milliseconds per frame, (t(N) - t(2)) / (N - 2) from whole-process wall "
+              f"times of the CLI (start-up, CUDA context, allocations and graph capture cancel), "
+              f"median of {reps} runs; `--threads {threads}`; N = "
+              + ", ".join(f"{p} {c} (CUDA) / {k} (CPU)" for p, (c, k) in CLI_FRAMES.items())
+              + " frames of a fixture repeated. Default schedule (`--gpu_frames 0`).")
+    return method + "\n\n" + table(["clip", "features"] + [f"{b} ms/frame" for b in backends], rows)
+
+
+def profiles(build, fixtures):
+    parts = ["`vqx --backend cuda --profile`: eager launches, one frame at a time, CUDA events "
+             "per stage; whole fixture clips."]
+    for metric in CUDA_METRICS:
+        for pair in ("band1080", "uhd4k"):
+            r = vqx(build, ["-r", f"{fixtures}/{pair}/ref.y4m", "-d", f"{fixtures}/{pair}/dis.y4m",
+                            "-n", "--backend", "cuda", "--profile", "--feature", metric,
+                            "-o", "/dev/null"])
+            text = r.stderr.strip() if r.returncode == 0 else "failed: " + r.stderr.strip()[-300:]
+            parts.append(f"### {metric}, {pair}\n\n```\n{text}\n```")
+    return "\n\n".join(parts)
+
+
+def validation(build, fixtures):
+    env = dict(os.environ, VQX_FIXTURES=fixtures, VQX_REQUIRE_FIXTURES="1")
+    rows = []
+    tests = run(["ctest", "--test-dir", build, "-L", "gpu", "-j2", "--timeout", "300"], env=env)
+    summary = [l for l in tests.stdout.splitlines() if "tests passed" in l or "tests failed" in l]
+    failed = [l.strip() for l in tests.stdout.splitlines() if "(Failed)" in l]
+    rows.append(["gpu-labelled tests (`ctest -L gpu`)", (summary or ["no summary"])[-1]
+                 + ("; failed: " + ", ".join(failed) if failed else "")])
+    same = []
+    for pair in ("n576", "band1080", "odd853", "hbd720", "uhd4k"):
+        for args in PARITY_ARGS:
+            out = {}
+            for backend in ("cpu", "cuda"):
+                path = f"{tempfile.gettempdir()}/vqx_parity_{backend}.json"
+                vqx(build, ["-r", f"{fixtures}/{pair}/ref.y4m", "-d", f"{fixtures}/{pair}/dis.y4m",
+                            "--json", "--precision", "max", "--backend", backend, "-o", path] + args)
+                with open(path) as f:
+                    out[backend] = f.read().split("\n", 3)[-1]  # past version and fps
+            same.append((pair, " ".join(args), out["cpu"] == out["cuda"]))
+    differ = [f"{p} [{a}]" for p, a, s in same if not s]
+    rows.append(["CLI JSON at %.17g, `--backend cpu` vs `cuda`",
+                 f"{sum(s for *_, s in same)} of {len(same)} identical"
+                 + ("; differ: " + ", ".join(differ) if differ else "")])
+    sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
+    for tool in ("memcheck", "racecheck"):
+        r = run([sanitizer, "--tool", tool, "--error-exitcode", "9", os.path.join(build, "vqx"),
+                 "-r", f"{fixtures}/odd853/ref.y4m", "-d", f"{fixtures}/odd853/dis.y4m", "-q",
+                 "--backend", "cuda", "--frame_cnt", "3", "--gpu_frames", "2",
+                 "-m", "version=vmaf_v1.0.16_3d0h"]
+                + [a for m in CUDA_METRICS for a in ("--feature", m)] + ["-o", "/dev/null"])
+        last = (r.stdout + r.stderr).strip().splitlines()[-1:] or ["no output"]
+        rows.append([f"compute-sanitizer {tool}, every CUDA metric side by side, 2 frames in flight",
+                     f"exit {r.returncode}: {last[0]}"])
+    return table(["check", "result"], rows)
+
+
+def replace_section(text, name, body, stamp):
+    block = f"<!-- {name} -->\n## {TITLES[name]}\n\n{stamp[0].upper() + stamp[1:]}.\n\n{body}\n<!-- /{name} -->"
+    pattern = re.compile(rf"<!-- {name} -->.*?<!-- /{name} -->", re.S)
+    if pattern.search(text):
+        return pattern.sub(lambda _: block, text)
+    return text.rstrip("\n") + "\n\n" + block + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"))
+    parser.add_argument("--fixtures", default=os.environ.get("VQX_FIXTURES", "/var/cache/vqx-fixtures"))
+    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results.md"))
+    parser.add_argument("--only", default=",".join(SECTIONS))
+    parser.add_argument("--reps", type=int, default=3)
+    args = parser.parse_args()
+    sections = [s for s in args.only.split(",") if s]
+    unknown = [s for s in sections if s not in SECTIONS]
+    if unknown:
+        sys.exit(f"bench/run.py: unknown section {', '.join(unknown)} (known: {', '.join(SECTIONS)})")
+    build = os.path.abspath(args.build)
+    device = have_device(build, args.fixtures)
+    stamp = machine(device)
+    text = open(args.out).read() if os.path.exists(args.out) else (
+        "# Measured results\n\nWritten by `bench/run.py`; each section says how and where it was "
+        "measured.\n")
+    for name in sections:
+        if name not in ("cpu", "cli") and not device:
+            print(f"bench/run.py: {name}: skipped, no CUDA device", file=sys.stderr)
+            continue
+        print(f"bench/run.py: {name} ...", file=sys.stderr)
+        if name in ("cpu", "cuda"):
+            body = benchmarks(build, args.fixtures, args.reps, cuda=name == "cuda")
+        elif name == "profile":
+            body = profiles(build, args.fixtures)
+        elif name == "cli":
+            body = end_to_end(build, args.fixtures, args.reps, device)
+        else:
+            body = validation(build, args.fixtures)
+        text = replace_section(text, name, body, stamp)
+        with open(args.out, "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
