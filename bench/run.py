@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Runs vqx's benchmarks and regenerates bench/results.md.
 
-usage: bench/run.py [--build DIR] [--fixtures DIR] [--out FILE] [--only SECTION,...] [--reps N]
+usage: bench/run.py [--build DIR] [--fixtures DIR] [--shared DIR] [--out FILE] [--only SECTION,...]
+                    [--reps N]
 
 Sections (all by default; each needs the build's binaries and the fixture pairs):
   cpu         every CPU Google Benchmark (build/bench/*_bench without "cuda" in the name)
   cuda        the CUDA Google Benchmarks (cuda_throughput_bench, *_cuda_bench)
   profile     --profile of each CUDA metric alone, one frame at a time, at 1080p and 4K
   cli         end to end: the vqx CLI's wall time per frame on long clips, CPU and CUDA
+  threads     CPU thread scaling against libvmaf 3.2.0 (bench/thread_scaling.py; the libvmaf CLI
+              from ../shared/anchors)
   validation  the gpu-labelled tests, CPU-vs-CUDA CLI output and compute-sanitizer
 Sections that need a CUDA device are skipped, with a line saying so, where there is none.
 
@@ -29,12 +32,13 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-SECTIONS = ("cpu", "cuda", "profile", "cli", "validation")
+SECTIONS = ("cpu", "cuda", "profile", "cli", "threads", "validation")
 TITLES = {
     "cpu": "CPU micro-benchmarks",
     "cuda": "CUDA device time per frame",
     "profile": "CUDA stages, one frame at a time (--profile)",
     "cli": "End to end (the vqx CLI from Y4M)",
+    "threads": "CPU thread scaling against libvmaf",
     "validation": "Device validation",
 }
 CUDA_METRICS = ("psnr", "vif", "adm", "motion", "speed_chroma", "cambi", "ssimulacra2",
@@ -265,6 +269,28 @@ def validation(build, fixtures):
     return table(["check", "result"], rows)
 
 
+def thread_scaling(build, fixtures, reps, shared):
+    work = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    try:
+        libvmaf = os.path.join(work, "vmaf")
+        packed = os.path.join(shared, "anchors", "vmaf-3.2.0-f85a8536-cuda.xz")
+        with open(libvmaf, "wb") as out:
+            unpacked = subprocess.run(["xz", "-dc", packed], stdout=out).returncode == 0
+        os.chmod(libvmaf, 0o755)
+        table = os.path.join(work, "threads.md")
+        threads = ",".join(str(t) for t in (1, 2, 4, 8, 16, 32, 64) if t <= (os.cpu_count() or 1))
+        run([sys.executable, os.path.join(ROOT, "bench", "thread_scaling.py"), "--vqx",
+             os.path.join(build, "vqx"), "--clips", os.path.join(work, "clips"), "--make-clips",
+             fixtures, "--threads", threads, "--reps", str(reps), "--out", table]
+            + (["--libvmaf", libvmaf] if unpacked else []))
+        if not os.path.exists(table):
+            return "(no result: bench/thread_scaling.py failed)"
+        with open(table) as f:
+            return "`bench/thread_scaling.py`: " + f.read().strip()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def replace_section(text, name, body, stamp):
     block = f"<!-- {name} -->\n## {TITLES[name]}\n\n{stamp[0].upper() + stamp[1:]}.\n\n{body}\n<!-- /{name} -->"
     pattern = re.compile(rf"<!-- {name} -->.*?<!-- /{name} -->", re.S)
@@ -280,6 +306,7 @@ def main():
     parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results.md"))
     parser.add_argument("--only", default=",".join(SECTIONS))
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--shared", default=os.environ.get("VQX_SHARED_DIR", os.path.join(ROOT, "..", "shared")))
     args = parser.parse_args()
     sections = [s for s in args.only.split(",") if s]
     unknown = [s for s in sections if s not in SECTIONS]
@@ -292,7 +319,7 @@ def main():
         "# Measured results\n\nWritten by `bench/run.py`; each section says how and where it was "
         "measured.\n")
     for name in sections:
-        if name not in ("cpu", "cli") and not device:
+        if name not in ("cpu", "cli", "threads") and not device:
             print(f"bench/run.py: {name}: skipped, no CUDA device", file=sys.stderr)
             continue
         print(f"bench/run.py: {name} ...", file=sys.stderr)
@@ -302,6 +329,8 @@ def main():
             body = profiles(build, args.fixtures)
         elif name == "cli":
             body = end_to_end(build, args.fixtures, args.reps, device)
+        elif name == "threads":
+            body = thread_scaling(build, args.fixtures, args.reps, args.shared)
         else:
             body = validation(build, args.fixtures)
         text = replace_section(text, name, body, stamp)
