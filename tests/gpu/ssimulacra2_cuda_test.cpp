@@ -15,7 +15,7 @@
 #include "io/readers.h"
 #include "metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
-#include "metrics/ssimulacra2/ssimulacra2_pipeline.h"
+#include "metrics/ssimulacra2/ssimulacra2_kernels.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {
@@ -26,8 +26,8 @@ using ssimulacra2::cuda::DebugFrame;
 using ssimulacra2::cuda::DebugScale;
 using ssimulacra2::cuda::run_debug_frame;
 
-// The CPU's stages written out plainly, plane by plane, with the functions of ssimulacra2_core.h
-// (the plain blur twin, not the fast kernels), in the DebugScale layout.
+// The CPU's stages written out plainly, plane by plane, with the plain twins of ssimulacra2_core.h
+// (not the optimised kernels; the sums by the metric's), in the DebugScale layout.
 struct CpuStages {
   std::vector<DebugScale> scales;
   FrameSums sums;
@@ -57,14 +57,18 @@ CpuStages cpu_stages(const Picture& ref, const Picture& dis, const YuvMatrix* ma
     for (int image = 0; image < 2; ++image) {
       const float* in = linear.data() + size_t(3 * image) * n;
       float* o = d.xyb.data() + size_t(3 * image) * n;
-      linear_rgb_to_xyb(ConstRgbPlanes{{in, in + n, in + 2 * n}, cw, ch},
-                        RgbPlanes{{o, o + n, o + 2 * n}, cw, ch}, 0, n);
+      for (size_t i = 0; i < n; ++i) {
+        const XybPixel p = linear_rgb_to_xyb(in[i], in[n + i], in[2 * n + i]);
+        o[i] = p.x;
+        o[n + i] = p.y;
+        o[2 * n + i] = p.b;
+      }
     }
     d.products.resize(9 * n);
     d.hblur.resize(15 * n);
     d.vblur.resize(15 * n);
     d.terms.resize(9 * n);
-    const size_t f32_end = mode == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
+    const size_t f32_end = f32_difference_count(n, mode);
     for (int c = 0; c < 3; ++c) {
       const float* img1 = d.xyb.data() + size_t(c) * n;
       const float* img2 = d.xyb.data() + size_t(3 + c) * n;
@@ -91,8 +95,9 @@ CpuStages cpu_stages(const Picture& ref, const Picture& dis, const YuvMatrix* ma
         t[2 * n + i] = r < 0.0 ? -r : 0.0;
       }
       ChannelSums& sums = out.sums.sums[size_t(s)][size_t(c)];
-      accumulate_ssim(v[0], v[1], v[2], v[3], v[4], n, sums);
-      accumulate_edges(img1, v[0], img2, v[1], n, mode, sums);
+      const Ssimulacra2Kernels& k = ssimulacra2_kernels();
+      k.sum_ssim_terms(v[0], v[1], v[2], v[3], v[4], n, sums);
+      k.sum_edge_terms(img1, v[0], img2, v[1], n, f32_end, sums);
     }
     out.sums.pixels[size_t(s)] = n;
     out.sums.scales = s + 1;

@@ -22,19 +22,10 @@ class Ssimulacra2Cpu final : public CpuMetric {
   std::vector<std::string> feature_names() const override { return {"ssimulacra2"}; }
 
   void init(const MetricContext& context) override {
-    const PictureFormat& f = context.format;
+    ssimulacra2::check_input(context.format);
     pool_ = context.pool;
-    rgb_ = f.color == ColorModel::kRGB;
-    if (f.subsampling == ChromaSubsampling::k400)
-      throw InputError(fmt::format(
-          "ssimulacra2: {} input has no chroma; the metric needs colour (4:2:0, 4:2:2 or 4:4:4)",
-          f.describe()));
-    if (rgb_ && f.subsampling != ChromaSubsampling::k444)
-      throw InputError("ssimulacra2: RGB input must have three full-resolution planes");
-    // libjxl refuses images below 8x8 (section 13); the fork's Y'CbCr path scores them (as 100).
-    if (rgb_ && (f.width < 8 || f.height < 8))
-      throw InputError(fmt::format(
-          "ssimulacra2: RGB image {}x{} is smaller than the 8x8 minimum", f.width, f.height));
+    kernels_ = &ssimulacra2::ssimulacra2_kernels();
+    rgb_ = context.format.color == ColorModel::kRGB;
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame, FeatureWriter& out) override {
@@ -50,7 +41,7 @@ class Ssimulacra2Cpu final : public CpuMetric {
   // is reused across frames and there are at most as many workspaces as frames in flight.
   std::unique_ptr<ssimulacra2::StreamWorkspace> take_workspace() {
     std::lock_guard lock(mutex_);
-    if (spare_.empty()) return std::make_unique<ssimulacra2::StreamWorkspace>();
+    if (spare_.empty()) return std::make_unique<ssimulacra2::StreamWorkspace>(*kernels_);
     auto w = std::move(spare_.back());
     spare_.pop_back();
     return w;
@@ -61,6 +52,7 @@ class Ssimulacra2Cpu final : public CpuMetric {
   }
 
   ssimulacra2::YuvMatrix matrix_;
+  const ssimulacra2::Ssimulacra2Kernels* kernels_ = nullptr;
   ThreadPool* pool_ = nullptr;
   bool rgb_ = false;
   std::mutex mutex_;
@@ -68,6 +60,20 @@ class Ssimulacra2Cpu final : public CpuMetric {
 };
 
 }  // namespace
+
+void ssimulacra2::check_input(const PictureFormat& f) {
+  const bool rgb = f.color == ColorModel::kRGB;
+  if (f.subsampling == ChromaSubsampling::k400)
+    throw InputError(fmt::format(
+        "ssimulacra2: {} input has no chroma; the metric needs colour (4:2:0, 4:2:2 or 4:4:4)",
+        f.describe()));
+  if (rgb && f.subsampling != ChromaSubsampling::k444)
+    throw InputError("ssimulacra2: RGB input must have three full-resolution planes");
+  // libjxl refuses images below 8x8 (section 13); the fork's Y'CbCr path scores them (as 100).
+  if (rgb && (f.width < 8 || f.height < 8))
+    throw InputError(fmt::format("ssimulacra2: RGB image {}x{} is smaller than the 8x8 minimum",
+                                 f.width, f.height));
+}
 
 const MetricDescriptor& ssimulacra2_descriptor() {
   static const MetricDescriptor descriptor{

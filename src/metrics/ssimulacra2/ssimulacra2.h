@@ -7,4 +7,10 @@ namespace vqx {
 // (PNG input) with libjxl's image semantics (shared/spec/ssimulacra2.md, docs/ssimulacra2.md).
 const MetricDescriptor& ssimulacra2_descriptor();
 
+namespace ssimulacra2 {
+// Throws InputError for a picture the metric cannot score: no chroma (4:0:0), RGB that is not
+// 4:4:4, RGB below libjxl's 8x8 minimum. Both backends check with it.
+void check_input(const PictureFormat& format);
+}  // namespace ssimulacra2
+
 }  // namespace vqx

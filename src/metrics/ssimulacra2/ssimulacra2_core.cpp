@@ -1,10 +1,10 @@
-// Colour conversion, XYB, downsampling, per-pixel terms and pooling of the fork's SSIMULACRA 2
-// (shared/spec/ssimulacra2.md sections 2-5 and 7-10). The blur is in ssimulacra2_blur.cpp.
+// Colour conversion, XYB, downsampling, products and pooling of the fork's SSIMULACRA 2
+// (shared/spec/ssimulacra2.md sections 2-5 and 10). The blur is in ssimulacra2_blur.cpp, the
+// optimised kernels in ssimulacra2_kernels.inc.
 #include <cmath>
 #include <vector>
 
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
-#include "metrics/ssimulacra2/ssimulacra2_lanes.h"
 
 namespace vqx::ssimulacra2 {
 
@@ -135,87 +135,20 @@ void rgb_to_linear_rgb(const Picture& picture, const RgbPlanes& out, uint32_t y0
 
 // ---- Section 3 ---------------------------------------------------------------------------------
 
-namespace {
-
-constexpr float kM00 = 0.30f, kM02 = 0.078f;
-constexpr float kM10 = 0.23f, kM12 = 0.078f;
-constexpr float kM20 = 0.24342268924547819f, kM21 = 0.20476744424496821f;
-// 1 - a - b, left to right, in f32 (3.1).
-constexpr float kM01 = (1.0f - kM00) - kM02;
-constexpr float kM11 = (1.0f - kM10) - kM12;
-constexpr float kM22 = (1.0f - kM20) - kM21;
-constexpr float kOpsinBias = 0.0037930732552754493f;
-static_assert(std::bit_cast<uint32_t>(kM01) == 0x3f1f3b64u);
-static_assert(std::bit_cast<uint32_t>(kM11) == 0x3f3126e9u);
-static_assert(std::bit_cast<uint32_t>(kM22) == 0x3f0d4369u);
-static_assert(std::bit_cast<uint32_t>(kOpsinBias) == 0x3b789536u);
-
-// cbrt_approx(bias) through the same approximation, not libm (3.1); checked in the unit test.
 const float kCbrtBias = cbrt_approx(kOpsinBias);
 
-inline XybPixel xyb_pixel(float r, float g, float b, float cbrt_bias) {
-  float l = ((kM00 * r + kM01 * g) + kM02 * b) + kOpsinBias;
-  float m = ((kM10 * r + kM11 * g) + kM12 * b) + kOpsinBias;
-  float s = ((kM20 * r + kM21 * g) + kM22 * b) + kOpsinBias;
+XybPixel linear_rgb_to_xyb(float r, float g, float b) {
+  const float l = ((kM00 * r + kM01 * g) + kM02 * b) + kOpsinBias;
+  const float m = ((kM10 * r + kM11 * g) + kM12 * b) + kOpsinBias;
+  const float s = ((kM20 * r + kM21 * g) + kM22 * b) + kOpsinBias;
   // Negative mixes become 0; cbrt_approx returns 0 for them anyway.
-  const float L = cbrt_approx(l) - cbrt_bias;
-  const float M = cbrt_approx(m) - cbrt_bias;
-  const float S = cbrt_approx(s) - cbrt_bias;
+  const float L = cbrt_approx(l) - kCbrtBias;
+  const float M = cbrt_approx(m) - kCbrtBias;
+  const float S = cbrt_approx(s) - kCbrtBias;
   const float X = 0.5f * (L - M);
   const float Y = 0.5f * (L + M);
   // MakePositive, B first because it uses Y before Y's offset.
   return XybPixel{(X * 14.0f) + 0.42f, Y + 0.01f, (S - Y) + 0.55f};
-}
-
-}  // namespace
-
-XybPixel linear_rgb_to_xyb(float r, float g, float b) { return xyb_pixel(r, g, b, kCbrtBias); }
-
-namespace {
-
-// cbrt_approx on eight lanes: the same operations, the unsigned division included (GCC lowers
-// division by the constant 3 to an exact multiply-high).
-inline lanes::F32x8 cbrt_approx_lanes(lanes::F32x8 x) {
-  using namespace lanes;
-  U32x8 u = reinterpret_cast<U32x8>(x);
-  u = u / 3u + 0x2a5137a0u;
-  F32x8 y = reinterpret_cast<F32x8>(u);
-  const F32x8 third = splat(1.0f / 3.0f), two = splat(2.0f);
-  y = ((two * y) + (x / (y * y))) * third;
-  y = ((two * y) + (x / (y * y))) * third;
-  return select(x > splat(0.0f), y, splat(0.0f));
-}
-
-}  // namespace
-
-void linear_rgb_to_xyb(const ConstRgbPlanes& in, const RgbPlanes& out, size_t begin, size_t end) {
-  using namespace lanes;
-  const float bias = kCbrtBias;
-  size_t i = begin;
-  const F32x8 m00 = splat(kM00), m01 = splat(kM01), m02 = splat(kM02);
-  const F32x8 m10 = splat(kM10), m11 = splat(kM11), m12 = splat(kM12);
-  const F32x8 m20 = splat(kM20), m21 = splat(kM21), m22 = splat(kM22);
-  const F32x8 opsin_bias = splat(kOpsinBias), cbrt_bias = splat(bias);
-  for (; i + kLanes <= end; i += kLanes) {
-    const F32x8 r = load(in.c[0] + i), g = load(in.c[1] + i), b = load(in.c[2] + i);
-    const F32x8 l = ((m00 * r + m01 * g) + m02 * b) + opsin_bias;
-    const F32x8 m = ((m10 * r + m11 * g) + m12 * b) + opsin_bias;
-    const F32x8 s = ((m20 * r + m21 * g) + m22 * b) + opsin_bias;
-    const F32x8 L = cbrt_approx_lanes(l) - cbrt_bias;
-    const F32x8 M = cbrt_approx_lanes(m) - cbrt_bias;
-    const F32x8 S = cbrt_approx_lanes(s) - cbrt_bias;
-    const F32x8 X = splat(0.5f) * (L - M);
-    const F32x8 Y = splat(0.5f) * (L + M);
-    store(out.c[0] + i, (X * splat(14.0f)) + splat(0.42f));
-    store(out.c[1] + i, Y + splat(0.01f));
-    store(out.c[2] + i, (S - Y) + splat(0.55f));
-  }
-  for (; i < end; ++i) {
-    const XybPixel p = xyb_pixel(in.c[0][i], in.c[1][i], in.c[2][i], bias);
-    out.c[0][i] = p.x;
-    out.c[1][i] = p.y;
-    out.c[2][i] = p.b;
-  }
 }
 
 // ---- Section 4 ---------------------------------------------------------------------------------
@@ -256,71 +189,6 @@ void downsample_2x2(const float* in, uint32_t iw, uint32_t ih, float* out, uint3
 
 void multiply_planes(const float* a, const float* b, float* out, size_t begin, size_t end) {
   for (size_t i = begin; i < end; ++i) out[i] = a[i] * b[i];
-}
-
-// ---- Sections 7-9 ------------------------------------------------------------------------------
-
-// The terms are formed a block at a time (independent per pixel, so the compiler may vectorise
-// them) and then added one by one in raster order: the sums' order is the reference's.
-namespace {
-constexpr size_t kTermBlock = 256;
-}
-
-void accumulate_ssim(const float* mu1, const float* mu2, const float* s11, const float* s22,
-                     const float* s12, size_t n, ChannelSums& sums) {
-  double d[kTermBlock];
-  double s1 = sums.s1, s4 = sums.s4;
-  for (size_t base = 0; base < n; base += kTermBlock) {
-    const size_t len = n - base < kTermBlock ? n - base : kTermBlock;
-    for (size_t j = 0; j < len; ++j) {
-      const size_t i = base + j;
-      d[j] = ssim_term(mu1[i], mu2[i], s11[i], s22[i], s12[i]);
-    }
-    for (size_t j = 0; j < len; ++j) {
-      s1 += d[j];
-      s4 += quartic(d[j]);
-    }
-  }
-  sums.s1 = s1;
-  sums.s4 = s4;
-}
-
-void accumulate_edges_run(const float* img1, const float* mu1, const float* img2,
-                          const float* mu2, size_t n, size_t f32_count, ChannelSums& sums) {
-  double art[kTermBlock], det[kTermBlock];
-  double a1 = sums.a1, a4 = sums.a4, d1 = sums.d1, d4 = sums.d4;
-  for (size_t base = 0; base < n; base += kTermBlock) {
-    const size_t len = n - base < kTermBlock ? n - base : kTermBlock;
-    const size_t split = f32_count <= base ? 0 : (f32_count - base < len ? f32_count - base : len);
-    for (size_t j = 0; j < split; ++j) {
-      const size_t i = base + j;
-      const double r = edge_ratio_f32_difference(img1[i], mu1[i], img2[i], mu2[i]);
-      art[j] = r > 0.0 ? r : 0.0;
-      det[j] = r < 0.0 ? -r : 0.0;
-    }
-    for (size_t j = split; j < len; ++j) {
-      const size_t i = base + j;
-      const double r = edge_ratio(img1[i], mu1[i], img2[i], mu2[i]);
-      art[j] = r > 0.0 ? r : 0.0;
-      det[j] = r < 0.0 ? -r : 0.0;
-    }
-    for (size_t j = 0; j < len; ++j) {
-      a1 += art[j];
-      a4 += quartic(art[j]);
-      d1 += det[j];
-      d4 += quartic(det[j]);
-    }
-  }
-  sums.a1 = a1;
-  sums.a4 = a4;
-  sums.d1 = d1;
-  sums.d4 = d4;
-}
-
-void accumulate_edges(const float* img1, const float* mu1, const float* img2, const float* mu2,
-                      size_t n, EdgeDifference mode, ChannelSums& sums) {
-  accumulate_edges_run(img1, mu1, img2, mu2, n,
-                       mode == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0, sums);
 }
 
 // ---- Section 10 --------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 #pragma once
 // The stages of SSIMULACRA 2 as the lusoris fork computes them (shared/spec/ssimulacra2.md), each
-// callable on its own so that another backend (the CUDA twin) can be compared with them stage by
-// stage, bit for bit. Every function here is deterministic: f32 where the fork uses float, f64 where
-// it uses double, one rounding per operator in the bracketing of the spec, no contraction (the
-// build has -ffp-contract=off) and no libm per pixel.
+// callable on its own so that the optimised kernels (ssimulacra2_kernels.h) and the CUDA twin can
+// be compared with them stage by stage, bit for bit. Every function here is deterministic: f32
+// where the fork uses float, f64 where it uses double, one rounding per operator in the bracketing
+// of the spec, no contraction (the build has -ffp-contract=off) and no libm per pixel.
 //
 // Planes are f32, row-major with tight rows (stride = width).
 #include <array>
@@ -12,13 +12,13 @@
 #include <cstdint>
 
 #include "core/picture.h"
+#include "metrics/ssimulacra2/ssimulacra2_eotf_lut.h"
 
 namespace vqx::ssimulacra2 {
 
 inline constexpr int kNumScales = 6;
 // Fork stop rule (section 4): a scale narrower or lower than this is not processed.
 inline constexpr uint32_t kMinScaleSize = 8;
-inline constexpr size_t kEotfLutSize = 1024;
 
 // ---- Section 2: Y'CbCr (or R'G'B') samples -> linear RGB --------------------------------------
 
@@ -32,9 +32,6 @@ YuvMatrix make_yuv_matrix(int yuv_matrix);
 
 // f32(1) / f32(2^bpc - 1): samples are multiplied by this rounded reciprocal (section 2.3).
 float inverse_peak(unsigned bit_depth);
-
-// The fork's table as bit patterns (ssimulacra2_eotf_lut.cpp).
-extern const std::array<uint32_t, kEotfLutSize> kEotfLutBits;
 
 // sRGB EOTF by table lookup and linear interpolation (section 2.5).
 inline float srgb_eotf(float x) {
@@ -73,6 +70,20 @@ void rgb_to_linear_rgb_rows(const Picture& picture, float* const out[3], uint32_
 
 // ---- Section 3: linear RGB -> XYB --------------------------------------------------------------
 
+// 3.1: the opsin absorbance mix and its bias, f32; each row's last entry is 1 - a - b, left to
+// right, in f32. The device code uses the same constants.
+inline constexpr float kM00 = 0.30f, kM02 = 0.078f;
+inline constexpr float kM10 = 0.23f, kM12 = 0.078f;
+inline constexpr float kM20 = 0.24342268924547819f, kM21 = 0.20476744424496821f;
+inline constexpr float kM01 = (1.0f - kM00) - kM02;
+inline constexpr float kM11 = (1.0f - kM10) - kM12;
+inline constexpr float kM22 = (1.0f - kM20) - kM21;
+inline constexpr float kOpsinBias = 0.0037930732552754493f;
+static_assert(std::bit_cast<uint32_t>(kM01) == 0x3f1f3b64u);
+static_assert(std::bit_cast<uint32_t>(kM11) == 0x3f3126e9u);
+static_assert(std::bit_cast<uint32_t>(kM22) == 0x3f0d4369u);
+static_assert(std::bit_cast<uint32_t>(kOpsinBias) == 0x3b789536u);
+
 // Bit trick plus two Newton steps with a correctly rounded divide (3.2). Written without an early
 // return so that loops over it vectorise; the result for x <= 0 (or NaN) is still exactly 0.
 inline float cbrt_approx(float x) {
@@ -85,13 +96,14 @@ inline float cbrt_approx(float x) {
   return x > 0.0f ? y : 0.0f;
 }
 
+// cbrt_approx(kOpsinBias), through the same approximation, not libm (3.1).
+extern const float kCbrtBias;
+
 struct XybPixel {
   float x, y, b;
 };
-// One pixel, opsin mix, cube root and MakePositive (3.3).
+// One pixel: opsin mix, cube root and MakePositive (3.3). The plain twin of the XYB kernel.
 XybPixel linear_rgb_to_xyb(float r, float g, float b);
-// Pixels [begin, end) of the planes (same index in input and output).
-void linear_rgb_to_xyb(const ConstRgbPlanes& in, const RgbPlanes& out, size_t begin, size_t end);
 
 // ---- Section 4: 2x2 box downsample of linear RGB -----------------------------------------------
 
@@ -104,7 +116,8 @@ void downsample_2x2_row(const float* row0, const float* row1, uint32_t iw, float
 
 // ---- Section 5: products -----------------------------------------------------------------------
 
-// out[i] = a[i] * b[i] (f32) for i in [begin, end).
+// out[i] = a[i] * b[i] (f32) for i in [begin, end): the plain twin of the products the blur
+// kernels form on the fly.
 void multiply_planes(const float* a, const float* b, float* out, size_t begin, size_t end);
 
 // ---- Section 6: recursive Gaussian, sigma 1.5, zero padding ------------------------------------
@@ -126,27 +139,9 @@ void blur_line_reference(const float* in, size_t in_stride, float* out, size_t o
 // Horizontal pass into `temp`, then vertical pass into `out` (6.3). `out` may not alias `in`.
 void blur_plane_reference(const float* in, float* temp, float* out, uint32_t w, uint32_t h);
 
-// Fast kernels, in place, several lines at once with the same operation order per line. The
-// results are bit-identical to the plain twins (ssimulacra2_blur_test).
-// Horizontal pass over rows [y0, y1).
-void blur_rows_in_place(float* plane, uint32_t w, uint32_t h, uint32_t y0, uint32_t y1);
-// Horizontal pass over rows [y0, y1) of the product a*b (or of a when b is null), written to
-// `out`; fuses section 5 into the first pass.
-void blur_rows_of_product(const float* a, const float* b, float* out, uint32_t w, uint32_t y0,
-                          uint32_t y1);
-// Vertical pass over columns [x0, x1).
-void blur_columns_in_place(float* plane, uint32_t w, uint32_t h, uint32_t x0, uint32_t x1);
-
-// The vertical pass run a few rows at a time over a ring of `ring_rows` rows of w samples (row y
-// of the horizontally blurred plane lives in ring row y % ring_rows), for a plane of h rows.
-// Runs the recurrence's steps [t0, t1) (the first call starts at t0 = -4) of every column: step t
-// reads input rows t - 6 and t + 4 (zero outside [0, h)) and writes output row t, for t >= 0,
-// into the ring row of input row t - 6, which step t read for the last time. `state` carries each
-// column's recurrence between calls: column_state_floats(w) floats, zero before step -4. Each
-// column sees exactly the operations of blur_line_reference in the same order.
+// The vertical pass of the streamed pipeline keeps each column's recurrence between strips of
+// rows: column_state_floats(w) floats of state (Ssimulacra2Kernels::blur_columns_steps).
 inline size_t column_state_floats(uint32_t w) { return size_t{(w + 7) / 8} * 48; }
-void blur_columns_steps(float* ring, uint32_t ring_rows, uint32_t w, uint32_t h, long t0, long t1,
-                        float* state);
 
 // ---- Sections 7-9: per-pixel terms and their sums ----------------------------------------------
 
@@ -201,16 +196,10 @@ struct ChannelSums {
   double d1 = 0, d4 = 0;  // blurring (detail lost) term
 };
 
-// S1, S4 over pixels [0, n) in raster order.
-void accumulate_ssim(const float* mu1, const float* mu2, const float* s11, const float* s22,
-                     const float* s12, size_t n, ChannelSums& sums);
-// A1, A4, D1, D4 over pixels [0, n) in raster order.
-void accumulate_edges(const float* img1, const float* mu1, const float* img2, const float* mu2,
-                      size_t n, EdgeDifference mode, ChannelSums& sums);
-// A1, A4, D1, D4 continued over pixels [0, n) of a run of the raster (a row): its first
-// `f32_count` pixels take the f32 difference (kFloatGroupsOf8), the rest the f64 one.
-void accumulate_edges_run(const float* img1, const float* mu1, const float* img2,
-                          const float* mu2, size_t n, size_t f32_count, ChannelSums& sums);
+// How many leading pixels of a plane of n pixels take the f32 edge difference.
+inline size_t f32_difference_count(size_t n, EdgeDifference mode) {
+  return mode == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
+}
 
 // ---- Section 10: pooling -----------------------------------------------------------------------
 

@@ -65,7 +65,7 @@ FrameSums Workspace::run(ThreadPool* pool, EdgeDifference edge_difference) {
       const RgbPlanes out{{plane(xyb_.data(), 3 * image), plane(xyb_.data(), 3 * image + 1),
                            plane(xyb_.data(), 3 * image + 2)}, cw, ch};
       for_chunks(pool, n, kPixelsPerChunk,
-                 [&](size_t b, size_t e) { linear_rgb_to_xyb(in, out, b, e); });
+                 [&](size_t b, size_t e) { kernels_.xyb_planes(in, out, b, e); });
     }
 
     // Section 4: the next scale's linear RGB, from this one (downsampling is in linear RGB).
@@ -98,7 +98,7 @@ FrameSums Workspace::run(ThreadPool* pool, EdgeDifference edge_difference) {
           const size_t k = i / row_blocks;
           const uint32_t y0 = uint32_t((i % row_blocks) * 8);
           const uint32_t y1 = std::min<uint32_t>(ch, y0 + 8);
-          blur_rows_of_product(src[k][0], src[k][1], blurred[k], cw, y0, y1);
+          kernels_.blur_rows(src[k][0], src[k][1], blurred[k], cw, y0, y1);
         }
       });
       const size_t column_chunks = (cw + kColumnsPerChunk - 1) / kColumnsPerChunk;
@@ -107,7 +107,7 @@ FrameSums Workspace::run(ThreadPool* pool, EdgeDifference edge_difference) {
           const size_t k = i / column_chunks;
           const uint32_t x0 = uint32_t((i % column_chunks) * kColumnsPerChunk);
           const uint32_t x1 = uint32_t(std::min<size_t>(cw, x0 + kColumnsPerChunk));
-          blur_columns_in_place(blurred[k], cw, ch, x0, x1);
+          kernels_.blur_columns(blurred[k], cw, ch, x0, x1);
         }
       });
       // The two independent accumulator chains, each strictly in raster order.
@@ -116,10 +116,11 @@ FrameSums Workspace::run(ThreadPool* pool, EdgeDifference edge_difference) {
       for_chunks(pool, 2, 1, [&](size_t b, size_t e) {
         for (size_t i = b; i < e; ++i) {
           if (i == 0)
-            accumulate_ssim(blurred[0], blurred[1], blurred[2], blurred[3], blurred[4], n,
-                            ssim_part);
+            kernels_.sum_ssim_terms(blurred[0], blurred[1], blurred[2], blurred[3], blurred[4], n,
+                                    ssim_part);
           else
-            accumulate_edges(img1, blurred[0], img2, blurred[1], n, edge_difference, edge_part);
+            kernels_.sum_edge_terms(img1, blurred[0], img2, blurred[1], n,
+                                    f32_difference_count(n, edge_difference), edge_part);
         }
       });
       sums.s1 = ssim_part.s1;

@@ -8,6 +8,7 @@
 
 #include "core/picture.h"
 #include "metrics/ssimulacra2/ssimulacra2_core.h"
+#include "metrics/ssimulacra2/ssimulacra2_kernels.h"
 
 namespace vqx {
 class ThreadPool;
@@ -19,6 +20,7 @@ namespace vqx::ssimulacra2 {
 // Not thread-safe: one frame per workspace at a time.
 class Workspace {
  public:
+  explicit Workspace(const Ssimulacra2Kernels& kernels) : kernels_(kernels) {}
   // Prepares linear-RGB planes of w x h for the reference (image 0) and distorted (image 1).
   void resize(uint32_t w, uint32_t h);
   RgbPlanes linear(int image);
@@ -28,6 +30,7 @@ class Workspace {
   FrameSums run(ThreadPool* pool, EdgeDifference edge_difference);
 
  private:
+  const Ssimulacra2Kernels& kernels_;
   uint32_t width_ = 0, height_ = 0;
   std::vector<float> full_;   // 6 planes: linear RGB at scale 0, later the blur outputs
   std::vector<float> half_;   // 6 planes of the half-size scale
@@ -53,11 +56,13 @@ double score_pair(Workspace& workspace, const Picture& ref, const Picture& dis,
 // Not thread-safe: one frame per workspace at a time.
 class StreamWorkspace {
  public:
+  explicit StreamWorkspace(const Ssimulacra2Kernels& kernels) : kernels_(kernels) {}
   // `matrix` null = R'G'B' pictures. `pool` may be null.
   FrameSums run(const Picture& ref, const Picture& dis, const YuvMatrix* matrix, ThreadPool* pool,
                 EdgeDifference edge_difference);
 
  private:
+  const Ssimulacra2Kernels& kernels_;
   std::vector<float> strip_;   // 6 strips of linear RGB at scale 0
   std::vector<float> xyb_;     // 6 rings of XYB rows
   std::vector<float> blur_;    // 15 rings: blur inputs, then outputs (3 channels x 5 planes)

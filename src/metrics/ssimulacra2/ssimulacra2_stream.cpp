@@ -60,7 +60,7 @@ FrameSums StreamWorkspace::run(const Picture& ref, const Picture& dis, const Yuv
     const size_t ring = size_t{kRingRows} * cw;  // planes of this scale are cw wide
     std::fill_n(state_.data(), 3 * kBlurPlanes * state_plane, 0.0f);
     ChannelSums ssim_part[3], edge_part[3];
-    const size_t f32_end = edge_difference == EdgeDifference::kFloatGroupsOf8 ? n - n % 8 : 0;
+    const size_t f32_end = f32_difference_count(n, edge_difference);
 
     for (uint32_t y0 = 0; y0 < ch; y0 += kStripRows) {
       const uint32_t y1 = std::min(ch, y0 + kStripRows), rows = y1 - y0;
@@ -89,7 +89,7 @@ FrameSums StreamWorkspace::run(const Picture& ref, const Picture& dis, const Yuv
             else rgb_to_linear_rgb_rows(*pictures[image], out, y0, y1);
           }
           float* xyb = xyb_.data() + 3 * image * ring + slot;
-          linear_rgb_to_xyb(ConstRgbPlanes{{lin[0], lin[1], lin[2]}, cw, rows},
+          kernels_.xyb_planes(ConstRgbPlanes{{lin[0], lin[1], lin[2]}, cw, rows},
                             RgbPlanes{{xyb, xyb + ring, xyb + 2 * ring}, cw, rows}, 0,
                             size_t{rows} * cw);
           if (downsample) {
@@ -113,8 +113,9 @@ FrameSums StreamWorkspace::run(const Picture& ref, const Picture& dis, const Yuv
           const float* src[kBlurPlanes][2] = {
               {img1, nullptr}, {img2, nullptr}, {img1, img1}, {img2, img2}, {img1, img2}};
           float* plane_ring = blur_.data() + p * ring;
-          blur_rows_of_product(src[k][0], src[k][1], plane_ring + slot, cw, 0, rows);
-          blur_columns_steps(plane_ring, kRingRows, cw, ch, t0, t1, state_.data() + p * state_plane);
+          kernels_.blur_rows(src[k][0], src[k][1], plane_ring + slot, cw, 0, rows);
+          kernels_.blur_columns_steps(plane_ring, kRingRows, cw, ch, t0, t1,
+                                      state_.data() + p * state_plane);
         }
       });
 
@@ -129,14 +130,14 @@ FrameSums StreamWorkspace::run(const Picture& ref, const Picture& dis, const Yuv
             for (int k = 0; k < kBlurPlanes; ++k)
               mu[k] = blur_.data() + (c * kBlurPlanes + size_t(k)) * ring + out_row;
             if (j % 2 == 0) {
-              accumulate_ssim(mu[0], mu[1], mu[2], mu[3], mu[4], cw, ssim_part[c]);
+              kernels_.sum_ssim_terms(mu[0], mu[1], mu[2], mu[3], mu[4], cw, ssim_part[c]);
             } else {
               const size_t row = size_t(t % kRingRows) * cw;
               const size_t base = size_t(t) * cw;
               const size_t f32_count = f32_end > base ? std::min<size_t>(cw, f32_end - base) : 0;
-              accumulate_edges_run(xyb_.data() + c * ring + row, mu[0],
-                                   xyb_.data() + (3 + c) * ring + row, mu[1], cw, f32_count,
-                                   edge_part[c]);
+              kernels_.sum_edge_terms(xyb_.data() + c * ring + row, mu[0],
+                                      xyb_.data() + (3 + c) * ring + row, mu[1], cw, f32_count,
+                                      edge_part[c]);
             }
           }
         }

@@ -1,13 +1,19 @@
+#pragma once
 // The fork's sRGB EOTF table (shared/spec/ssimulacra2.md section 2.5), copied as bit patterns from
 // shared/spec/data/ss2_srgb_eotf_lut.txt. Entry i = f32(sRGB EOTF(i/1023)) computed in f64. It is
-// shipped as data rather than regenerated, so that no foreign libm pow() can change an entry.
+// shipped as data rather than regenerated, so that no foreign libm pow() can change an entry; a
+// constant expression, so that the device code can hold it as initialised data.
 // SHA-256 of the little-endian array: 38707ca54c862976d7ccd537feae1f8172c4dd513ee30a15496cfabf203dbeb0
 // ssimulacra2_core_test compares every entry with the data file.
-#include "metrics/ssimulacra2/ssimulacra2_core.h"
+#include <array>
+#include <cstddef>
+#include <cstdint>
 
 namespace vqx::ssimulacra2 {
 
-const std::array<uint32_t, kEotfLutSize> kEotfLutBits = {
+inline constexpr size_t kEotfLutSize = 1024;
+
+inline constexpr std::array<uint32_t, kEotfLutSize> kEotfLutBits = {
     0x00000000, 0x389eab3c, 0x391eab3c, 0x396e00da, 0x399eab3c, 0x39c6560b, 0x39ee00da, 0x3a0ad5d4,
     0x3a1eab3c, 0x3a3280a3, 0x3a46560b, 0x3a5a2b72, 0x3a6e00da, 0x3a80eb21, 0x3a8ad5d4, 0x3a94c088,
     0x3a9eab3c, 0x3aa895f0, 0x3ab280a3, 0x3abc6b57, 0x3ac6560b, 0x3ad040bf, 0x3ada2b72, 0x3ae41626,
