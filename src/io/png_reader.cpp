@@ -103,11 +103,9 @@ void split_planes(const std::vector<uint8_t>& pixels, const PngHeader& h, Pictur
 
 class PngReader final : public FrameSource {
  public:
-  PngReader(const std::string& path, const std::string& name) : FrameSource(name) {
-    auto fail = [&](const std::string& why) {
-      throw InputError(fmt::format("{} '{}': {}", name, path, why));
-    };
-    FileHandle file = open_for_reading(path, name);
+  // `label` names the input in messages, e.g. "reference 'a.png'".
+  PngReader(FileHandle file, const std::string& label) : FrameSource(label) {
+    auto fail = [&](const std::string& why) { throw InputError(fmt::format("{}: {}", label, why)); };
     png_byte signature[8];
     if (read_fully(file.get(), signature, 8) != 8 || png_sig_cmp(signature, 0, 8) != 0)
       fail("not a PNG file");
@@ -136,7 +134,7 @@ class PngReader final : public FrameSource {
     format_.bit_depth = uint8_t(header.depth == 16 ? 16 : 8);
     format_.range = ColorRange::kFull;
     format_.color = ColorModel::kRGB;
-    validate_format(format_, fmt::format("{} '{}'", name, path));
+    validate_format(format_, label);
 
     std::vector<uint8_t> pixels(header.row_bytes * header.height);
     std::vector<png_bytep> rows(header.height);
@@ -166,7 +164,11 @@ class PngReader final : public FrameSource {
 }  // namespace
 
 std::unique_ptr<FrameSource> open_png(const std::string& path, const std::string& name) {
-  return std::make_unique<PngReader>(path, name);
+  return std::make_unique<PngReader>(open_for_reading(path, name), fmt::format("{} '{}'", name, path));
+}
+
+std::unique_ptr<FrameSource> open_png_stream(std::FILE* stream, const std::string& label) {
+  return std::make_unique<PngReader>(FileHandle(stream), label);
 }
 
 }  // namespace vqx

@@ -1,6 +1,7 @@
 #pragma once
 // The readers of raw inputs (Y4M, raw YUV, PNG, frames in memory): each streams, holding one
-// frame at a time whatever the clip length.
+// frame at a time whatever the clip length. io/open_input.h chooses among them (and FFmpeg's
+// decoders) by content.
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -27,6 +28,9 @@ std::unique_ptr<FrameSource> open_y4m_stream(std::FILE* stream, const std::strin
 // Headerless planar YUV.
 std::unique_ptr<FrameSource> open_raw_yuv(const std::string& path, const RawYuvLayout& layout,
                                           const std::string& name);
+// Headerless planar YUV from an open stream (owned by the reader); `label` prefixes messages.
+std::unique_ptr<FrameSource> open_raw_yuv_stream(std::FILE* stream, const RawYuvLayout& layout,
+                                                 const std::string& label);
 
 // Frames held in memory (all of one format); `pictures` must outlive the reader.
 std::unique_ptr<FrameSource> open_memory(const std::vector<Picture>& pictures, const std::string& name);
@@ -34,5 +38,7 @@ std::unique_ptr<FrameSource> open_memory(const std::vector<Picture>& pictures, c
 // A PNG image (8- or 16-bit; gray, RGB, with or without alpha) as one RGB frame, 4:4:4.
 // Implemented in io/png_reader.cpp with libpng.
 std::unique_ptr<FrameSource> open_png(const std::string& path, const std::string& name);
+// A PNG from an open stream positioned at its start (owned by the reader).
+std::unique_ptr<FrameSource> open_png_stream(std::FILE* stream, const std::string& label);
 
 }  // namespace vqx

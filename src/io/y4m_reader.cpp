@@ -201,6 +201,15 @@ class RawYuvReader final : public FrameSource {
   PictureFormat format_;
 };
 
+PictureFormat raw_format(const RawYuvLayout& layout) {
+  PictureFormat format;
+  format.width = layout.width;
+  format.height = layout.height;
+  format.subsampling = layout.subsampling;
+  format.bit_depth = layout.bit_depth;
+  return format;
+}
+
 }  // namespace
 
 std::unique_ptr<FrameSource> open_y4m(const std::string& path, const std::string& name) {
@@ -213,14 +222,17 @@ std::unique_ptr<FrameSource> open_y4m_stream(std::FILE* stream, const std::strin
 
 std::unique_ptr<FrameSource> open_raw_yuv(const std::string& path, const RawYuvLayout& layout,
                                           const std::string& name) {
-  PictureFormat format;
-  format.width = layout.width;
-  format.height = layout.height;
-  format.subsampling = layout.subsampling;
-  format.bit_depth = layout.bit_depth;
   std::string label = fmt::format("{} '{}'", name, path);
+  validate_format(raw_format(layout), label);
+  return open_raw_yuv_stream(open_for_reading(path, name).release(), layout, label);
+}
+
+std::unique_ptr<FrameSource> open_raw_yuv_stream(std::FILE* stream, const RawYuvLayout& layout,
+                                                 const std::string& label) {
+  FileHandle file(stream);
+  PictureFormat format = raw_format(layout);
   validate_format(format, label);
-  return std::make_unique<RawYuvReader>(open_for_reading(path, name), format, label);
+  return std::make_unique<RawYuvReader>(std::move(file), format, label);
 }
 
 }  // namespace vqx

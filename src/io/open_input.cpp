@@ -1,0 +1,85 @@
+#include "io/open_input.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cstring>
+
+#include "core/error.h"
+#include "io/decoded_source.h"
+#include "io/input_stream.h"
+#include "io/y4m_parallel.h"
+
+namespace vqx {
+namespace {
+
+constexpr uint8_t kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+bool has_extension(const std::string& path, const char* ext) {
+  size_t n = std::strlen(ext);
+  if (path.size() < n) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (std::tolower(static_cast<unsigned char>(path[path.size() - n + i])) != ext[i]) return false;
+  return true;
+}
+
+void refuse_stream_selection(const InputOptions& options, const std::string& label, const char* kind) {
+  if (!options.stream.is_default())
+    throw InputError(fmt::format("{}: a {} input holds one stream; stream selection applies to containers",
+                                 label, kind));
+}
+
+}  // namespace
+
+InputKind sniff_input(std::span<const uint8_t> head) {
+  if (head.empty()) return InputKind::kEmpty;
+  if (head.size() >= 9 && std::memcmp(head.data(), "YUV4MPEG2", 9) == 0) return InputKind::kY4m;
+  if (head.size() >= 8 && std::memcmp(head.data(), kPngSignature, 8) == 0) return InputKind::kPng;
+  return InputKind::kOther;
+}
+
+DecoderChoice parse_decoder_choice(const std::string& text) {
+  if (text == "auto") return DecoderChoice::kAuto;
+  if (text == "cpu") return DecoderChoice::kCpu;
+  if (text == "nvdec") return DecoderChoice::kNvdec;
+  throw UsageError(fmt::format("--decoder {}: expected auto, cpu or nvdec", text));
+}
+
+OpenedInput open_input(const std::string& path, const InputOptions& options, const std::string& name) {
+  if (!options.raw && has_extension(path, ".yuv"))
+    throw UsageError(fmt::format("{} '{}' looks like raw YUV: give -w, -h, -p and -b", name, path));
+  auto stream = std::make_unique<InputStream>(path, name);
+  const std::string label = stream->label();
+  OpenedInput opened;
+  if (options.raw) {
+    refuse_stream_selection(options, label, "raw YUV");
+    opened.source = open_raw_yuv_stream(InputStream::into_file(std::move(stream)).release(), *options.raw, label);
+    return opened;
+  }
+  switch (sniff_input(stream->peek(kSniffBytes))) {
+    case InputKind::kEmpty:
+      throw InputError(fmt::format("{}: file is empty", label));
+    case InputKind::kY4m:
+      refuse_stream_selection(options, label, "Y4M");
+      if (stream->regular_file())
+        opened.source = open_y4m_parallel(stream->path(), name, options.y4m_read_threads);
+      else
+        opened.source = open_y4m_stream(InputStream::into_file(std::move(stream)).release(), label);
+      return opened;
+    case InputKind::kPng:
+      refuse_stream_selection(options, label, "PNG");
+      opened.source = open_png_stream(InputStream::into_file(std::move(stream)).release(), label);
+      return opened;
+    case InputKind::kOther:
+      break;
+  }
+  if (options.decoder == DecoderChoice::kNvdec)
+    throw RuntimeFailure(fmt::format("{}: --decoder nvdec: this vqx has no NVDEC decoder; use --decoder cpu", label));
+  DecodedSourceInfo info;
+  opened.source = open_decoded(std::make_unique<AvDemuxer>(std::move(stream), options.stream),
+                               {options.decoder_threads, options.warn}, &info);
+  opened.decoder = info.decoder;
+  return opened;
+}
+
+}  // namespace vqx

@@ -1,0 +1,49 @@
+#pragma once
+// Opens a -r/-d input by its content, whether a file, a pipe, a FIFO or standard input ("-"):
+// Y4M (the "YUV4MPEG2" signature) goes to vqx's Y4M reader, PNG (its signature) to libpng,
+// anything else to FFmpeg's libraries (containers and elementary streams, probed by content).
+// Raw YUV has no signature: it is read only when a layout (-w -h -p -b) is given.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "core/frame_source.h"
+#include "io/av_demuxer.h"
+#include "io/readers.h"
+
+namespace vqx {
+
+enum class InputKind : uint8_t { kEmpty, kY4m, kPng, kOther };
+// What the first bytes of an input say it is (kSniffBytes of them, fewer for a shorter input).
+inline constexpr size_t kSniffBytes = 16;
+InputKind sniff_input(std::span<const uint8_t> head);
+
+// Who decodes compressed video. kAuto is the software decoder where no hardware decoder is built.
+enum class DecoderChoice : uint8_t { kAuto, kCpu, kNvdec };
+// "auto", "cpu" or "nvdec"; throws UsageError.
+DecoderChoice parse_decoder_choice(const std::string& text);
+
+struct InputOptions {
+  std::optional<RawYuvLayout> raw;  // headerless YUV of this layout
+  StreamSelector stream;            // which stream of a container
+  DecoderChoice decoder = DecoderChoice::kAuto;
+  unsigned decoder_threads = 0;   // frame threads of a software decoder (0: one per core)
+  unsigned y4m_read_threads = 1;  // concurrent reads per frame of a Y4M file (not a pipe)
+  std::function<void(const std::string&)> warn;  // notices that do not stop scoring
+};
+
+struct OpenedInput {
+  std::unique_ptr<FrameSource> source;
+  std::string decoder;  // what decodes it, e.g. "h264 (libavcodec, software, 8 frame threads)"; empty for raw input
+};
+
+// `name` is "reference" or "distorted". Throws UsageError for a request that cannot apply (a .yuv
+// file without a layout), InputError for input that cannot be read, RuntimeFailure for a decoder
+// this build lacks.
+OpenedInput open_input(const std::string& path, const InputOptions& options, const std::string& name);
+
+}  // namespace vqx
