@@ -65,7 +65,7 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   app.get_formatter()->column_width(34);
 
   unsigned width = 0, height = 0, bitdepth = 0;
-  std::string pixel_format, backend = "auto", precision;
+  std::string pixel_format, backend = "auto", precision, ref_stream, dis_stream, decoder = "auto";
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   uint64_t subsample = 1, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
   unsigned cpumask = 0, gpumask = 0;
@@ -73,8 +73,13 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   unsigned gpu_frames = 0;
   bool xml = false, json = false, csv = false, sub = false, profile = false, no_cuda = false;
 
-  app.add_option("-r,--reference", o.reference, "Reference video (.y4m, raw .yuv with -w/-h/-p/-b, or .png)");
-  app.add_option("-d,--distorted", o.distorted, "Distorted video, same format as the reference");
+  app.add_option("-r,--reference", o.reference,
+                 "Reference video: Y4M, PNG, any container or stream FFmpeg reads (mp4, mkv, webm, ivf, ts, "
+                 "h264/hevc/obu), or raw YUV with -w/-h/-p/-b; '-' for standard input");
+  app.add_option("-d,--distorted", o.distorted, "Distorted video, as the reference");
+  app.add_option("--ref_stream", ref_stream, "Reference stream: N (container index) or v:N (N-th video stream); default: the first video stream");
+  app.add_option("--dis_stream", dis_stream, "Distorted stream, as --ref_stream");
+  app.add_option("--decoder", decoder, "Compressed input: auto (default), cpu (libavcodec) or nvdec");
   auto* w = app.add_option("-w,--width", width, "Raw YUV width");
   auto* h = app.add_option("-h,--height", height, "Raw YUV height");
   auto* p = app.add_option("-p,--pixel_format", pixel_format, "Raw YUV layout: 420, 422 or 444");
@@ -129,6 +134,11 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
       throw UsageError(fmt::format("raw YUV size {}x{} is empty", width, height));
     o.raw = RawYuvLayout{width, height, parse_pixel_format(pixel_format), uint8_t(bitdepth)};
   }
+  if (!ref_stream.empty()) o.ref_stream = parse_stream_selector(ref_stream, "--ref_stream");
+  if (!dis_stream.empty()) o.dis_stream = parse_stream_selector(dis_stream, "--dis_stream");
+  o.decoder = parse_decoder_choice(decoder);
+  if (o.reference == "-" && o.distorted == "-")
+    throw UsageError("-r and -d cannot both read standard input; give one a FIFO or a file");
   if (xml || json || csv || sub) o.format = last_format_flag(argc, argv);
   if (!precision.empty()) o.numbers = parse_precision(precision);
   o.run.threads = threads;

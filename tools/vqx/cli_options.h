@@ -1,11 +1,12 @@
 #pragma once
 // The vqx command line: libvmaf's `vmaf` flags plus the fork's --precision/--backend and vqx's
-// --gpu/--profile. Parsing is separate from running so every rule can be tested.
+// --gpu/--profile and input flags (--ref_stream/--dis_stream, --decoder). Parsing is separate from running so every rule can be tested.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/engine.h"
+#include "io/open_input.h"
 #include "io/readers.h"
 #include "output/number_format.h"
 #include "output/writers.h"
@@ -15,6 +16,8 @@ namespace vqx::cli {
 struct CliOptions {
   std::string reference, distorted;
   std::optional<RawYuvLayout> raw;  // set when -w/-h/-p/-b select raw YUV
+  StreamSelector ref_stream, dis_stream;
+  DecoderChoice decoder = DecoderChoice::kAuto;
   std::vector<std::string> features;
   std::vector<std::string> models;
   bool no_prediction = false;
