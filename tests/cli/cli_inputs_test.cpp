@@ -1,0 +1,112 @@
+// The CLI on compressed inputs: the same output as on ffmpeg's Y4M decode of them, libvmaf's
+// frame semantics (skip, count, subsample, inputs of different lengths) on compressed input, the
+// input flags (--ref_stream/--dis_stream, --decoder) and their errors.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "support/encodes.h"
+#include "support/fixtures.h"
+
+namespace vqx::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+CliResult csv(const std::string& ref, const std::string& dis, const std::string& extra = "") {
+  return run_cli(fmt::format("-r '{}' -d '{}' -n -q --feature psnr --feature float_ssim --csv -o - {}", ref, dis, extra));
+}
+
+TEST(CliInputs, CompressedPairScoresAsItsY4mDecode) {
+  VQX_REQUIRE_ENCODE("syn_h264.mkv", ref);
+  VQX_REQUIRE_ENCODE("syn_vp9.webm", dis);
+  auto decoded = csv(ref, dis);
+  auto y4m = csv(ref + ".y4m", dis + ".y4m");
+  ASSERT_EQ(decoded.status, 0) << decoded.output;
+  EXPECT_EQ(decoded.output, y4m.output);
+  EXPECT_THAT(decoded.output, HasSubstr("\n11,"));  // twelve frames
+}
+
+TEST(CliInputs, DefaultVmafOnCompressedInputs) {
+  VQX_REQUIRE_ENCODE("syn_h264.mp4", ref);
+  VQX_REQUIRE_ENCODE("syn_av1.ivf", dis);
+  auto decoded = run_cli(fmt::format("-r {} -d {} -q --csv -o -", ref, dis));
+  auto y4m = run_cli(fmt::format("-r {}.y4m -d {}.y4m -q --csv -o -", ref, dis));
+  ASSERT_EQ(decoded.status, 0) << decoded.output;
+  EXPECT_EQ(decoded.output, y4m.output);
+  EXPECT_THAT(decoded.output, HasSubstr("vmaf"));
+}
+
+TEST(CliInputs, SkipCountAndSubsampleWorkOnCompressedInput) {
+  VQX_REQUIRE_ENCODE("syn_h264.mkv", ref);
+  VQX_REQUIRE_ENCODE("syn_hevc.hevc", dis);
+  const std::string flags = "--frame_skip_ref 2 --frame_skip_dist 1 --frame_cnt 7 --subsample 3";
+  auto decoded = csv(ref, dis, flags);
+  auto y4m = csv(ref + ".y4m", dis + ".y4m", flags);
+  ASSERT_EQ(decoded.status, 0) << decoded.output;
+  EXPECT_EQ(decoded.output, y4m.output);
+  EXPECT_THAT(decoded.output, HasSubstr("\n6,"));
+  EXPECT_THAT(decoded.output, ::testing::Not(HasSubstr("\n7,")));
+}
+
+TEST(CliInputs, ShorterInputEndsTheRunAsInLibvmaf) {
+  VQX_REQUIRE_ENCODE("syn_h264.mkv", ref);
+  VQX_REQUIRE_ENCODE("syn_short.mkv", dis);
+  auto r = run_cli(fmt::format("-r {} -d {} -n --feature psnr --csv -o -", ref, dis));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(fmt::format("distorted '{}' ended before reference '{}'; scoring the first 8 frames",
+                                              dis, ref)));
+  EXPECT_THAT(r.output, HasSubstr("\n7,"));
+  EXPECT_THAT(r.output, ::testing::Not(HasSubstr("\n8,")));
+  auto skipped_past = run_cli(fmt::format("-r {} -d {} -n -q --feature psnr --frame_skip_dist 9", ref, dis));
+  EXPECT_EQ(skipped_past.status, 2) << skipped_past.output;
+  EXPECT_THAT(skipped_past.output, HasSubstr("cannot skip 9 frames, it has only 8"));
+}
+
+TEST(CliInputs, StreamFlagsSelectAndAreChecked) {
+  VQX_REQUIRE_ENCODE("syn_multi.mkv", multi);
+  auto r = run_cli(fmt::format("-r {0} -d {0} --ref_stream 2 --dis_stream v:1 -n -q --feature psnr --json -o -", multi));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("\"psnr_y\": 60"));  // identical inputs: psnr at its cap
+  auto mismatch = run_cli(fmt::format("-r {0} -d {0} --dis_stream v:1 -n -q --feature psnr", multi));
+  EXPECT_EQ(mismatch.status, 2);
+  EXPECT_THAT(mismatch.output, HasSubstr("geometry mismatch: reference is 160x96, distorted is 96x64"));
+  auto audio = run_cli(fmt::format("-r {0} -d {0} --dis_stream 1 -n -q --feature psnr", multi));
+  EXPECT_EQ(audio.status, 2);
+  EXPECT_THAT(audio.output, HasSubstr("stream 1 is not a video stream (audio)"));
+  auto bad = run_cli(fmt::format("-r {0} -d {0} --ref_stream first -n -q --feature psnr", multi));
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_THAT(bad.output, HasSubstr("--ref_stream first: expected a stream index N or v:N"));
+}
+
+TEST(CliInputs, DecoderFlag) {
+  VQX_REQUIRE_ENCODE("syn_h264.mkv", mkv);
+  auto cpu = run_cli(fmt::format("-r {0} -d {0} -n --feature psnr --decoder cpu", mkv));
+  EXPECT_EQ(cpu.status, 0) << cpu.output;
+  EXPECT_THAT(cpu.output, HasSubstr("vqx: distorted decoder: h264 (libavcodec, software"));
+  auto quiet = run_cli(fmt::format("-r {0} -d {0} -n -q --feature psnr", mkv));
+  EXPECT_THAT(quiet.output, ::testing::Not(HasSubstr("decoder")));
+  auto nvdec = run_cli(fmt::format("-r {0} -d {0} -n -q --feature psnr --decoder nvdec", mkv));
+  EXPECT_EQ(nvdec.status, 3) << nvdec.output;
+  EXPECT_THAT(nvdec.output, HasSubstr("--decoder nvdec: this vqx has no NVDEC decoder"));
+  auto bad = run_cli(fmt::format("-r {0} -d {0} -n -q --feature psnr --decoder gpu", mkv));
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_THAT(bad.output, HasSubstr("--decoder gpu: expected auto, cpu or nvdec"));
+}
+
+TEST(CliInputs, DamagedInputIsAOneLineError) {
+  VQX_REQUIRE_ENCODE("syn_h264.mkv", ref);
+  VQX_REQUIRE_ENCODE("syn_vp9.webm", dis);
+  const std::string cut = temp_path("cut.webm");
+  std::filesystem::copy_file(dis, cut, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::resize_file(cut, std::filesystem::file_size(cut) / 2);
+  auto r = run_cli(fmt::format("-r {} -d {} -n -q --feature psnr", ref, cut));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr(fmt::format("vqx: error: distorted '{}': frame ", cut)));
+  EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+}
+
+}  // namespace
+}  // namespace vqx::test

@@ -1,0 +1,70 @@
+#include "support/encodes.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <filesystem>
+
+#include "metrics/vmaf/model.h"
+#include "support/fixtures.h"
+
+namespace vqx::test {
+
+std::optional<std::string> encode_path(const std::string& file) {
+  std::string path = std::string(VQX_ENCODES_DIR) + "/" + file;
+  if (!std::filesystem::exists(path)) return std::nullopt;
+  return path;
+}
+
+const std::vector<EncodedCase> kEncodedCases = {
+    {"n576", "", "n576_h264.mp4"},
+    {"n576", "", "n576_h264.h264"},
+    {"n576", "n576_ref_h264.mkv", "n576_hevc.mkv"},
+    {"n576", "", "n576_av1.ivf"},
+    {"n576", "", "n576_av1.obu"},
+    {"n576", "", "n576_vp9.webm"},
+    {"hbd720", "", "hbd720_hevc10.mp4"},
+    {"hbd720", "", "hbd720_av1_10.ivf"},
+    {"hbd720", "", "hbd720_vp9_10.webm"},
+    {"odd853", "", "odd853_h264_444.ts"},
+    {"odd853", "", "odd853_hevc444.hevc"},
+};
+
+std::string encoded_case_name(const EncodedCase& c) {
+  std::string name = c.reference.empty() ? c.distorted : c.reference + "_" + c.distorted;
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return name;
+}
+
+std::unique_ptr<RunReport> score_everything(FrameSource& reference, FrameSource& distorted,
+                                            const RunSettings& settings) {
+  std::vector<std::string> model_args;
+  for (const auto& version : vmaf::builtin_model_versions())
+    model_args.push_back(fmt::format("version={0}:name={0}", version));
+  auto models = vmaf::load_models(model_args);
+  auto requests = vmaf::model_metric_requests(
+      models, {"psnr", "float_ssim", "float_ms_ssim", "cambi", "ssimulacra2", "speed_chroma"});
+  auto report = run_metrics(reference, distorted, requests, settings);
+  for (const auto& model : models) vmaf::apply_model(model, report->table);
+  return report;
+}
+
+void expect_same_table(const RunReport& actual, const RunReport& expected, const std::string& what) {
+  ASSERT_EQ(actual.table.frame_count(), expected.table.frame_count()) << what;
+  ASSERT_EQ(actual.table.feature_names(), expected.table.feature_names()) << what;
+  size_t differing = 0;
+  for (size_t c = 0; c < expected.table.feature_names().size(); ++c)
+    for (uint64_t f = 0; f < expected.table.frame_count(); ++f) {
+      auto a = actual.table.get(f, c), e = expected.table.get(f, c);
+      ASSERT_EQ(a.has_value(), e.has_value()) << what << " " << expected.table.feature_names()[c] << " frame " << f;
+      if (!a) continue;
+      bool same = std::memcmp(&*a, &*e, sizeof(double)) == 0 || (std::isnan(*a) && std::isnan(*e));
+      if (!same && differing++ < 5)
+        ADD_FAILURE() << fmt::format("{} {} frame {}: {:.17g} vs {:.17g}", what, expected.table.feature_names()[c], f,
+                                     *a, *e);
+    }
+  EXPECT_EQ(differing, 0u) << what;
+}
+
+}  // namespace vqx::test

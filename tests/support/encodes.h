@@ -1,0 +1,43 @@
+#pragma once
+// Test access to the small encodes tests/encodes/make_encodes.sh makes into the build tree (the
+// ctest fixture "encodes"), and the exactness contract's comparison: a compressed input scores
+// the same bits as ffmpeg's Y4M decode of it, for every metric and built-in model.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+
+namespace vqx::test {
+
+// Path of an encode, or nullopt when it was not made (fixture encodes need $VQX_FIXTURES).
+std::optional<std::string> encode_path(const std::string& file);
+
+// Skips the test (fails it under VQX_REQUIRE_FIXTURES=1) when the encode is missing.
+#define VQX_REQUIRE_ENCODE(file, var)                                                        \
+  auto var##_opt = ::vqx::test::encode_path(file);                                           \
+  if (!var##_opt) {                                                                          \
+    if (::vqx::test::fixtures_required()) FAIL() << "encode " << (file) << " is missing";    \
+    GTEST_SKIP() << "encode " << (file) << " not made (run the make_encodes test first)";    \
+  }                                                                                          \
+  const std::string var = *var##_opt
+
+// A compressed input of the contract: `distorted` (and `reference`, or the pair's ref.y4m when
+// empty) are encodes; each has FILE.y4m beside it.
+struct EncodedCase {
+  std::string pair, reference, distorted;
+};
+extern const std::vector<EncodedCase> kEncodedCases;
+std::string encoded_case_name(const EncodedCase& c);
+
+// Every metric with its defaults and every built-in VMAF model, on one input pair; the models'
+// scores are added to the table.
+std::unique_ptr<RunReport> score_everything(FrameSource& reference, FrameSource& distorted,
+                                            const RunSettings& settings);
+
+// Same columns, frame count and bits (NaN equal to NaN) in both tables.
+void expect_same_table(const RunReport& actual, const RunReport& expected, const std::string& what);
+
+}  // namespace vqx::test
