@@ -126,11 +126,7 @@ void AvDemuxer::open_sequential() {
   ret = avformat_open_input(&format, "", probed, nullptr);  // frees `format` on failure
   if (ret < 0) {
     if (!io_->error.empty()) throw InputError(io_->error);
-    if (is_mp4_family(probed))
-      throw InputError(fmt::format(
-          "{}: an MP4/MOV read from a pipe needs its index (moov) before the media data; give the "
-          "file's path, or remux it with -movflags +faststart ({})",
-          label_, av::error_text(ret)));
+    if (is_mp4_family(probed)) throw_index_last(av::error_text(ret));
     throw_open_error(ret, probed);
   }
   format_.reset(format);
@@ -188,10 +184,12 @@ bool AvDemuxer::read(AVPacket* packet, uint64_t next_frame) {
     int ret = av_read_frame(format_.get(), packet);
     if (std::string logged = damage_.first_error(); !logged.empty()) {
       av_packet_unref(packet);
+      if (io_ && packets_ == 0 && is_mp4_family(format_->iformat)) throw_index_last(logged);
       throw InputError(fmt::format("{}: frame {}: the stream is damaged or truncated: {}", label_, next_frame, logged));
     }
     if (ret == AVERROR_EOF && format_->pb && format_->pb->error < 0) ret = format_->pb->error;
     if (ret == AVERROR_EOF && !(io_ && !io_->error.empty())) return false;
+    if (ret < 0 && io_ && packets_ == 0 && is_mp4_family(format_->iformat)) throw_index_last(av::error_text(ret));
     if (ret < 0) throw_read_error(ret, fmt::format("frame {}: cannot read the stream", next_frame));
     if (packet->stream_index != stream_index_) {
       av_packet_unref(packet);
@@ -202,8 +200,17 @@ bool AvDemuxer::read(AVPacket* packet, uint64_t next_frame) {
       throw InputError(fmt::format("{}: frame {}: the stream is truncated or damaged (an incomplete packet)",
                                    label_, next_frame));
     }
+    ++packets_;
     return true;
   }
+}
+
+// Reading an MP4 front to back works only when its index comes before the media data.
+void AvDemuxer::throw_index_last(const std::string& what) const {
+  throw InputError(fmt::format(
+      "{}: an MP4/MOV read from a pipe needs its index (moov) before the media data; give the "
+      "file's path, or remux it with -movflags +faststart ({})",
+      label_, what));
 }
 
 }  // namespace vqx

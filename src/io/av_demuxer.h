@@ -54,6 +54,7 @@ class AvDemuxer {
   void select_stream(const StreamSelector& selector);
   [[noreturn]] void throw_read_error(int code, const std::string& what) const;
   [[noreturn]] void throw_open_error(int code, const AVInputFormat* probed) const;
+  [[noreturn]] void throw_index_last(const std::string& what) const;
 
   // Declared in the order they are needed: the format reads through io_, which reads input_.
   std::unique_ptr<InputStream> input_;
@@ -62,6 +63,7 @@ class AvDemuxer {
   std::unique_ptr<SequentialIo, SequentialIoDeleter> io_;  // set when reading through input_
   std::unique_ptr<AVFormatContext, FormatCloser> format_;
   int stream_index_ = -1;
+  uint64_t packets_ = 0;  // of the selected stream, returned so far
 };
 
 }  // namespace vqx

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "io/decoded_source.h"
 #include "io/input_stream.h"
+#include "io/read_ahead.h"
 #include "io/y4m_parallel.h"
 
 namespace vqx {
@@ -51,6 +52,7 @@ OpenedInput open_input(const std::string& path, const InputOptions& options, con
   auto stream = std::make_unique<InputStream>(path, name);
   const std::string label = stream->label();
   OpenedInput opened;
+  opened.sequential = !stream->regular_file();
   if (options.raw) {
     refuse_stream_selection(options, label, "raw YUV");
     opened.source = open_raw_yuv_stream(InputStream::into_file(std::move(stream)).release(), *options.raw, label);
@@ -79,7 +81,17 @@ OpenedInput open_input(const std::string& path, const InputOptions& options, con
   opened.source = open_decoded(std::make_unique<AvDemuxer>(std::move(stream), options.stream),
                                {options.decoder_threads, options.warn}, &info);
   opened.decoder = info.decoder;
+  opened.sequential = true;
   return opened;
+}
+
+InputPair open_input_pair(const std::string& reference, const InputOptions& reference_options,
+                          const std::string& distorted, const InputOptions& distorted_options) {
+  InputPair pair{open_input(reference, reference_options, "reference"),
+                 open_input(distorted, distorted_options, "distorted")};
+  for (OpenedInput* input : {&pair.reference, &pair.distorted})
+    if (input->sequential) input->source = read_ahead(std::move(input->source));
+  return pair;
 }
 
 }  // namespace vqx

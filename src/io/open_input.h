@@ -39,11 +39,22 @@ struct InputOptions {
 struct OpenedInput {
   std::unique_ptr<FrameSource> source;
   std::string decoder;  // what decodes it, e.g. "h264 (libavcodec, software, 8 frame threads)"; empty for raw input
+  bool sequential = false;  // decoded, or read from a pipe: gains from a reading thread of its own
 };
 
 // `name` is "reference" or "distorted". Throws UsageError for a request that cannot apply (a .yuv
 // file without a layout), InputError for input that cannot be read, RuntimeFailure for a decoder
 // this build lacks.
 OpenedInput open_input(const std::string& path, const InputOptions& options, const std::string& name);
+
+struct InputPair {
+  OpenedInput reference, distorted;
+};
+
+// Opens both inputs as the CLI reads them: each that is decoded or read from a pipe gets a
+// reading thread of its own (io/read_ahead.h), so the two are read at the same time and ahead of
+// the metrics.
+InputPair open_input_pair(const std::string& reference, const InputOptions& reference_options,
+                          const std::string& distorted, const InputOptions& distorted_options);
 
 }  // namespace vqx

@@ -4,7 +4,10 @@
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "support/encodes.h"
@@ -14,6 +17,21 @@ namespace vqx::test {
 namespace {
 
 using ::testing::HasSubstr;
+
+// Runs a shell command line in which VQX stands for the CLI; returns status and stdout+stderr.
+CliResult run_shell(std::string command) {
+  for (size_t at; (at = command.find("VQX")) != std::string::npos;) command.replace(at, 3, VQX_CLI_PATH);
+  CliResult result{-1, {}};
+  std::FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return result;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) result.output.append(buffer, n);
+  int status = ::pclose(pipe);
+  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+const char* kPsnrCsv = "-n -q --feature psnr --csv -o -";
 
 CliResult csv(const std::string& ref, const std::string& dis, const std::string& extra = "") {
   return run_cli(fmt::format("-r '{}' -d '{}' -n -q --feature psnr --feature float_ssim --csv -o - {}", ref, dis, extra));
@@ -106,6 +124,69 @@ TEST(CliInputs, DamagedInputIsAOneLineError) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_THAT(r.output, HasSubstr(fmt::format("vqx: error: distorted '{}': frame ", cut)));
   EXPECT_EQ(std::count(r.output.begin(), r.output.end(), '\n'), 1) << r.output;
+}
+
+TEST(CliPipes, Y4mFromStandardInput) {
+  VQX_REQUIRE_ENCODE("syn_h264.mkv", ref);
+  VQX_REQUIRE_ENCODE("syn_vp9.webm", dis);
+  auto files = csv(ref, dis);
+  ASSERT_EQ(files.status, 0) << files.output;
+  const std::string decode = fmt::format("ffmpeg -nostdin -v error -i '{}' -f yuv4mpegpipe -", dis);
+  auto dash = run_shell(fmt::format("{} | VQX -r '{}' -d - -n -q --feature psnr --feature float_ssim --csv -o -", decode, ref));
+  EXPECT_EQ(dash.status, 0) << dash.output;
+  EXPECT_EQ(dash.output, files.output);
+  auto dev_stdin = run_shell(
+      fmt::format("{} | VQX -r '{}' -d /dev/stdin -n -q --feature psnr --feature float_ssim --csv -o -", decode, ref));
+  EXPECT_EQ(dev_stdin.output, files.output);
+}
+
+TEST(CliPipes, BothInputsFromFifos) {
+  VQX_REQUIRE_ENCODE("syn_h264.mkv", ref);
+  VQX_REQUIRE_ENCODE("syn_hevc.hevc", dis);
+  const std::string a = temp_path("ref.fifo"), b = temp_path("dis.fifo");
+  std::remove(a.c_str());
+  std::remove(b.c_str());
+  auto r = run_shell(fmt::format(
+      "mkfifo '{0}' '{1}' && (ffmpeg -nostdin -v error -i '{2}' -f yuv4mpegpipe - > '{0}' &) && "
+      "(ffmpeg -nostdin -v error -i '{3}' -f yuv4mpegpipe - > '{1}' &) && VQX -r '{0}' -d '{1}' {4}",
+      a, b, ref, dis, kPsnrCsv));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, run_cli(fmt::format("-r '{}' -d '{}' {}", ref, dis, kPsnrCsv)).output);
+}
+
+TEST(CliPipes, CompressedStreamsFromPipes) {
+  VQX_REQUIRE_ENCODE("syn_h264.mkv", ref);
+  for (const char* file : {"syn_h264.ts", "syn_av1.ivf", "syn_h264.h264", "syn_vp9.webm", "syn_faststart.mp4"}) {
+    SCOPED_TRACE(file);
+    VQX_REQUIRE_ENCODE(file, dis);
+    auto piped = run_shell(fmt::format("cat '{}' | VQX -r '{}' -d - {}", dis, ref, kPsnrCsv));
+    EXPECT_EQ(piped.status, 0) << piped.output;
+    EXPECT_EQ(piped.output, run_cli(fmt::format("-r '{}' -d '{}' {}", ref, dis, kPsnrCsv)).output);
+  }
+  auto both = run_shell(fmt::format("cat '{}' | VQX -r - -d /dev/fd/3 {} 3< '{}'", ref, kPsnrCsv, ref));
+  EXPECT_EQ(both.status, 0) << both.output;
+  EXPECT_THAT(both.output, HasSubstr("\n11,"));
+}
+
+TEST(CliPipes, PipeErrors) {
+  VQX_REQUIRE_ENCODE("syn_h264.mkv", ref);
+  VQX_REQUIRE_ENCODE("syn_moov_last.mp4", moov_last);
+  auto mp4 = run_shell(fmt::format("cat '{}' | VQX -r '{}' -d - {}", moov_last, moov_last, kPsnrCsv));
+  EXPECT_EQ(mp4.status, 2) << mp4.output;
+  EXPECT_THAT(mp4.output, HasSubstr("distorted (standard input): an MP4/MOV read from a pipe needs its index (moov) "
+                                    "before the media data"));
+  auto both_stdin = run_cli(fmt::format("-r - -d - {}", kPsnrCsv));
+  EXPECT_EQ(both_stdin.status, 1);
+  EXPECT_THAT(both_stdin.output, HasSubstr("-r and -d cannot both read standard input"));
+  auto cut = run_shell(fmt::format("head -c 3000 '{}.y4m' | VQX -r '{}' -d - {}", ref, ref, kPsnrCsv));
+  EXPECT_EQ(cut.status, 2) << cut.output;
+  EXPECT_THAT(cut.output, HasSubstr("distorted (standard input): frame 0 is truncated"));
+  auto garbage = run_shell(fmt::format("echo not a video | VQX -r '{}' -d - {}", ref, kPsnrCsv));
+  EXPECT_EQ(garbage.status, 2) << garbage.output;
+  EXPECT_THAT(garbage.output, HasSubstr("distorted (standard input): not a Y4M file"));
+  auto empty = run_shell(fmt::format("VQX -r '{}' -d - {} < /dev/null", ref, kPsnrCsv));
+  EXPECT_EQ(empty.status, 2) << empty.output;
+  EXPECT_THAT(empty.output, HasSubstr("distorted (standard input): file is empty"));
 }
 
 }  // namespace

@@ -74,6 +74,9 @@ x264=(-c:v libx264 -preset veryfast -g 6 -x264-params threads=1)
   # Three streams: video 160x96 (h264), audio, video 96x64 (vp9); FILE.y4m is the first.
   encode syn_multi.mkv "${syn[@]}" -f lavfi -i sine=duration=0.5 -f lavfi -i testsrc=size=96x64:rate=25:duration=0.48 \
     -map 0:v -map 1:a -map 2:v "${out[@]}" -pix_fmt yuv420p "${x264[@]}" -c:v:1 libvpx-vp9 -deadline realtime -c:a flac
+  # An MP4 with its index last, too large for libavformat to find the index of from a pipe.
+  make syn_moov_last.mp4 -f lavfi -i testsrc2=size=640x360:rate=25:duration=0.48 "${out[@]}" -c:v libx264 \
+    -preset ultrafast -qp 0 -x264-params threads=1
   # Refused: a pixel format with alpha, an interlaced stream, audio only.
   make syn_alpha.mkv "${syn[@]}" "${out[@]}" -c:v ffv1 -pix_fmt yuva420p
   make syn_interlaced.mkv "${syn[@]}" "${out[@]}" "${x264[@]}" -flags +ildct+ilme -field_order tt

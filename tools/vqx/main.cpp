@@ -121,12 +121,14 @@ int run(int argc, char** argv) {
   }
   if (requests.empty()) throw UsageError("no feature requested; add --feature NAME (see --list-features)");
 
-  auto [reference, ref_decoder] = open_input(o.reference, input_options(o, o.ref_stream), "reference");
-  auto [distorted, dis_decoder] = open_input(o.distorted, input_options(o, o.dis_stream), "distorted");
+  auto inputs = open_input_pair(o.reference, input_options(o, o.ref_stream), o.distorted,
+                                input_options(o, o.dis_stream));
   if (!o.quiet) {
-    if (!ref_decoder.empty()) std::fprintf(stderr, "vqx: reference decoder: %s\n", ref_decoder.c_str());
-    if (!dis_decoder.empty()) std::fprintf(stderr, "vqx: distorted decoder: %s\n", dis_decoder.c_str());
+    for (const auto& [name, input] : {std::pair{"reference", &inputs.reference}, {"distorted", &inputs.distorted}})
+      if (!input->decoder.empty()) std::fprintf(stderr, "vqx: %s decoder: %s\n", name, input->decoder.c_str());
   }
+  FrameSource& reference = *inputs.reference.source;
+  FrameSource& distorted = *inputs.distorted.source;
 
   Progress progress(!o.quiet && ::isatty(STDERR_FILENO));
   o.run.progress = [&](uint64_t n) { progress.update(n); };
@@ -134,7 +136,7 @@ int run(int argc, char** argv) {
   o.run.backend_chosen = [&](const BackendChoice& choice) {
     if (!o.quiet) std::fprintf(stderr, "vqx: backend %s\n", choice.description.c_str());
   };
-  auto report = run_metrics(*reference, *distorted, requests, o.run);
+  auto report = run_metrics(reference, distorted, requests, o.run);
   progress.finish();
   for (const auto& model : models) vmaf::apply_model(model, report->table);
   if (::isatty(STDERR_FILENO) && (!o.quiet || o.output.empty())) print_model_means(models, report->table, o.numbers);
