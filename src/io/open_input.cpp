@@ -1,14 +1,17 @@
 #include "io/open_input.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cctype>
 #include <cstring>
+#include <future>
 
 #include "core/error.h"
 #include "io/decoded_source.h"
 #include "io/input_stream.h"
 #include "io/read_ahead.h"
+#include "io/scaler.h"
 #include "io/y4m_parallel.h"
 
 namespace vqx {
@@ -30,6 +33,26 @@ void refuse_stream_selection(const InputOptions& options, const std::string& lab
                                  label, kind));
 }
 
+void refuse_raw_without_layout(const std::string& path, const InputOptions& options, const std::string& name) {
+  if (!options.raw && has_extension(path, ".yuv"))
+    throw UsageError(fmt::format("{} '{}' looks like raw YUV: give -w, -h, -p and -b", name, path));
+}
+
+bool is_fifo(const std::string& path) {
+  struct stat st {};
+  return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+// Opening a FIFO waits for its writer; a writer of both may open them in either order.
+std::pair<std::unique_ptr<InputStream>, std::unique_ptr<InputStream>> open_streams(const std::string& reference,
+                                                                                   const std::string& distorted) {
+  if (!is_fifo(reference) || !is_fifo(distorted))
+    return {std::make_unique<InputStream>(reference, "reference"), std::make_unique<InputStream>(distorted, "distorted")};
+  auto pending = std::async(std::launch::async, [&] { return std::make_unique<InputStream>(distorted, "distorted"); });
+  auto first = std::make_unique<InputStream>(reference, "reference");
+  return {std::move(first), pending.get()};
+}
+
 }  // namespace
 
 InputKind sniff_input(std::span<const uint8_t> head) {
@@ -47,9 +70,11 @@ DecoderChoice parse_decoder_choice(const std::string& text) {
 }
 
 OpenedInput open_input(const std::string& path, const InputOptions& options, const std::string& name) {
-  if (!options.raw && has_extension(path, ".yuv"))
-    throw UsageError(fmt::format("{} '{}' looks like raw YUV: give -w, -h, -p and -b", name, path));
-  auto stream = std::make_unique<InputStream>(path, name);
+  refuse_raw_without_layout(path, options, name);
+  return open_input(std::make_unique<InputStream>(path, name), options, name);
+}
+
+OpenedInput open_input(std::unique_ptr<InputStream> stream, const InputOptions& options, const std::string& name) {
   const std::string label = stream->label();
   OpenedInput opened;
   opened.sequential = !stream->regular_file();
@@ -86,11 +111,22 @@ OpenedInput open_input(const std::string& path, const InputOptions& options, con
 }
 
 InputPair open_input_pair(const std::string& reference, const InputOptions& reference_options,
-                          const std::string& distorted, const InputOptions& distorted_options) {
-  InputPair pair{open_input(reference, reference_options, "reference"),
-                 open_input(distorted, distorted_options, "distorted")};
-  for (OpenedInput* input : {&pair.reference, &pair.distorted})
-    if (input->sequential) input->source = read_ahead(std::move(input->source));
+                          const std::string& distorted, const InputOptions& distorted_options,
+                          std::optional<ScaleMode> scale) {
+  refuse_raw_without_layout(reference, reference_options, "reference");
+  refuse_raw_without_layout(distorted, distorted_options, "distorted");
+  auto [reference_stream, distorted_stream] = open_streams(reference, distorted);
+  InputPair pair;
+  pair.reference = open_input(std::move(reference_stream), reference_options, "reference");
+  if (pair.reference.sequential) pair.reference.source = read_ahead(std::move(pair.reference.source));
+  pair.distorted = open_input(std::move(distorted_stream), distorted_options, "distorted");
+  const PictureFormat& target = pair.reference.source->format();
+  const PictureFormat& rung = pair.distorted.source->format();
+  if (scale && (rung.width != target.width || rung.height != target.height)) {
+    pair.distorted.source = scale_frames(std::move(pair.distorted.source), target.width, target.height, *scale);
+    pair.distorted.sequential = true;
+  }
+  if (pair.distorted.sequential) pair.distorted.source = read_ahead(std::move(pair.distorted.source));
   return pair;
 }
 

@@ -13,7 +13,9 @@
 
 #include "core/frame_source.h"
 #include "io/av_demuxer.h"
+#include "io/input_stream.h"
 #include "io/readers.h"
+#include "io/scale_filter.h"
 
 namespace vqx {
 
@@ -46,15 +48,19 @@ struct OpenedInput {
 // file without a layout), InputError for input that cannot be read, RuntimeFailure for a decoder
 // this build lacks.
 OpenedInput open_input(const std::string& path, const InputOptions& options, const std::string& name);
+OpenedInput open_input(std::unique_ptr<InputStream> stream, const InputOptions& options, const std::string& name);
 
 struct InputPair {
   OpenedInput reference, distorted;
 };
 
-// Opens both inputs as the CLI reads them: each that is decoded or read from a pipe gets a
-// reading thread of its own (io/read_ahead.h), so the two are read at the same time and ahead of
-// the metrics.
+// Opens both inputs as the CLI reads them. With `scale`, distorted frames of another size than the
+// reference's are scaled to it (io/scaler.h). Each input that is decoded, scaled or read from a
+// pipe gets a reading thread of its own (io/read_ahead.h), so the two are read at the same time
+// and ahead of the metrics. Two FIFOs are opened at once and the reference's thread starts before
+// the distorted input is read, so one process writing both FIFOs in turn does not wait on vqx.
 InputPair open_input_pair(const std::string& reference, const InputOptions& reference_options,
-                          const std::string& distorted, const InputOptions& distorted_options);
+                          const std::string& distorted, const InputOptions& distorted_options,
+                          std::optional<ScaleMode> scale = std::nullopt);
 
 }  // namespace vqx
