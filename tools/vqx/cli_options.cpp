@@ -65,7 +65,7 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   app.get_formatter()->column_width(34);
 
   unsigned width = 0, height = 0, bitdepth = 0;
-  std::string pixel_format, backend = "auto", precision, ref_stream, dis_stream, decoder = "auto";
+  std::string pixel_format, backend = "auto", precision, ref_stream, dis_stream, decoder = "auto", scale;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   uint64_t subsample = 1, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
   unsigned cpumask = 0, gpumask = 0;
@@ -80,6 +80,9 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   app.add_option("--ref_stream", ref_stream, "Reference stream: N (container index) or v:N (N-th video stream); default: the first video stream");
   app.add_option("--dis_stream", dis_stream, "Distorted stream, as --ref_stream");
   app.add_option("--decoder", decoder, "Compressed input: auto (default), cpu (libavcodec) or nvdec");
+  app.add_option("--scale", scale,
+                 "Scale distorted frames of another size to the reference's: bicubic, bilinear, lanczos, spline or "
+                 "neighbor, as ffmpeg -vf scale=W:H:flags=MODE+accurate_rnd+bitexact");
   auto* w = app.add_option("-w,--width", width, "Raw YUV width");
   auto* h = app.add_option("-h,--height", height, "Raw YUV height");
   auto* p = app.add_option("-p,--pixel_format", pixel_format, "Raw YUV layout: 420, 422 or 444");
@@ -137,6 +140,11 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   if (!ref_stream.empty()) o.ref_stream = parse_stream_selector(ref_stream, "--ref_stream");
   if (!dis_stream.empty()) o.dis_stream = parse_stream_selector(dis_stream, "--dis_stream");
   o.decoder = parse_decoder_choice(decoder);
+  if (!scale.empty()) {
+    o.scale = parse_scale_mode(scale);
+    if (!o.scale)
+      throw UsageError(fmt::format("--scale {}: expected bicubic, bilinear, lanczos, spline or neighbor", scale));
+  }
   if (o.reference == "-" && o.distorted == "-")
     throw UsageError("-r and -d cannot both read standard input; give one a FIFO or a file");
   if (xml || json || csv || sub) o.format = last_format_flag(argc, argv);

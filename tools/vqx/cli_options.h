@@ -1,6 +1,6 @@
 #pragma once
 // The vqx command line: libvmaf's `vmaf` flags plus the fork's --precision/--backend and vqx's
-// --gpu/--profile and input flags (--ref_stream/--dis_stream, --decoder). Parsing is separate from running so every rule can be tested.
+// --gpu/--profile and input flags (--ref_stream/--dis_stream, --decoder, --scale). Parsing is separate from running so every rule can be tested.
 #include <optional>
 #include <string>
 #include <vector>
@@ -18,6 +18,7 @@ struct CliOptions {
   std::optional<RawYuvLayout> raw;  // set when -w/-h/-p/-b select raw YUV
   StreamSelector ref_stream, dis_stream;
   DecoderChoice decoder = DecoderChoice::kAuto;
+  std::optional<ScaleMode> scale;  // --scale: distorted frames to the reference's size
   std::vector<std::string> features;
   std::vector<std::string> models;
   bool no_prediction = false;

@@ -122,13 +122,20 @@ int run(int argc, char** argv) {
   if (requests.empty()) throw UsageError("no feature requested; add --feature NAME (see --list-features)");
 
   auto inputs = open_input_pair(o.reference, input_options(o, o.ref_stream), o.distorted,
-                                input_options(o, o.dis_stream));
+                                input_options(o, o.dis_stream), o.scale);
   if (!o.quiet) {
     for (const auto& [name, input] : {std::pair{"reference", &inputs.reference}, {"distorted", &inputs.distorted}})
       if (!input->decoder.empty()) std::fprintf(stderr, "vqx: %s decoder: %s\n", name, input->decoder.c_str());
   }
   FrameSource& reference = *inputs.reference.source;
   FrameSource& distorted = *inputs.distorted.source;
+  const PictureFormat& r = reference.format();
+  const PictureFormat& d = distorted.format();
+  if (r.width != d.width || r.height != d.height)
+    throw InputError(fmt::format(
+        "geometry mismatch: reference is {}x{}, distorted is {}x{}; --scale bicubic (or bilinear, lanczos, "
+        "spline, neighbor) scales the distorted frames to the reference's size",
+        r.width, r.height, d.width, d.height));
 
   Progress progress(!o.quiet && ::isatty(STDERR_FILENO));
   o.run.progress = [&](uint64_t n) { progress.update(n); };
