@@ -151,7 +151,18 @@ TEST(CliPipes, BothInputsFromFifos) {
       "(ffmpeg -nostdin -v error -i '{3}' -f yuv4mpegpipe - > '{1}' &) && VQX -r '{0}' -d '{1}' {4}",
       a, b, ref, dis, kPsnrCsv));
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(r.output, run_cli(fmt::format("-r '{}' -d '{}' {}", ref, dis, kPsnrCsv)).output);
+  const std::string expected = run_cli(fmt::format("-r '{}' -d '{}' {}", ref, dis, kPsnrCsv)).output;
+  EXPECT_EQ(r.output, expected);
+  // One process writing both FIFOs in turn, opening them in either order.
+  for (const char* order : {"-map 0:v -f yuv4mpegpipe '{0}' -map 1:v -f yuv4mpegpipe '{1}'",
+                            "-map 1:v -f yuv4mpegpipe '{1}' -map 0:v -f yuv4mpegpipe '{0}'"}) {
+    SCOPED_TRACE(order);
+    const std::string outputs = fmt::format(fmt::runtime(order), a, b);
+    auto one_writer = run_shell(fmt::format("(ffmpeg -nostdin -v error -y -i '{}' -i '{}' {} &) && VQX -r '{}' -d '{}' {}",
+                                            ref, dis, outputs, a, b, kPsnrCsv));
+    EXPECT_EQ(one_writer.status, 0) << one_writer.output;
+    EXPECT_EQ(one_writer.output, expected);
+  }
 }
 
 TEST(CliPipes, CompressedStreamsFromPipes) {
@@ -187,6 +198,45 @@ TEST(CliPipes, PipeErrors) {
   auto empty = run_shell(fmt::format("VQX -r '{}' -d - {} < /dev/null", ref, kPsnrCsv));
   EXPECT_EQ(empty.status, 2) << empty.output;
   EXPECT_THAT(empty.output, HasSubstr("distorted (standard input): file is empty"));
+}
+
+TEST(CliScale, ALadderRungScoresAsFfmpegsScaleOfIt) {
+  VQX_REQUIRE_ENCODE("rung_1080p.mkv", reference);
+  VQX_REQUIRE_ENCODE("rung_720p.mkv", rung);
+  for (const char* mode : {"bicubic", "lanczos"}) {
+    SCOPED_TRACE(mode);
+    auto scaled = run_cli(fmt::format("-r {} -d {} --scale {} {}", reference, rung, mode, kPsnrCsv));
+    auto expected = run_cli(fmt::format("-r {} -d {}.1920x1080.{}.y4m {}", reference, rung, mode, kPsnrCsv));
+    ASSERT_EQ(scaled.status, 0) << scaled.output;
+    EXPECT_EQ(scaled.output, expected.output);
+  }
+  VQX_REQUIRE_ENCODE("rung_720p10.mkv", rung10);
+  auto scaled = run_cli(fmt::format("-r {0}.1920x1080.spline.y4m -d {0} --scale bicubic {1}", rung10, kPsnrCsv));
+  auto expected = run_cli(fmt::format("-r {0}.1920x1080.spline.y4m -d {0}.1920x1080.bicubic.y4m {1}", rung10, kPsnrCsv));
+  ASSERT_EQ(scaled.status, 0) << scaled.output;
+  EXPECT_EQ(scaled.output, expected.output);
+}
+
+TEST(CliScale, AnotherSizeWithoutScaleNamesTheFlag) {
+  VQX_REQUIRE_ENCODE("rung_1080p.mkv", reference);
+  VQX_REQUIRE_ENCODE("rung_540p.mkv", rung);
+  auto r = run_cli(fmt::format("-r {} -d {} {}", reference, rung, kPsnrCsv));
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("geometry mismatch: reference is 1920x1080, distorted is 960x540; --scale bicubic"));
+  auto bad = run_cli(fmt::format("-r {} -d {} --scale cubic {}", reference, rung, kPsnrCsv));
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_THAT(bad.output, HasSubstr("--scale cubic: expected bicubic, bilinear, lanczos, spline or neighbor"));
+  auto same = run_cli(fmt::format("-r {0} -d {0} --scale bicubic -n -q --feature psnr --json -o -", reference));
+  EXPECT_EQ(same.status, 0) << same.output;
+  EXPECT_THAT(same.output, HasSubstr("\"psnr_y\": 60"));
+}
+
+TEST(CliScale, PipedRungsScaleToo) {
+  VQX_REQUIRE_ENCODE("rung_1080p.mkv", reference);
+  VQX_REQUIRE_ENCODE("rung_540p.mkv", rung);
+  auto piped = run_shell(fmt::format("cat '{}' | VQX -r '{}' -d - --scale bicubic {}", rung, reference, kPsnrCsv));
+  EXPECT_EQ(piped.status, 0) << piped.output;
+  EXPECT_EQ(piped.output, run_cli(fmt::format("-r {} -d {}.1920x1080.bicubic.y4m {}", reference, rung, kPsnrCsv)).output);
 }
 
 }  // namespace

@@ -83,4 +83,39 @@ x264=(-c:v libx264 -preset veryfast -g 6 -x264-params threads=1)
   make syn_audio.mka -f lavfi -i sine=duration=0.5 -c:a flac
 } 2> >(grep -v '^Svt\[' >&2)
 
+# Ladder rungs (2 frames of noisy test pattern) and ffmpeg's scale of each to a larger size, the
+# reference of --scale: RUNG.WxH.MODE.y4m.
+# rung FILE SIZE PIX_FMT ENCODER...: testsrc (not testsrc2, which rounds odd sizes to even).
+rung() {
+  local file=$1 size=$2 pix_fmt=$3
+  shift 3
+  make "$file" -f lavfi -i "testsrc=size=$size:rate=25:duration=0.08,format=$pix_fmt,noise=alls=24:allf=t" \
+    -frames:v 2 -threads 1 "$@"
+}
+scaled() {
+  local file=$1 width=$2 height=$3 mode=$4 out pix_fmt
+  out=$file.${width}x$height.$mode.y4m
+  [[ -s $out ]] && return 0
+  pix_fmt=$(ffprobe -v error -select_streams v:0 -show_entries stream=pix_fmt -of default=nw=1:nk=1 "$file" | sed -n 1p)
+  ff -i "$file" -vf "scale=$width:$height:flags=$mode+accurate_rnd+bitexact" -f yuv4mpegpipe -strict -1 \
+    -pix_fmt "$pix_fmt" - >"$out.part"
+  mv "$out.part" "$out"
+}
+{
+  rung rung_720p.mkv 1280x720 yuv420p "${x264[@]}"
+  rung rung_540p.mkv 960x540 yuv420p "${x264[@]}"
+  rung rung_1080p.mkv 1920x1080 yuv420p "${x264[@]}"
+  rung rung_odd.mkv 853x481 yuv420p -c:v ffv1
+  rung rung_720p10.mkv 1280x720 yuv420p10le "${x264[@]}"
+  rung rung_444p10.mkv 853x481 yuv444p10le "${x264[@]}"
+  for mode in bicubic bilinear lanczos spline neighbor; do scaled rung_720p.mkv 1920 1080 $mode; done
+  scaled rung_540p.mkv 1920 1080 bicubic
+  scaled rung_1080p.mkv 3840 2160 bicubic
+  scaled rung_odd.mkv 1920 1080 bicubic
+  scaled rung_odd.mkv 1279 719 lanczos
+  scaled rung_720p10.mkv 1920 1080 bicubic
+  scaled rung_720p10.mkv 1920 1080 spline
+  scaled rung_444p10.mkv 1280 720 bicubic
+}
+
 touch encodes.done

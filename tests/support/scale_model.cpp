@@ -1,10 +1,5 @@
 #include "support/scale_model.h"
 
-extern "C" {
-#include <libavutil/pixfmt.h>
-#include <libswscale/swscale.h>
-}
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -16,6 +11,7 @@ extern "C" {
 
 #include "io/readers.h"
 #include "io/scale_rounding.h"
+#include "io/scaler.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {
@@ -57,59 +53,6 @@ void scale_plane(const Sample* in, uint32_t in_w, uint32_t in_h, Sample* out, ui
   }
 }
 
-AVPixelFormat sws_format(const PictureFormat& f) {
-  const unsigned d = f.bit_depth;
-  auto pick = [d](AVPixelFormat p8, AVPixelFormat p9, AVPixelFormat p10, AVPixelFormat p12,
-                  AVPixelFormat p14, AVPixelFormat p16) {
-    switch (d) {
-      case 8:
-        return p8;
-      case 9:
-        return p9;
-      case 10:
-        return p10;
-      case 12:
-        return p12;
-      case 14:
-        return p14;
-      case 16:
-        return p16;
-    }
-    throw std::invalid_argument(fmt::format("no libswscale format of depth {}", d));
-  };
-  switch (f.subsampling) {
-    case ChromaSubsampling::k420:
-      return pick(AV_PIX_FMT_YUV420P, AV_PIX_FMT_YUV420P9LE, AV_PIX_FMT_YUV420P10LE,
-                  AV_PIX_FMT_YUV420P12LE, AV_PIX_FMT_YUV420P14LE, AV_PIX_FMT_YUV420P16LE);
-    case ChromaSubsampling::k422:
-      return pick(AV_PIX_FMT_YUV422P, AV_PIX_FMT_YUV422P9LE, AV_PIX_FMT_YUV422P10LE,
-                  AV_PIX_FMT_YUV422P12LE, AV_PIX_FMT_YUV422P14LE, AV_PIX_FMT_YUV422P16LE);
-    case ChromaSubsampling::k444:
-      return pick(AV_PIX_FMT_YUV444P, AV_PIX_FMT_YUV444P9LE, AV_PIX_FMT_YUV444P10LE,
-                  AV_PIX_FMT_YUV444P12LE, AV_PIX_FMT_YUV444P14LE, AV_PIX_FMT_YUV444P16LE);
-    case ChromaSubsampling::k400:
-      return pick(AV_PIX_FMT_GRAY8, AV_PIX_FMT_GRAY9LE, AV_PIX_FMT_GRAY10LE, AV_PIX_FMT_GRAY12LE,
-                  AV_PIX_FMT_GRAY14LE, AV_PIX_FMT_GRAY16LE);
-  }
-  throw std::invalid_argument("unknown subsampling");
-}
-
-int sws_mode_flag(ScaleMode mode) {
-  switch (mode) {
-    case ScaleMode::kBicubic:
-      return SWS_BICUBIC;
-    case ScaleMode::kBilinear:
-      return SWS_BILINEAR;
-    case ScaleMode::kLanczos:
-      return SWS_LANCZOS;
-    case ScaleMode::kSpline:
-      return SWS_SPLINE;
-    case ScaleMode::kNeighbor:
-      return SWS_POINT;
-  }
-  return SWS_BICUBIC;
-}
-
 }  // namespace
 
 void scale_with_model(const Picture& in, Picture& out, ScaleMode mode) {
@@ -129,45 +72,7 @@ void scale_with_model(const Picture& in, Picture& out, ScaleMode mode) {
 }
 
 void scale_with_libswscale(const Picture& in, Picture& out, ScaleMode mode) {
-  const PictureFormat& fi = in.format();
-  const PictureFormat& fo = out.format();
-  const AVPixelFormat pix = sws_format(fi);
-  std::unique_ptr<SwsContext, void (*)(SwsContext*)> ctx(
-      sws_getContext(int(fi.width), int(fi.height), pix, int(fo.width), int(fo.height), pix,
-                     sws_mode_flag(mode) | SWS_ACCURATE_RND | SWS_BITEXACT, nullptr, nullptr,
-                     nullptr),
-      sws_freeContext);
-  if (!ctx) throw std::runtime_error("sws_getContext failed");
-  // Planes with 64-byte aligned strides and spare rows, as in FFmpeg's frames: libswscale's SIMD
-  // reads past the last sample of a row.
-  struct Planes {
-    std::vector<std::vector<uint8_t>> storage;
-    uint8_t* data[4] = {};
-    int stride[4] = {};
-  };
-  auto planes = [](const PictureFormat& f) {
-    Planes out;
-    for (unsigned p = 0; p < f.plane_count(); ++p) {
-      out.stride[p] = int((f.plane_width(p) * f.bytes_per_sample() + 63) / 64 * 64);
-      out.storage.emplace_back(size_t(out.stride[p]) * (f.plane_height(p) + 2) + 64);
-      out.data[p] = out.storage.back().data();
-    }
-    return out;
-  };
-  Planes src = planes(fi), dst = planes(fo);
-  for (unsigned p = 0; p < fi.plane_count(); ++p) {
-    size_t row = size_t(fi.plane_width(p)) * fi.bytes_per_sample();
-    for (uint32_t y = 0; y < fi.plane_height(p); ++y)
-      std::memcpy(src.data[p] + size_t(y) * src.stride[p],
-                  in.bytes() + fi.plane_offset(p) + y * row, row);
-  }
-  sws_scale(ctx.get(), src.data, src.stride, 0, int(fi.height), dst.data, dst.stride);
-  for (unsigned p = 0; p < fo.plane_count(); ++p) {
-    size_t row = size_t(fo.plane_width(p)) * fo.bytes_per_sample();
-    for (uint32_t y = 0; y < fo.plane_height(p); ++y)
-      std::memcpy(out.bytes() + fo.plane_offset(p) + y * row,
-                  dst.data[p] + size_t(y) * dst.stride[p], row);
-  }
+  PictureScaler(in.format(), out.format().width, out.format().height, mode).scale(in, out);
 }
 
 Picture scale_test_picture(const PictureFormat& f, uint32_t seed) {

@@ -17,7 +17,8 @@ inline constexpr ScaleMode kScaleModes[] = {ScaleMode::kBicubic, ScaleMode::kBil
 // the integer steps of io/scale_rounding.h, row by row as libswscale does.
 void scale_with_model(const Picture& in, Picture& out, ScaleMode mode);
 
-// The same through libswscale (sws_scale, flags <mode> | SWS_ACCURATE_RND | SWS_BITEXACT).
+// The same through libswscale (io/scaler.h: sws_scale, flags <mode> | SWS_ACCURATE_RND |
+// SWS_BITEXACT, as vqx scales on the CPU).
 void scale_with_libswscale(const Picture& in, Picture& out, ScaleMode mode);
 
 // Content that reaches every clip: uniform noise, full-swing stripes and a smooth ramp, by plane.
