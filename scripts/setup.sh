@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
-# Installs what vqx needs (Debian packages), builds it (CUDA too when nvcc is found), and makes
-# the test fixtures into a cache outside the repository.
+# Installs what vqx needs (Debian packages) and builds it (CUDA too when nvcc is found). Needs
+# nothing beyond the repository; scripts/test.sh makes the test fixtures from ../shared.
 #   usage: scripts/setup.sh [BUILD_DIR]      (default: build)
-# Environment: VQX_FIXTURES (default /var/cache/vqx-fixtures), VQX_SKIP_APT=1 to skip apt-get.
+# Environment: VQX_SKIP_APT=1 to skip apt-get.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
-fixtures=${VQX_FIXTURES:-/var/cache/vqx-fixtures}
 shared=${VQX_SHARED_DIR:-$root/../shared}
 
 if [[ ${VQX_SKIP_APT:-0} != 1 ]]; then
@@ -27,9 +26,4 @@ done
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DVQX_SHARED_DIR="$shared" >/dev/null
 cmake --build "$build" -j"$(nproc)"
 
-# Fixtures: made once with the project's pinned script, verified against its manifest.
-if ! (cd "$fixtures" 2>/dev/null && grep -E '\.y4m$' "$shared/fixtures/MANIFEST.sha256" | sha256sum -c --quiet - 2>/dev/null); then
-  mkdir -p "$fixtures"
-  bash "$shared/fixtures/make-fixtures.sh" --png --verify "$fixtures" >/dev/null
-fi
-echo "vqx built in $build; fixtures in $fixtures"
+echo "vqx built in $build"
