@@ -2,7 +2,7 @@
 """Runs vqx's benchmarks and regenerates bench/results.md.
 
 usage: bench/run.py [--build DIR] [--fixtures DIR] [--shared DIR] [--out FILE] [--only SECTION,...]
-                    [--reps N]
+                    [--reps N] [--clips DIR]
 
 Sections (all by default; each needs the build's binaries and the fixture pairs):
   cpu         every CPU Google Benchmark (build/bench/*_bench without "cuda" in the name)
@@ -11,6 +11,9 @@ Sections (all by default; each needs the build's binaries and the fixture pairs)
   cli         end to end: the vqx CLI's wall time per frame on long clips, CPU and CUDA
   threads     CPU thread scaling against libvmaf 3.2.0 (bench/thread_scaling.py; the libvmaf CLI
               from ../shared/anchors)
+  decode      compressed input: decode-only frames per second (decode_bench) of H.264, HEVC and AV1
+              at 1080p and 4K, and end to end from the compressed files against their Y4M decodes
+              (clips made by bench/make_decode_clips.sh with ffmpeg into --clips, kept for reuse)
   validation  the gpu-labelled tests, CPU-vs-CUDA CLI output and compute-sanitizer
 Sections that need a CUDA device are skipped, with a line saying so, where there is none.
 
@@ -32,13 +35,14 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-SECTIONS = ("cpu", "cuda", "profile", "cli", "threads", "validation")
+SECTIONS = ("cpu", "cuda", "profile", "cli", "threads", "decode", "validation")
 TITLES = {
     "cpu": "CPU micro-benchmarks",
     "cuda": "CUDA device time per frame",
     "profile": "CUDA stages, one frame at a time (--profile)",
     "cli": "End to end (the vqx CLI from Y4M)",
     "threads": "CPU thread scaling against libvmaf",
+    "decode": "Compressed input: decoding, and end to end from compressed files",
     "validation": "Device validation",
 }
 CUDA_METRICS = ("psnr", "vif", "adm", "motion", "speed_chroma", "cambi", "ssimulacra2",
@@ -57,6 +61,10 @@ CLI_CONFIGS = {
 }
 # Frames per long clip: (CUDA, CPU), per fixture pair.
 CLI_FRAMES = {"band1080": (240, 24), "uhd4k": (96, 8)}
+# Compressed clips: frames encoded per fixture pair, and frames scored end to end (CUDA, CPU).
+DECODE_CLIP_FRAMES = {"band1080": 240, "uhd4k": 96}  # make_decode_clips.sh N_1080, N_4K
+DECODE_FRAMES = {"band1080": (240, 24), "uhd4k": (96, 8)}
+DECODE_LABEL = {"band1080": "1080p", "uhd4k": "4k"}
 PARITY_ARGS = [["-m", "version=vmaf_v0.6.1"], ["-m", "version=vmaf_4k_v0.6.1"],
                ["-m", "version=vmaf_v1.0.16_3d0h"],
                ["-n", "--feature", "psnr", "--feature", "float_ms_ssim", "--feature", "float_ssim",
@@ -103,10 +111,10 @@ def short(x):
     return f"{x:.4g}" if abs(x) < 1e4 else f"{x:.3e}"
 
 
-def google_benchmark(binary, fixtures, reps):
+def google_benchmark(binary, fixtures, reps, extra_env=None):
     """Median over repetitions of every benchmark in `binary`, as a markdown table."""
     out = tempfile.mktemp(suffix=".json")
-    env = dict(os.environ, VQX_FIXTURES=fixtures)
+    env = dict(os.environ, VQX_FIXTURES=fixtures, **(extra_env or {}))
     run([binary, f"--benchmark_repetitions={reps}", "--benchmark_report_aggregates_only=true",
          f"--benchmark_out={out}", "--benchmark_out_format=json"], env=env, timeout=590)
     try:
@@ -138,7 +146,7 @@ def google_benchmark(binary, fixtures, reps):
 
 def benchmarks(build, fixtures, reps, cuda):
     folder = os.path.join(build, "bench")
-    names = sorted(n for n in os.listdir(folder) if n.endswith("_bench")
+    names = sorted(n for n in os.listdir(folder) if n.endswith("_bench") and n != "decode_bench"
                    and ("cuda" in n) == cuda and os.access(os.path.join(folder, n), os.X_OK))
     method = ("Google Benchmark, median of {} repetitions, on the fixture pairs "
               "(`$VQX_FIXTURES`).".format(reps))
@@ -218,6 +226,54 @@ def end_to_end(build, fixtures, reps, device):
               + ", ".join(f"{p} {c} (CUDA) / {k} (CPU)" for p, (c, k) in CLI_FRAMES.items())
               + " frames of a fixture repeated. Default schedule (`--gpu_frames 0`).")
     return method + "\n\n" + table(["clip", "features"] + [f"{b} ms/frame" for b in backends], rows)
+
+
+def decode_speed(build, fixtures, reps, device, clips):
+    env = dict(os.environ, N_1080=str(DECODE_CLIP_FRAMES["band1080"]), N_4K=str(DECODE_CLIP_FRAMES["uhd4k"]))
+    made = run(["bash", os.path.join(ROOT, "bench", "make_decode_clips.sh"), fixtures, clips], env=env,
+               timeout=3000)
+    if made.returncode != 0:
+        return "(no result: bench/make_decode_clips.sh failed: " + made.stderr.strip()[-300:] + ")"
+    parts = [f"Clips: `bench/make_decode_clips.sh` (the band1080 and uhd4k pairs looped to "
+             f"{DECODE_CLIP_FRAMES['band1080']} / {DECODE_CLIP_FRAMES['uhd4k']} frames; libx264 medium, libx265 "
+             f"fast, libsvtav1 preset 8; reference at high quality, distorted at a typical rate).",
+             "### decode_bench\n\nDecode only (demux, libavcodec frame threads, conversion to the Picture "
+             "layout): `Decode` one input, `DecodePair` both at once on their reading threads, as the "
+             "CLI reads them.\n\n"
+             + google_benchmark(os.path.join(build, "bench", "decode_bench"), fixtures, reps,
+                                {"VQX_DECODE_CLIPS": clips})]
+    backends = ["cuda", "cpu"] if device else ["cpu"]
+    rows = []
+    for pair, label in DECODE_LABEL.items():
+        for codec in ("h264", "hevc", "av1"):
+            ref, dis = f"{clips}/{codec}_{label}_ref.mkv", f"{clips}/{codec}_{label}_dis.mkv"
+            row = [f"{codec} {label}"]
+            for backend in backends:
+                n = DECODE_FRAMES[pair][0 if backend == "cuda" else 1]
+                for inputs in ((ref, dis), (ref + ".y4m", dis + ".y4m")):
+                    per_frame = []
+                    for _ in range(reps):
+                        walls = []
+                        for frames in (2, n):
+                            start = time.monotonic()
+                            r = vqx(build, ["-r", inputs[0], "-d", inputs[1], "--backend", backend,
+                                            "--frame_cnt", str(frames), "-o", "/dev/null"])
+                            walls.append(time.monotonic() - start)
+                            if r.returncode != 0:
+                                walls = None
+                                break
+                        if walls:
+                            per_frame.append((walls[1] - walls[0]) / (n - 2) * 1e3)
+                    row.append(f"{statistics.median(per_frame):.3f}" if per_frame else "failed")
+            rows.append(row)
+    header = ["clip"] + [f"{b} {k} ms/frame" for b in backends for k in ("compressed", "Y4M")]
+    parts.append("### End to end\n\nVMAF v0.6.1 (the default model), wall milliseconds per frame, "
+                 "(t(N) - t(2)) / (N - 2) with `--frame_cnt`, median of "
+                 f"{reps} runs; N = " + ", ".join(f"{DECODE_LABEL[p]} {c} (CUDA) / {k} (CPU)"
+                                                   for p, (c, k) in DECODE_FRAMES.items())
+                 + ". Decoding overlaps the metrics completely where the compressed column equals "
+                 "the Y4M one.\n\n" + table(header, rows))
+    return "\n\n".join(parts)
 
 
 def profiles(build, fixtures):
@@ -307,6 +363,8 @@ def main():
     parser.add_argument("--only", default=",".join(SECTIONS))
     parser.add_argument("--reps", type=int, default=3)
     parser.add_argument("--shared", default=os.environ.get("VQX_SHARED_DIR", os.path.join(ROOT, "..", "shared")))
+    parser.add_argument("--clips", default="/dev/shm/vqx-decode" if os.path.isdir("/dev/shm") else
+                        os.path.join(tempfile.gettempdir(), "vqx-decode"))
     args = parser.parse_args()
     sections = [s for s in args.only.split(",") if s]
     unknown = [s for s in sections if s not in SECTIONS]
@@ -319,7 +377,7 @@ def main():
         "# Measured results\n\nWritten by `bench/run.py`; each section says how and where it was "
         "measured.\n")
     for name in sections:
-        if name not in ("cpu", "cli", "threads") and not device:
+        if name not in ("cpu", "cli", "threads", "decode") and not device:
             print(f"bench/run.py: {name}: skipped, no CUDA device", file=sys.stderr)
             continue
         print(f"bench/run.py: {name} ...", file=sys.stderr)
@@ -331,6 +389,8 @@ def main():
             body = end_to_end(build, args.fixtures, args.reps, device)
         elif name == "threads":
             body = thread_scaling(build, args.fixtures, args.reps, args.shared)
+        elif name == "decode":
+            body = decode_speed(build, args.fixtures, args.reps, device, args.clips)
         else:
             body = validation(build, args.fixtures)
         text = replace_section(text, name, body, stamp)
