@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# One device run for the float_ms_ssim / float_ssim CUDA twins (issue 8), sized for a ~150 s
-# device budget: stage tests (every intermediate bit-identical, fixture contract, repeat), the
-# --profile stage tables at 1080p and 4K, the cuda_parity_test rows, compute-sanitizer memcheck +
+# One device run for the float_ms_ssim / float_ssim CUDA twins: the stage and metric tests (every
+# intermediate bit-identical, the schedule, the fixture contract, repeats), the --profile stage
+# tables at 1080p and 4K, the stage bench, the cuda_parity_test rows, compute-sanitizer memcheck +
 # racecheck on short inputs. Each step has its own timeout and its log is written as it goes.
 # Binaries (stripped), libfmt, make_long_y4m.py and this script are carried in one folder
 # (.carry/<branch>), fixtures as .carry/fixtures.tar.xz; logs go to $OUT.
@@ -26,7 +26,9 @@ stamp() { echo "--- $(( $(date +%s) - t0 )) s: $*"; }
 # 1. stage tests, contract, repeat
 {
   stamp tests
-  timeout ${T_TESTS:-45} "$bin/float_ms_ssim_cuda_test" 2>&1; echo "=== float_ms_ssim_cuda_test exit $?"
+  for t in ssim_cuda_stages_test ssim_cuda_windows_test float_ms_ssim_cuda_test; do
+    timeout ${T_TESTS:-60} "$bin/$t" 2>&1; echo "=== $t exit $?"
+  done
   stamp done
 } >"$out/tests.log" 2>&1
 grep -E "^=== |^contract|^straddle|^repeat|PASSED|FAILED|^--- " "$out/tests.log" | head -60
@@ -52,6 +54,8 @@ done
 } >"$out/profile.log" 2>&1
 rm -rf "$w"
 stamp profile done
+timeout 60 "$bin/float_ms_ssim_cuda_bench" >"$out/stages_bench.log" 2>&1
+grep -E "BM_|error" "$out/stages_bench.log"
 grep -E "^=== |float|device span|wall|upload" "$out/profile.log"
 
 # 3. parity rows
@@ -74,8 +78,8 @@ cs=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2
     "$fx/odd853/ref.y4m" "$fx/odd853/dis.y4m" float_ms_ssim float_ssim=scale=1 2>&1 | tail -3
   echo "=== exit ${PIPESTATUS[0]}"
   echo "=== memcheck stage tests (small sizes)"
-  timeout 25 "$cs" --tool memcheck --error-exitcode 9 "$bin/float_ms_ssim_cuda_test" \
-    --gtest_filter='*SsimCudaStages*:*w11h11*:*w43h75*:*w77h91*' 2>&1 | grep -E "^=========|PASSED|FAILED" | head -20
+  timeout 25 "$cs" --tool memcheck --error-exitcode 9 "$bin/ssim_cuda_stages_test" \
+    --gtest_filter='*SignedFlat*:*BoxDecimation*:*w11h11*:*w43h75*:*w77h91*' 2>&1 | grep -E "^=========|PASSED|FAILED" | head -20
   echo "=== exit ${PIPESTATUS[0]}"
 } >"$out/sanitizer.log" 2>&1
 grep -E "^=== |ERROR SUMMARY|RACECHECK SUMMARY|HAZARD" "$out/sanitizer.log" | head -40

@@ -117,14 +117,19 @@ TEST(FloatMsSsimMetric, SpecGoldenVectorsBitExactOnEveryPath) {
   for (const SpecVector& v : kSpecVectors) {
     const auto pair = spec_pair(v.w, v.h, v.bpc);
     const std::string what = fmt::format("{}x{} {}-bit", v.w, v.h, v.bpc);
-    EXPECT_EQ(bits(plain_ms_ssim(pair.first, pair.second).score), bits(v.score)) << what << " plain";
+    EXPECT_EQ(bits(plain_ms_ssim(pair.first, pair.second).score), bits(v.score))
+        << what << " plain";
     ssim::MsSsimScratch scratch;
-    for (ssim::Isa isa : {ssim::Isa::kGeneric, ssim::Isa::kAvx2}) {
-      if (!ssim::isa_supported(isa)) continue;
-      EXPECT_EQ(bits(ssim::compute_ms_ssim(pair.first, pair.second, scratch, nullptr, isa).score), bits(v.score))
-          << what << " " << ssim::to_string(isa);
-    }
-    EXPECT_EQ(bits(run_single(pair, "float_ms_ssim", "float_ms_ssim", 2)), bits(v.score)) << what << " engine";
+    const std::pair<const char*, ssim::SsimKernels> tables[] = {
+        {"plain table", ssim::make_ssim_kernels(CpuFeatures{})},
+        {"host table", ssim::ssim_kernels()}};
+    for (const auto& [name, kernels] : tables)
+      EXPECT_EQ(
+          bits(ssim::compute_ms_ssim(pair.first, pair.second, scratch, nullptr, kernels).score),
+          bits(v.score))
+          << what << " " << name;
+    EXPECT_EQ(bits(run_single(pair, "float_ms_ssim", "float_ms_ssim", 2)), bits(v.score))
+        << what << " engine";
   }
 }
 
@@ -167,7 +172,8 @@ TEST(FloatMsSsimMetric, EnableDbConvertsTheScore) {
   EXPECT_EQ(bits(run_single(pair, "float_ms_ssim=enable_db=true", "float_ms_ssim")), bits(db));
   // clip_db alone changes nothing; with enable_db the cap (8-bit 256x192: 109) is above this score.
   EXPECT_EQ(bits(run_single(pair, "float_ms_ssim=clip_db=true", "float_ms_ssim")), bits(score));
-  EXPECT_EQ(bits(run_single(pair, "float_ms_ssim=enable_db=true:clip_db=true", "float_ms_ssim")), bits(db));
+  EXPECT_EQ(bits(run_single(pair, "float_ms_ssim=enable_db=true:clip_db=true", "float_ms_ssim")),
+            bits(db));
   const double ssim = run_single(pair, "float_ssim", "float_ssim");
   EXPECT_EQ(bits(run_single(pair, "float_ssim=enable_db=true", "float_ssim")),
             bits(-10. * std::log10(1 - ssim)));
@@ -184,8 +190,9 @@ TEST(FloatMsSsimMetric, EnableLcsAddsFifteenOutputsInLibvmafOrder) {
   EXPECT_EQ(names[6], "float_ms_ssim_c_scale0");
   EXPECT_EQ(names[15], "float_ms_ssim_s_scale4");
   auto ssim_request = parse_metric_request("float_ssim=enable_lcs=true");
-  EXPECT_EQ(ssim_request.metric->make_cpu(ssim_request.options)->feature_names(),
-            (std::vector<std::string>{"float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"}));
+  EXPECT_EQ(
+      ssim_request.metric->make_cpu(ssim_request.options)->feature_names(),
+      (std::vector<std::string>{"float_ssim", "float_ssim_l", "float_ssim_c", "float_ssim_s"}));
 }
 
 TEST(FloatMsSsimMetric, SizeRuleRejectsBelow176) {
@@ -203,8 +210,11 @@ TEST(FloatMsSsimMetric, SizeRuleRejectsBelow176) {
 
 TEST(FloatMsSsimMetric, FloatSsimSizeRule) {
   // Auto factor 1 below 384 px: an 11x11 picture works, 10x11 does not.
-  EXPECT_NO_THROW(run_single(spec_pair(11, 11, 8, ChromaSubsampling::k444), "float_ssim", "float_ssim"));
-  EXPECT_THROW(run_single(spec_pair(10, 11, 8, ChromaSubsampling::k444), "float_ssim", "float_ssim"), InputError);
+  EXPECT_NO_THROW(
+      run_single(spec_pair(11, 11, 8, ChromaSubsampling::k444), "float_ssim", "float_ssim"));
+  EXPECT_THROW(
+      run_single(spec_pair(10, 11, 8, ChromaSubsampling::k444), "float_ssim", "float_ssim"),
+      InputError);
   // scale=10 on 109x200: 109/10 + 1 = 11 columns works; 108x200 gives 10 and is refused.
   EXPECT_NO_THROW(run_single(spec_pair(109, 200, 8), "float_ssim=scale=10", "float_ssim"));
   EXPECT_THROW(run_single(spec_pair(108, 200, 8), "float_ssim=scale=10", "float_ssim"), InputError);
@@ -245,7 +255,8 @@ TEST(FloatMsSsimMetric, ThreadCountDoesNotChangeAnyBit) {
   for (auto [w, h] : {std::pair{577u, 325u}, {1001u, 390u}}) {
     const auto pair = spec_pair(w, h, 8);
     for (const char* feature : {"float_ms_ssim", "float_ssim", "float_ssim=scale=1"}) {
-      const std::string column_name = std::string(feature).substr(0, std::string(feature).find('='));
+      const std::string column_name =
+          std::string(feature).substr(0, std::string(feature).find('='));
       const double t0 = run_single(pair, feature, column_name, 0);
       EXPECT_EQ(bits(run_single(pair, feature, column_name, 1)), bits(t0)) << feature << " " << w;
       EXPECT_EQ(bits(run_single(pair, feature, column_name, 2)), bits(t0)) << feature << " " << w;
@@ -255,7 +266,8 @@ TEST(FloatMsSsimMetric, ThreadCountDoesNotChangeAnyBit) {
 
 TEST(FloatMsSsimMetric, ThreadCountInvarianceOnAFixture) {
   VQX_REQUIRE_FIXTURE("odd853", dir);
-  std::vector<std::string> features = {"float_ms_ssim=enable_lcs=true", "float_ssim=enable_lcs=true"};
+  std::vector<std::string> features = {"float_ms_ssim=enable_lcs=true",
+                                       "float_ssim=enable_lcs=true"};
   RunSettings settings;
   settings.threads = 0;
   auto base = run_on_pair("odd853", features, settings);
@@ -266,7 +278,8 @@ TEST(FloatMsSsimMetric, ThreadCountInvarianceOnAFixture) {
                              "float_ssim", "float_ssim_l"}) {
       const auto a = column(*base, name), b = column(*other, name);
       ASSERT_EQ(a.size(), b.size());
-      for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(bits(a[i]), bits(b[i])) << name << " frame " << i;
+      for (size_t i = 0; i < a.size(); ++i)
+        EXPECT_EQ(bits(a[i]), bits(b[i])) << name << " frame " << i;
     }
   }
 }

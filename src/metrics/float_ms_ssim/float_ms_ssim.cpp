@@ -1,22 +1,22 @@
 // libvmaf float_ms_ssim on the CPU (shared/spec/ms_ssim.md).
 #include "metrics/float_ms_ssim/float_ms_ssim.h"
-#include "metrics/float_ms_ssim/float_ms_ssim_outputs.h"
 
 #include <fmt/format.h>
 
 #include <cstdio>
 
 #include "core/error.h"
+#include "metrics/float_ms_ssim/float_ms_ssim_outputs.h"
 #ifdef VQX_HAVE_CUDA
 #include "metrics/float_ms_ssim/cuda/float_ms_ssim_cuda.h"
 #endif
-#include "metrics/float_ms_ssim/scratch_pool.h"
+#include "metrics/ssim_core/scratch_pool.h"
 
 namespace vqx {
 namespace ssim {
 
 MsSsimScores compute_ms_ssim(const Picture& ref, const Picture& dis, MsSsimScratch& scratch,
-                             ThreadPool* pool, Isa isa) {
+                             ThreadPool* pool, const SsimKernels& kernels) {
   MsSsimScores scores;
   Size size{int(ref.format().width), int(ref.format().height)};
   for (int k = 0; k < kScales; ++k) {
@@ -33,10 +33,10 @@ MsSsimScores compute_ms_ssim(const Picture& ref, const Picture& dis, MsSsimScrat
       size = half_size(prev);
       r.resize(size.pixels());
       d.resize(size.pixels());
-      decimate(scratch.ref[size_t(k - 1)].data(), prev, r.data(), pool, isa);
-      decimate(scratch.dis[size_t(k - 1)].data(), prev, d.data(), pool, isa);
+      decimate(scratch.ref[size_t(k - 1)].data(), prev, r.data(), pool, kernels);
+      decimate(scratch.dis[size_t(k - 1)].data(), prev, d.data(), pool, kernels);
     }
-    scores.means[size_t(k)] = ssim_scale(r.data(), d.data(), size, pool, isa);
+    scores.means[size_t(k)] = ssim_scale(r.data(), d.data(), size, pool, kernels);
   }
   scores.score = combine_scales(scores.means, &scores.infinite);
   return scores;
@@ -62,18 +62,21 @@ class FloatMsSsimCpu final : public CpuMetric {
     const PictureFormat& f = context.format;
     // Upstream checks this on every frame and then stops the run; we refuse up front (spec 3.1).
     if (f.width < uint32_t(ssim::kMsSsimMinSize) || f.height < uint32_t(ssim::kMsSsimMinSize))
-      throw InputError(fmt::format(
-          "float_ms_ssim needs at least {0}x{0} pixels (an 11x11 window at its 5th scale), got {1}x{2}",
-          ssim::kMsSsimMinSize, f.width, f.height));
+      throw InputError(
+          fmt::format("float_ms_ssim needs at least {0}x{0} pixels (an 11x11 window at its 5th "
+                      "scale), got {1}x{2}",
+                      ssim::kMsSsimMinSize, f.width, f.height));
     if (enable_chroma_set_)
-      std::fputs("warning: float_ms_ssim: enable_chroma has no effect (MS-SSIM scores luma only)\n", stderr);
+      std::fputs("warning: float_ms_ssim: enable_chroma has no effect (MS-SSIM scores luma only)\n",
+                 stderr);
     pool_ = context.pool;
     max_db_ = ssim::max_db(clip_db_, f.bit_depth, f.width, f.height);
   }
 
-  void extract(const Picture& ref, const Picture& dis, uint64_t frame, FeatureWriter& out) override {
+  void extract(const Picture& ref, const Picture& dis, uint64_t frame,
+               FeatureWriter& out) override {
     auto scratch = scratch_.acquire();
-    const ssim::MsSsimScores scores = ssim::compute_ms_ssim(ref, dis, *scratch, pool_, isa_);
+    const ssim::MsSsimScores scores = ssim::compute_ms_ssim(ref, dis, *scratch, pool_, kernels_);
     if (scores.infinite)
       throw InputError(fmt::format("float_ms_ssim is infinite at frame {}", frame));
     out.put(frame, 0, enable_db_ ? ssim::to_db(scores.score, max_db_) : scores.score);
@@ -90,7 +93,7 @@ class FloatMsSsimCpu final : public CpuMetric {
   bool enable_lcs_, enable_db_, clip_db_, enable_chroma_set_;
   ThreadPool* pool_ = nullptr;
   double max_db_ = 0;
-  ssim::Isa isa_ = ssim::best_isa();
+  const ssim::SsimKernels& kernels_ = ssim::ssim_kernels();
   ssim::ScratchPool<ssim::MsSsimScratch> scratch_;
 };
 
@@ -104,7 +107,8 @@ const MetricDescriptor& float_ms_ssim_descriptor() {
           OptionSpec::Bool("enable_lcs", false,
                            "also output the per-scale means float_ms_ssim_{l,c,s}_scale0..4"),
           OptionSpec::Bool("enable_db", false, "write the score as -10*log10(1 - score)"),
-          OptionSpec::Bool("clip_db", false, "cap the dB score at ceil(10*log10(peak^2 / (0.5/pixels)))"),
+          OptionSpec::Bool("clip_db", false,
+                           "cap the dB score at ceil(10*log10(peak^2 / (0.5/pixels)))"),
           OptionSpec::Bool("enable_chroma", false,
                            "accepted for lusoris/vmaf compatibility; no effect (luma only)"),
       },
@@ -126,7 +130,8 @@ std::vector<std::string> float_ms_ssim_feature_names(bool enable_lcs) {
   std::vector<std::string> names = {"float_ms_ssim"};
   if (enable_lcs)
     for (const char* term : {"l", "c", "s"})
-      for (int k = 0; k < kScales; ++k) names.push_back(fmt::format("float_ms_ssim_{}_scale{}", term, k));
+      for (int k = 0; k < kScales; ++k)
+        names.push_back(fmt::format("float_ms_ssim_{}_scale{}", term, k));
   return names;
 }
 

@@ -1,10 +1,11 @@
 #pragma once
-// libvmaf's float_ms_ssim (Netflix upstream), bit-exact: shared/spec/ms_ssim.md, docs/float_ms_ssim.md.
+// libvmaf's float_ms_ssim (Netflix upstream), bit-exact: shared/spec/ms_ssim.md,
+// docs/float_ms_ssim.md.
 #include <array>
 #include <vector>
 
 #include "engine/metric.h"
-#include "metrics/float_ms_ssim/ssim_kernels.h"
+#include "metrics/ssim_core/ssim_kernels.h"
 
 namespace vqx {
 
@@ -26,7 +27,7 @@ struct MsSsimScores {
 // Whole float_ms_ssim of the luma planes of `ref` and `dis` (same format, at least
 // kMsSsimMinSize in each dimension).
 MsSsimScores compute_ms_ssim(const Picture& ref, const Picture& dis, MsSsimScratch& scratch,
-                             ThreadPool* pool, Isa isa);
+                             ThreadPool* pool, const SsimKernels& kernels);
 
 }  // namespace ssim
 }  // namespace vqx

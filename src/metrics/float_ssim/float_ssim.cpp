@@ -2,7 +2,6 @@
 // (shared/spec/ms_ssim.md section 1), decimates by a box filter, then runs one scale of the IQA
 // SSIM (spec section 4) and reports f32(ssim_sum / N) and the f32 l, c, s means.
 #include "metrics/float_ssim/float_ssim.h"
-#include "metrics/float_ssim/float_ssim_outputs.h"
 
 #include <fmt/format.h>
 
@@ -10,12 +9,13 @@
 #include <vector>
 
 #include "core/error.h"
+#include "metrics/float_ssim/float_ssim_outputs.h"
 #ifdef VQX_HAVE_CUDA
 #include "metrics/float_ssim/cuda/float_ssim_cuda.h"
 #endif
 #include "core/thread_pool.h"
-#include "metrics/float_ms_ssim/scratch_pool.h"
-#include "metrics/float_ms_ssim/ssim_kernels.h"
+#include "metrics/ssim_core/scratch_pool.h"
+#include "metrics/ssim_core/ssim_kernels.h"
 
 namespace vqx {
 namespace ssim {
@@ -44,7 +44,8 @@ void box_decimate(const float* in, Size size, int factor, float* out, ThreadPool
         double sum = 0.0;
         for (int v = lo; v <= hi; ++v) {
           const float* row = in + size_t(reflect(y * factor + v, size.height)) * size.width;
-          for (int u = lo; u <= hi; ++u) sum += double(row[reflect(x * factor + u, size.width)] * weight);
+          for (int u = lo; u <= hi; ++u)
+            sum += double(row[reflect(x * factor + u, size.width)] * weight);
         }
         out[size_t(y) * small.width + x] = float(sum);
       }
@@ -91,7 +92,8 @@ class FloatSsimCpu final : public CpuMetric {
     max_db_ = ssim::max_db(clip_db_, f.bit_depth, f.width, f.height);
   }
 
-  void extract(const Picture& ref, const Picture& dis, uint64_t frame, FeatureWriter& out) override {
+  void extract(const Picture& ref, const Picture& dis, uint64_t frame,
+               FeatureWriter& out) override {
     auto s = scratch_.acquire();
     s->ref.resize(size_.pixels());
     s->dis.resize(size_.pixels());
@@ -109,7 +111,7 @@ class FloatSsimCpu final : public CpuMetric {
       r = s->ref_small.data();
       d = s->dis_small.data();
     }
-    const ssim::ScaleMeans m = ssim::ssim_scale(r, d, size, pool_, isa_);
+    const ssim::ScaleMeans m = ssim::ssim_scale(r, d, size, pool_, kernels_);
     ssim::write_float_ssim_outputs(out, frame, m, enable_db_, max_db_, enable_lcs_);
   }
 
@@ -120,7 +122,7 @@ class FloatSsimCpu final : public CpuMetric {
   int factor_ = 1;
   ThreadPool* pool_ = nullptr;
   double max_db_ = 0;
-  ssim::Isa isa_ = ssim::best_isa();
+  const ssim::SsimKernels& kernels_ = ssim::ssim_kernels();
   ssim::ScratchPool<SsimScratch> scratch_;
 };
 
@@ -131,10 +133,13 @@ const MetricDescriptor& float_ssim_descriptor() {
       "float_ssim",
       "SSIM of luma, libvmaf's float_ssim (bit-exact)",
       {
-          OptionSpec::Bool("enable_lcs", false, "also output float_ssim_l, float_ssim_c, float_ssim_s"),
+          OptionSpec::Bool("enable_lcs", false,
+                           "also output float_ssim_l, float_ssim_c, float_ssim_s"),
           OptionSpec::Bool("enable_db", false, "write the score as -10*log10(1 - score)"),
-          OptionSpec::Bool("clip_db", false, "cap the dB score at ceil(10*log10(peak^2 / (0.5/pixels)))"),
-          OptionSpec::Int("scale", 0, 0, 10, "decimation factor: 0 = auto (min(w,h)/256), 1 = none"),
+          OptionSpec::Bool("clip_db", false,
+                           "cap the dB score at ceil(10*log10(peak^2 / (0.5/pixels)))"),
+          OptionSpec::Int("scale", 0, 0, 10,
+                          "decimation factor: 0 = auto (min(w,h)/256), 1 = none"),
       },
       [](const OptionValues& o) { return std::make_unique<FloatSsimCpu>(o); },
 #ifdef VQX_HAVE_CUDA

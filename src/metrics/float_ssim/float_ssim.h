@@ -1,8 +1,8 @@
 #pragma once
 // libvmaf's float_ssim (Netflix upstream), bit-exact. It is one scale of the MS-SSIM machinery
-// (metrics/float_ms_ssim/ssim_stages.h) after an optional box decimation; docs/float_ssim.md.
+// (metrics/ssim_core/ssim_stages.h) after an optional box decimation; docs/float_ssim.md.
 #include "engine/metric.h"
-#include "metrics/float_ms_ssim/ssim_stages.h"
+#include "metrics/ssim_core/ssim_stages.h"
 
 namespace vqx {
 

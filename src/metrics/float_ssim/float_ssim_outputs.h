@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "engine/metric.h"
-#include "metrics/float_ms_ssim/ssim_stages.h"
+#include "metrics/ssim_core/ssim_stages.h"
 
 namespace vqx::ssim {
 

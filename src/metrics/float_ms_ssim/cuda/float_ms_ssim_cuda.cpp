@@ -1,26 +1,25 @@
 // float_ms_ssim on CUDA (shared/spec/ms_ssim.md section 10). Per frame, all enqueued with no host
-// wait; by default (docs/float_ms_ssim.md, session 14) forked from the engine's stream: a side
-// stream runs the four 9x9 decimations (level 1 reading the uploaded luma directly), the windows,
-// terms and tile sums of scales 1-4 in one launch and their sum trees, while the engine's stream
-// runs scale 0's windows in 3 launches of whole tile bands and its sum trees; the trees write the
-// 20 f64 sums into the result slot (the engine's one readback per frame) and the side stream joins
-// back. Each pyramid level and each scale's partial sums has its own buffer, allocated once in
-// init(). VQX_SSIM_FORK / VQX_SSIM_RSPLIT select the other schedules (same sums).
+// wait, forked from the engine's stream: a side stream runs the four 9x9 decimations (level 1
+// reading the uploaded luma directly), the windows, terms and tile sums of scales 1-4 in one launch
+// and their sum trees, while the engine's stream runs scale 0's windows (they need no pyramid) in
+// kScale0Bands launches of whole tile bands and its sum trees; the trees write the 20 f64 sums into
+// the result slot (the engine's one readback per frame) and the side stream joins back. Each
+// pyramid level and each scale's partial sums has its own buffer, allocated once in init().
+#include "metrics/float_ms_ssim/cuda/float_ms_ssim_cuda.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
 
+#include "core/error.h"
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/device_context.h"
-#include "core/error.h"
-#include "metrics/float_ms_ssim/cuda/float_ms_ssim_cuda.h"
 #include "metrics/float_ms_ssim/float_ms_ssim_outputs.h"
-#include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
-#include "metrics/float_ms_ssim/ssim_stages.h"
+#include "metrics/ssim_core/cuda/ssim_cuda.h"
+#include "metrics/ssim_core/ssim_stages.h"
 
 namespace vqx {
 namespace {
@@ -46,30 +45,27 @@ class FloatMsSsimCuda final : public CudaMetric {
   }
 
   std::vector<std::string> stage_names() const override {
-    if (fork_ && split_reduce_)
-      return {"scale-0 windows+trees || pyramid + scales 1-4 + trees", "join", "after the join (nothing)"};
-    if (fork_)
-      return {"scale-0 windows || pyramid + scales 1-4", "join", "sum trees"};
-    return {"pyramid (4 decimations)", "windows+terms+tile sums", "sum trees"};
+    return {"scale-0 windows+trees || pyramid + scales 1-4 + trees", "join",
+            "after the join (nothing)"};
   }
 
   void init(const CudaMetricContext& context) override {
     const PictureFormat& f = context.format;
     // The CPU twin's check and message (spec 3.1).
     if (f.width < uint32_t(ssim::kMsSsimMinSize) || f.height < uint32_t(ssim::kMsSsimMinSize))
-      throw InputError(fmt::format(
-          "float_ms_ssim needs at least {0}x{0} pixels (an 11x11 window at its 5th scale), got {1}x{2}",
-          ssim::kMsSsimMinSize, f.width, f.height));
+      throw InputError(
+          fmt::format("float_ms_ssim needs at least {0}x{0} pixels (an 11x11 window at its 5th "
+                      "scale), got {1}x{2}",
+                      ssim::kMsSsimMinSize, f.width, f.height));
     if (enable_chroma_set_)
-      std::fputs("warning: float_ms_ssim: enable_chroma has no effect (MS-SSIM scores luma only)\n", stderr);
+      std::fputs("warning: float_ms_ssim: enable_chroma has no effect (MS-SSIM scores luma only)\n",
+                 stderr);
     format_ = f;
     max_db_ = ssim::max_db(clip_db_, f.bit_depth, f.width, f.height);
     sc::prepare_device();
-    if (fork_) {
-      side_ = std::make_unique<cuda::Stream>();
-      fork_event_ = std::make_unique<cuda::Event>();
-      join_event_ = std::make_unique<cuda::Event>();
-    }
+    side_ = std::make_unique<cuda::Stream>();
+    fork_event_ = std::make_unique<cuda::Event>();
+    join_event_ = std::make_unique<cuda::Event>();
     sizes_[0] = {int(f.width), int(f.height)};
     for (int k = 1; k < kScales; ++k) sizes_[k] = ssim::half_size(sizes_[k - 1]);
     for (int k = 0; k < kScales; ++k) {
@@ -79,7 +75,8 @@ class FloatMsSsimCuda final : public CudaMetric {
         level_dis_[k] = cuda::DeviceBuffer(*context.device, bytes, "float_ms_ssim pyramid");
       }
       partials_[k] = cuda::DeviceBuffer(
-          *context.device, sc::partial_count(sizes_[k]) * sc::kSumQuantities * sizeof(sc::PartialSum),
+          *context.device,
+          sc::partial_count(sizes_[k]) * sc::kSumQuantities * sizeof(sc::PartialSum),
           "float_ms_ssim partial sums");
       partial_ptrs_[k] = partials_[k].get<sc::PartialSum>();
     }
@@ -94,62 +91,50 @@ class FloatMsSsimCuda final : public CudaMetric {
     jobs[0].dis = sc::luma_plane(frame.dis, format_);
     // Without enable_lcs a scale's l mean is read only through pow(l, alpha), which is 1 for
     // alpha == 0 whatever l is, and no ssim sum is ever read: such scales need c and s alone.
-    for (int k = 0; k < kScales; ++k) jobs[size_t(k)].cs_only = lean_ && !enable_lcs_ && ssim::kAlpha[k] == 0.0f;
+    for (int k = 0; k < kScales; ++k)
+      jobs[size_t(k)].cs_only = !enable_lcs_ && ssim::kAlpha[k] == 0.0f;
+    double* sums = &static_cast<MsSsimResult*>(result)->sums[0][0];
     marks.stage(stream, 0);
-    if (fork_) {
-      // Scale 0's windows need no pyramid: they run on `stream` while a side stream builds the
-      // pyramid and runs the windows of scales 1-4 (same kernels, same buffers, same bits).
-      cudaStream_t side = side_->get();
-      cuda::check(cudaEventRecord(fork_event_->get(), stream), "float_ms_ssim: fork");
-      cuda::check(cudaStreamWaitEvent(side, fork_event_->get(), 0), "float_ms_ssim: fork");
-      enqueue_pyramid(jobs, side);
-      sc::enqueue_windows(jobs.data() + 1, kScales - 1, partial_ptrs_.data() + 1, side);
-      double* sums = &static_cast<MsSsimResult*>(result)->sums[0][0];
-      // VQX_SSIM_RSPLIT=1: each stream reduces its own scales (one tree per scale and quantity
-      // either way: the same sums), so nothing is left after the join.
-      if (split_reduce_)
-        sc::enqueue_reduce(sizes_.data() + 1, kScales - 1, partial_ptrs_.data() + 1, sums + sc::kSumQuantities,
-                           side);
-      cuda::check(cudaEventRecord(join_event_->get(), side), "float_ms_ssim: join");
-      enqueue_scale0_windows(jobs[0], stream);
-      if (split_reduce_) sc::enqueue_reduce(sizes_.data(), 1, partial_ptrs_.data(), sums, stream);
-      marks.stage(stream, 1);
-      cuda::check(cudaStreamWaitEvent(stream, join_event_->get(), 0), "float_ms_ssim: join");
-      marks.stage(stream, 2);
-      if (!split_reduce_) sc::enqueue_reduce(sizes_.data(), kScales, partial_ptrs_.data(), sums, stream);
-      return;
-    }
-    enqueue_pyramid(jobs, stream);
+    // The side stream: pyramid, scales 1-4 and their trees (one tree per scale and quantity, on
+    // whichever stream: the same sums).
+    cudaStream_t side = side_->get();
+    cuda::check(cudaEventRecord(fork_event_->get(), stream), "float_ms_ssim: fork");
+    cuda::check(cudaStreamWaitEvent(side, fork_event_->get(), 0), "float_ms_ssim: fork");
+    enqueue_pyramid(jobs, side);
+    sc::enqueue_windows(jobs.data() + 1, kScales - 1, partial_ptrs_.data() + 1, side);
+    sc::enqueue_reduce(sizes_.data() + 1, kScales - 1, partial_ptrs_.data() + 1,
+                       sums + sc::kSumQuantities, side);
+    cuda::check(cudaEventRecord(join_event_->get(), side), "float_ms_ssim: join");
+    enqueue_scale0_windows(jobs[0], stream);
+    sc::enqueue_reduce(sizes_.data(), 1, partial_ptrs_.data(), sums, stream);
     marks.stage(stream, 1);
-    sc::enqueue_windows(jobs.data(), kScales, partial_ptrs_.data(), stream);
+    cuda::check(cudaStreamWaitEvent(stream, join_event_->get(), 0), "float_ms_ssim: join");
     marks.stage(stream, 2);
-    sc::enqueue_reduce(sizes_.data(), kScales, partial_ptrs_.data(),
-                       &static_cast<MsSsimResult*>(result)->sums[0][0], stream);
   }
 
   // Levels 1-4 (spec 3.3: level k from level k-1, reference and distorted independently) into
   // jobs[1..4]: one enqueue_decimate per level.
   void enqueue_pyramid(std::array<sc::ScaleJob, kScales>& jobs, cudaStream_t stream) {
     for (int k = 1; k < kScales; ++k) {
-      sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(), level_dis_[k].get<float>(),
-                           stream);
+      sc::enqueue_decimate(jobs[k - 1].ref, jobs[k - 1].dis, level_ref_[k].get<float>(),
+                           level_dis_[k].get<float>(), stream);
       jobs[k].ref = {level_ref_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
       jobs[k].dis = {level_dis_[k].get(), sc::SampleType::kF32, 8, sizes_[k]};
     }
   }
 
-  // Scale 0's windows; with VQX_SSIM_FORK=N >= 2 as N launches of whole 64-row tile bands (the
-  // same tiles, partials at the same places: the same sums bit for bit), so that the side
-  // stream's kernels, ready between two launches, are dispatched before the next band.
+  // Scale 0's windows as kScale0Bands launches of whole 64-row tile bands (the same tiles, partials
+  // at the same places: the same sums bit for bit). Ready grids of equal priority get their blocks
+  // dispatched in launch order, so with one launch the side stream's smaller launches would wait
+  // for all of scale 0's blocks; between bands they get in.
   void enqueue_scale0_windows(const sc::ScaleJob& job, cudaStream_t stream) {
-    const int chunks = fork_chunks_;
     const int map_rows = ssim::map_size(sizes_[0]).height;
     const int tile_rows = (map_rows + sc::kWindowTileRows - 1) / sc::kWindowTileRows;
-    if (chunks <= 1 || tile_rows < 2) {
+    if (tile_rows < 2) {
       sc::enqueue_windows(&job, 1, partial_ptrs_.data(), stream);
       return;
     }
-    const int n = std::min(chunks, tile_rows);
+    const int n = std::min(kScale0Bands, tile_rows);
     const size_t sample_bytes = format_.bit_depth > 8 ? 2 : 1;
     const size_t tiles_x = sc::partial_count(sizes_[0]) / size_t(tile_rows);
     for (int c = 0; c < n; ++c) {
@@ -199,27 +184,7 @@ class FloatMsSsimCuda final : public CudaMetric {
   std::array<cuda::DeviceBuffer, kScales> level_ref_, level_dis_;  // [0] unused: the upload
   std::array<cuda::DeviceBuffer, kScales> partials_;
   std::array<sc::PartialSum*, kScales> partial_ptrs_{};
-  // Scale 0's windows concurrent with the pyramid (enqueue); VQX_SSIM_FORK=0 turns it off
-  // (docs/float_ms_ssim.md).
-  // VQX_SSIM_FORK=N >= 2: the same, scale 0's windows in N launches (enqueue_scale0_windows).
-  // Default 3 (session 14: 1080p 0.131 -> 0.123 ms single-frame with the split trees; no change
-  // with frames in flight).
-  int fork_chunks_ = [] {
-    const char* v = std::getenv("VQX_SSIM_FORK");
-    return v && *v ? std::max(0, std::atoi(v)) : 3;
-  }();
-  bool fork_ = fork_chunks_ != 0;
-  // VQX_SSIM_RSPLIT: 1 (default) = each stream's scales reduced on that stream, 0 = one launch of
-  // all trees after the join.
-  bool split_reduce_ = [] {
-    const char* v = std::getenv("VQX_SSIM_RSPLIT");
-    return !(v && *v == '0');
-  }();
-  // VQX_SSIM_LEAN=0: every scale computes all four sums, as with enable_lcs (for measurement).
-  bool lean_ = [] {
-    const char* v = std::getenv("VQX_SSIM_LEAN");
-    return !(v && *v == '0');
-  }();
+  static constexpr int kScale0Bands = 3;
   std::unique_ptr<cuda::Stream> side_;
   std::unique_ptr<cuda::Event> fork_event_, join_event_;
 };

@@ -1,12 +1,13 @@
-// float_ssim on CUDA: the box decimation (when the factor is above 1), then one scale of the
-// MS-SSIM device stages (metrics/float_ms_ssim/cuda/ssim_cuda.h), one readback of the four f64
-// sums; means and the dB options with the CPU's host code. Contract as float_ms_ssim's
+// float_ssim on CUDA: the box decimation (when the factor is above 1), then one scale of the SSIM
+// device stages (metrics/ssim_core/cuda/ssim_cuda.h), one readback of the four f64 sums; means and
+// the dB options with the CPU's host code. Contract as float_ms_ssim's
 // (shared/spec/README.md): every per-pixel value bit-identical, the sums from a fixed tree.
+#include "metrics/float_ssim/cuda/float_ssim_cuda.h"
+
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "metrics/float_ms_ssim/cuda/ssim_cuda.h"
-#include "metrics/float_ssim/cuda/float_ssim_cuda.h"
+#include "metrics/float_ssim/cuda/box_decimate_cuda.h"
 #include "metrics/float_ssim/float_ssim.h"
 #include "metrics/float_ssim/float_ssim_outputs.h"
 
@@ -49,8 +50,10 @@ class FloatSsimCuda final : public CudaMetric {
     max_db_ = ssim::max_db(clip_db_, f.bit_depth, f.width, f.height);
     sc::prepare_device();
     if (factor_ > 1) {
-      small_ref_ = cuda::DeviceBuffer(*context.device, small_.pixels() * sizeof(float), "float_ssim decimated");
-      small_dis_ = cuda::DeviceBuffer(*context.device, small_.pixels() * sizeof(float), "float_ssim decimated");
+      small_ref_ = cuda::DeviceBuffer(*context.device, small_.pixels() * sizeof(float),
+                                      "float_ssim decimated");
+      small_dis_ = cuda::DeviceBuffer(*context.device, small_.pixels() * sizeof(float),
+                                      "float_ssim decimated");
     }
     partials_ = cuda::DeviceBuffer(
         *context.device, sc::partial_count(small_) * sc::kSumQuantities * sizeof(sc::PartialSum),

@@ -1,6 +1,6 @@
 #pragma once
 // The CUDA twin of float_ssim: box decimation, one scale of windows and terms on the device
-// (metrics/float_ms_ssim/cuda/ssim_cuda.h), the CPU's host code for the means and the dB options.
+// (metrics/ssim_core/cuda/ssim_cuda.h), the CPU's host code for the means and the dB options.
 #include <memory>
 
 #include "engine/cuda/cuda_metric.h"

@@ -48,9 +48,30 @@ static_assert(std::bit_cast<uint32_t>(kC2) == 0x426a1709u, "spec section 2");
 static_assert(std::bit_cast<uint32_t>(kC3) == 0x41ea1709u, "spec section 2");
 
 // f32 literals; they sum to 1.0000020 and are not normalised (spec section 2).
-extern const float kGaussian[kWindowTaps];
+inline constexpr float kGaussian[kWindowTaps] = {0.001028f, 0.007599f, 0.036001f, 0.109361f,
+                                                 0.213006f, 0.266012f, 0.213006f, 0.109361f,
+                                                 0.036001f, 0.007599f, 0.001028f};
 // The 2-D table g_lpf (rows v = -4..4, columns u = -4..4), not the product of its 1-D factors.
-extern const float kLpf[kLpfTaps][kLpfTaps];
+inline constexpr float kLpf[kLpfTaps][kLpfTaps] = {
+    {0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f,
+     0.000714f},
+    {-0.000450f, 0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f, 0.001316f, 0.000283f,
+     -0.000450f},
+    {-0.002090f, 0.001316f, 0.006115f, -0.020867f, -0.047149f, -0.020867f, 0.006115f, 0.001316f,
+     -0.002090f},
+    {0.007132f, -0.004490f, -0.020867f, 0.071207f, 0.160885f, 0.071207f, -0.020867f, -0.004490f,
+     0.007132f},
+    {0.016114f, -0.010146f, -0.047149f, 0.160885f, 0.363505f, 0.160885f, -0.047149f, -0.010146f,
+     0.016114f},
+    {0.007132f, -0.004490f, -0.020867f, 0.071207f, 0.160885f, 0.071207f, -0.020867f, -0.004490f,
+     0.007132f},
+    {-0.002090f, 0.001316f, 0.006115f, -0.020867f, -0.047149f, -0.020867f, 0.006115f, 0.001316f,
+     -0.002090f},
+    {-0.000450f, 0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f, 0.001316f, 0.000283f,
+     -0.000450f},
+    {0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f,
+     0.000714f},
+};
 // Exponents: f32 literals widened to f64 when passed to pow (spec section 2).
 extern const float kAlpha[kScales];
 extern const float kBeta[kScales];  // beta == gamma
@@ -65,7 +86,9 @@ struct Size {
 };
 
 // Level k+1 of the pyramid: ceil(w/2) x ceil(h/2) (spec 3.1).
-inline Size half_size(Size s) { return {s.width / 2 + (s.width & 1), s.height / 2 + (s.height & 1)}; }
+inline Size half_size(Size s) {
+  return {s.width / 2 + (s.width & 1), s.height / 2 + (s.height & 1)};
+}
 // The SSIM map of a plane: the window fits entirely, no padding (spec 4.1).
 inline Size map_size(Size s) { return {s.width - kWindowMargin, s.height - kWindowMargin}; }
 
@@ -124,8 +147,8 @@ inline LcsTerm lcs_term(float mu_r, float mu_d, float var_r, float var_d, float 
   // f32(sqrt_f64(f64(vR*vD))): upstream takes the double sqrt of the f32 product and stores it
   // in a float (IEEE sqrt is correctly rounded, so this equals sqrtf of the product).
   const float sigma = float(std::sqrt(double(var_r * var_d)));
-  const double l = (2.0 * double(mu_r) * double(mu_d) + double(kC1)) /
-                   double(mu_r * mu_r + mu_d * mu_d + kC1);
+  const double l =
+      (2.0 * double(mu_r) * double(mu_d) + double(kC1)) / double(mu_r * mu_r + mu_d * mu_d + kC1);
   const double c = (2.0 * double(sigma) + double(kC2)) / double(var_r + var_d + kC2);
   // zli-nflx flat-region fix: a negative covariance of an exactly flat window counts as 0.
   const float cov_fixed = (cov < 0.0f && sigma <= 0.0f) ? 0.0f : cov;
@@ -158,7 +181,8 @@ struct ScaleSums {
 // `infinite` is set when the running product reaches +inf (upstream then fails the frame).
 double combine_scales(const std::array<ScaleMeans, kScales>& means, bool* infinite);
 
-// ---- Options shared by both metrics (spec section 6) ---------------------------------------------
+// ---- Options shared by both metrics (spec section 6)
+// ---------------------------------------------
 
 // clip_db: ceil(10*log10(peak^2 / mse)) with peak = 2^bpc-1 (u32 arithmetic) and
 // mse = 0.5 / f64(w*h); without it +inf.

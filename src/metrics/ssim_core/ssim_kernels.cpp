@@ -1,11 +1,11 @@
-// Drivers of the optimised stages and the generic row kernels (ssim_kernels.h).
-#include "metrics/float_ms_ssim/ssim_kernels.h"
+// Drivers of the optimised stages, the plain row kernels and the kernel table (ssim_kernels.h).
+#include "metrics/ssim_core/ssim_kernels.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "core/thread_pool.h"
-#include "metrics/float_ms_ssim/ssim_row_kernels.h"
+#include "metrics/ssim_core/ssim_row_kernels.h"
 
 namespace vqx::ssim {
 namespace detail {
@@ -32,20 +32,21 @@ void window_v_terms_row_generic(const float* const rows[kQuantities][kWindowTaps
 }
 
 }  // namespace
-
-const RowKernels kGenericKernels = {decimate_row_generic, window_h_row_generic,
-                                    window_v_terms_row_generic};
-
 }  // namespace detail
 
-namespace {
-
-using detail::kQuantities;
-using detail::kSplitPad;
-
-const detail::RowKernels& kernels(Isa isa) {
-  return isa == Isa::kAvx2 ? detail::kAvx2Kernels : detail::kGenericKernels;
+SsimKernels make_ssim_kernels(const CpuFeatures& cpu) {
+  SsimKernels k{detail::decimate_row_generic, detail::window_h_row_generic,
+                detail::window_v_terms_row_generic};
+  if (cpu.avx2) detail::install_avx2_kernels(k);
+  return k;
 }
+
+const SsimKernels& ssim_kernels() {
+  static const SsimKernels host = make_ssim_kernels(host_cpu_features());
+  return host;
+}
+
+namespace {
 
 // Rows per parallel chunk. Fixed numbers (never derived from the thread count); they only decide
 // which thread computes a row, never how.
@@ -65,32 +66,10 @@ void run_rows(ThreadPool* pool, int n, int grain, const std::function<void(size_
 
 }  // namespace
 
-bool isa_supported(Isa isa) {
-  switch (isa) {
-    case Isa::kGeneric:
-      return true;
-    case Isa::kAvx2:
-#if defined(__x86_64__) || defined(__i386__)
-      return __builtin_cpu_supports("avx2");
-#else
-      return false;
-#endif
-  }
-  return false;
-}
-
-Isa best_isa() {
-  static const Isa best = isa_supported(Isa::kAvx2) ? Isa::kAvx2 : Isa::kGeneric;
-  return best;
-}
-
-const char* to_string(Isa isa) { return isa == Isa::kAvx2 ? "avx2" : "generic"; }
-
-void decimate(const float* in, Size size, float* out, ThreadPool* pool, Isa isa) {
-  const detail::RowKernels& k = kernels(isa);
+void decimate(const float* in, Size size, float* out, ThreadPool* pool, const SsimKernels& k) {
   const Size half = half_size(size);
   const size_t split_width = size_t(half.width) + kSplitPad;
-  // Even/odd split of every input row (see ssim_row_kernels.h), reused between calls.
+  // Even/odd split of every input row (kSplitPad), reused between calls.
   thread_local std::vector<float> split;
   split.resize(2 * split_width * size_t(size.height));
   float* even_rows = split.data();
@@ -129,14 +108,15 @@ void decimate(const float* in, Size size, float* out, ThreadPool* pool, Isa isa)
 }
 
 void lcs_rows(const float* ref, const float* dis, Size size, int y0, int y1, double* l, double* c,
-              float* s, Isa isa) {
-  const detail::RowKernels& k = kernels(isa);
+              float* s, const SsimKernels& k) {
   const Size map = map_size(size);
   const size_t mw = size_t(map.width);
   // Ring of the last 11 horizontal rows of each quantity: input row r lives in slot r % 11.
   thread_local std::vector<float> ring;
   ring.resize(kQuantities * kWindowTaps * mw);
-  auto slot = [&](int q, int r) { return ring.data() + (size_t(q) * kWindowTaps + size_t(r % kWindowTaps)) * mw; };
+  auto slot = [&](int q, int r) {
+    return ring.data() + (size_t(q) * kWindowTaps + size_t(r % kWindowTaps)) * mw;
+  };
   auto horizontal = [&](int r) {
     float* out[kQuantities];
     for (int q = 0; q < kQuantities; ++q) out[q] = slot(q, r);
@@ -154,7 +134,8 @@ void lcs_rows(const float* ref, const float* dis, Size size, int y0, int y1, dou
   }
 }
 
-ScaleMeans ssim_scale(const float* ref, const float* dis, Size size, ThreadPool* pool, Isa isa) {
+ScaleMeans ssim_scale(const float* ref, const float* dis, Size size, ThreadPool* pool,
+                      const SsimKernels& k) {
   const Size map = map_size(size);
   const size_t mw = size_t(map.width);
   constexpr int kWaveRows = kStripRows * kWaveStrips;
@@ -177,7 +158,7 @@ ScaleMeans ssim_scale(const float* ref, const float* dis, Size size, ThreadPool*
         const int y0 = wave + int(i) * kStripRows;
         const int y1 = std::min(y0 + kStripRows, wave + rows);
         const size_t offset = size_t(y0 - wave) * mw;
-        lcs_rows(ref, dis, size, y0, y1, lp + offset, cp + offset, sp + offset, isa);
+        lcs_rows(ref, dis, size, y0, y1, lp + offset, cp + offset, sp + offset, k);
       }
     });
     // The sequential raster-order sum (spec 4.3), wave after wave.

@@ -1,9 +1,10 @@
-// AVX2 row kernels (ssim_row_kernels.h). Vectorised across output pixels only: each lane runs the
-// plain twin's exact sequence of f32 products, f32->f64 widenings and f64 additions, so every lane
-// is bit-identical to the scalar code. No FMA (the target is "avx2" alone, and contraction is off).
+// AVX2 row kernels of the SsimKernels table (ssim_kernels.h). Vectorised across output pixels
+// only: each lane runs the plain twin's exact sequence of f32 products, f32->f64 widenings and f64
+// additions, so every lane is bit-identical to the scalar code. No FMA (the target is "avx2" alone,
+// and contraction is off).
 #include <immintrin.h>
 
-#include "metrics/float_ms_ssim/ssim_row_kernels.h"
+#include "metrics/ssim_core/ssim_row_kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #define VQX_AVX2 __attribute__((target("avx2")))
@@ -84,9 +85,10 @@ VQX_AVX2 inline __m256 vertical8(const float* const rows[kWindowTaps], int x) {
 
 // l = (2*mu_r*mu_d + C1) / f64(den) for four lanes, numerator in f64 (spec 4.3).
 VQX_AVX2 inline __m256d luminance4(__m128 mu_r, __m128 mu_d, __m128 den) {
-  const __m256d num = _mm256_add_pd(
-      _mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), _mm256_cvtps_pd(mu_r)), _mm256_cvtps_pd(mu_d)),
-      _mm256_set1_pd(double(kC1)));
+  const __m256d num =
+      _mm256_add_pd(_mm256_mul_pd(_mm256_mul_pd(_mm256_set1_pd(2.0), _mm256_cvtps_pd(mu_r)),
+                                  _mm256_cvtps_pd(mu_d)),
+                    _mm256_set1_pd(double(kC1)));
   return _mm256_div_pd(num, _mm256_cvtps_pd(den));
 }
 
@@ -120,12 +122,16 @@ VQX_AVX2 void window_v_terms_row_avx2(const float* const rows[kQuantities][kWind
     const __m256 c_den = _mm256_add_ps(_mm256_add_ps(var_r, var_d), c2);
     _mm256_storeu_pd(l + x, luminance4(_mm256_castps256_ps128(mu_r), _mm256_castps256_ps128(mu_d),
                                        _mm256_castps256_ps128(l_den)));
-    _mm256_storeu_pd(l + x + 4, luminance4(_mm256_extractf128_ps(mu_r, 1), _mm256_extractf128_ps(mu_d, 1),
-                                           _mm256_extractf128_ps(l_den, 1)));
-    _mm256_storeu_pd(c + x, contrast4(_mm256_castps256_ps128(sigma), _mm256_castps256_ps128(c_den)));
-    _mm256_storeu_pd(c + x + 4, contrast4(_mm256_extractf128_ps(sigma, 1), _mm256_extractf128_ps(c_den, 1)));
+    _mm256_storeu_pd(l + x + 4,
+                     luminance4(_mm256_extractf128_ps(mu_r, 1), _mm256_extractf128_ps(mu_d, 1),
+                                _mm256_extractf128_ps(l_den, 1)));
+    _mm256_storeu_pd(c + x,
+                     contrast4(_mm256_castps256_ps128(sigma), _mm256_castps256_ps128(c_den)));
+    _mm256_storeu_pd(c + x + 4,
+                     contrast4(_mm256_extractf128_ps(sigma, 1), _mm256_extractf128_ps(c_den, 1)));
     // Flat-region fix: cov < 0 and sigma <= 0 (ordered compares: false on NaN, as in C) -> +0.
-    const __m256 flat = _mm256_and_ps(_mm256_cmp_ps(cov, zero, _CMP_LT_OQ), _mm256_cmp_ps(sigma, zero, _CMP_LE_OQ));
+    const __m256 flat =
+        _mm256_and_ps(_mm256_cmp_ps(cov, zero, _CMP_LT_OQ), _mm256_cmp_ps(sigma, zero, _CMP_LE_OQ));
     const __m256 cov_fixed = _mm256_andnot_ps(flat, cov);
     _mm256_storeu_ps(s + x, _mm256_div_ps(_mm256_add_ps(cov_fixed, c3), _mm256_add_ps(sigma, c3)));
   }
@@ -139,6 +145,10 @@ VQX_AVX2 void window_v_terms_row_avx2(const float* const rows[kQuantities][kWind
 
 }  // namespace
 
-const RowKernels kAvx2Kernels = {decimate_row_avx2, window_h_row_avx2, window_v_terms_row_avx2};
+void install_avx2_kernels(SsimKernels& kernels) {
+  kernels.decimate_row = decimate_row_avx2;
+  kernels.window_h_row = window_h_row_avx2;
+  kernels.window_v_terms_row = window_v_terms_row_avx2;
+}
 
 }  // namespace vqx::ssim::detail

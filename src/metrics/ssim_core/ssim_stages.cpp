@@ -1,31 +1,16 @@
 // Plain twins of the MS-SSIM / SSIM stages (shared/spec/ms_ssim.md), in the reference order.
-#include "metrics/float_ms_ssim/ssim_stages.h"
+#include "metrics/ssim_core/ssim_stages.h"
 
 #include <cmath>
 #include <limits>
 
 namespace vqx::ssim {
 
-const float kGaussian[kWindowTaps] = {0.001028f, 0.007599f, 0.036001f, 0.109361f,
-                                      0.213006f, 0.266012f, 0.213006f, 0.109361f,
-                                      0.036001f, 0.007599f, 0.001028f};
-
-const float kLpf[kLpfTaps][kLpfTaps] = {
-    {0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f, 0.000714f},
-    {-0.000450f, 0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f, 0.001316f, 0.000283f, -0.000450f},
-    {-0.002090f, 0.001316f, 0.006115f, -0.020867f, -0.047149f, -0.020867f, 0.006115f, 0.001316f, -0.002090f},
-    {0.007132f, -0.004490f, -0.020867f, 0.071207f, 0.160885f, 0.071207f, -0.020867f, -0.004490f, 0.007132f},
-    {0.016114f, -0.010146f, -0.047149f, 0.160885f, 0.363505f, 0.160885f, -0.047149f, -0.010146f, 0.016114f},
-    {0.007132f, -0.004490f, -0.020867f, 0.071207f, 0.160885f, 0.071207f, -0.020867f, -0.004490f, 0.007132f},
-    {-0.002090f, 0.001316f, 0.006115f, -0.020867f, -0.047149f, -0.020867f, 0.006115f, 0.001316f, -0.002090f},
-    {-0.000450f, 0.000283f, 0.001316f, -0.004490f, -0.010146f, -0.004490f, 0.001316f, 0.000283f, -0.000450f},
-    {0.000714f, -0.000450f, -0.002090f, 0.007132f, 0.016114f, 0.007132f, -0.002090f, -0.000450f, 0.000714f},
-};
-
 const float kAlpha[kScales] = {0.0f, 0.0f, 0.0f, 0.0f, 0.1333f};
 const float kBeta[kScales] = {0.0448f, 0.2856f, 0.3001f, 0.2363f, 0.1333f};
 
-// ---- Stage 1 --------------------------------------------------------------------------------------
+// ---- Stage 1
+// --------------------------------------------------------------------------------------
 
 namespace {
 template <typename Sample>
@@ -45,7 +30,8 @@ void convert_luma(const Picture& picture, float* out) {
     convert_plane(picture.plane<uint8_t>(0), n, divisor, out);
 }
 
-// ---- Stage 2 --------------------------------------------------------------------------------------
+// ---- Stage 2
+// --------------------------------------------------------------------------------------
 
 void decimate_plain(const float* in, Size size, float* out) {
   const Size half = half_size(size);
@@ -56,7 +42,8 @@ void decimate_plain(const float* in, Size size, float* out) {
         const float* row = in + size_t(reflect(2 * y + v, size.height)) * size.width;
         for (int u = -kLpfRadius; u <= kLpfRadius; ++u) {
           // f32 product, rounded, then widened and added in f64 (spec 3.3).
-          const float p = row[reflect(2 * x + u, size.width)] * kLpf[v + kLpfRadius][u + kLpfRadius];
+          const float p =
+              row[reflect(2 * x + u, size.width)] * kLpf[v + kLpfRadius][u + kLpfRadius];
           sum += double(p);
         }
       }
@@ -65,7 +52,8 @@ void decimate_plain(const float* in, Size size, float* out) {
   }
 }
 
-// ---- Stage 3 --------------------------------------------------------------------------------------
+// ---- Stage 3
+// --------------------------------------------------------------------------------------
 
 void window_convolve_plain(const float* in, Size size, float* out) {
   const Size map = map_size(size);
@@ -113,7 +101,8 @@ WindowStatistics window_statistics_plain(const float* ref, const float* dis, Siz
   window_convolve_plain(dd.data(), size, s.var_d.data());
   window_convolve_plain(rd.data(), size, s.cov.data());
   for (size_t i = 0; i < m; ++i) {
-    const PixelStatistics p = pixel_statistics(s.mu_r[i], s.mu_d[i], s.var_r[i], s.var_d[i], s.cov[i]);
+    const PixelStatistics p =
+        pixel_statistics(s.mu_r[i], s.mu_d[i], s.var_r[i], s.var_d[i], s.cov[i]);
     s.var_r[i] = p.var_r;
     s.var_d[i] = p.var_d;
     s.cov[i] = p.cov;
@@ -121,7 +110,8 @@ WindowStatistics window_statistics_plain(const float* ref, const float* dis, Siz
   return s;
 }
 
-// ---- Stage 4 --------------------------------------------------------------------------------------
+// ---- Stage 4
+// --------------------------------------------------------------------------------------
 
 void lcs_terms_plain(const WindowStatistics& st, double* l, double* c, float* s) {
   const size_t m = st.size.pixels();
@@ -133,7 +123,8 @@ void lcs_terms_plain(const WindowStatistics& st, double* l, double* c, float* s)
   }
 }
 
-// ---- Stage 5 --------------------------------------------------------------------------------------
+// ---- Stage 5
+// --------------------------------------------------------------------------------------
 
 void ScaleSums::add(const double* l_terms, const double* c_terms, const float* s_terms, size_t n) {
   // Four independent sequential chains; each keeps upstream's raster order exactly.
@@ -158,7 +149,8 @@ ScaleMeans ScaleSums::means(Size map) const {
   return {float(l / n), float(c / n), float(s / n), float(ssim / n)};
 }
 
-// ---- Stage 6 --------------------------------------------------------------------------------------
+// ---- Stage 6
+// --------------------------------------------------------------------------------------
 
 double combine_scales(const std::array<ScaleMeans, kScales>& means, bool* infinite) {
   double msssim = 1.0;
@@ -187,7 +179,8 @@ double to_db(double score, double max_db) {
   return db < max_db ? db : max_db;
 }
 
-// ---- Composition ----------------------------------------------------------------------------------
+// ---- Composition
+// ----------------------------------------------------------------------------------
 
 ScaleMeans ssim_scale_plain(const float* ref, const float* dis, Size size) {
   const WindowStatistics st = window_statistics_plain(ref, dis, size);
