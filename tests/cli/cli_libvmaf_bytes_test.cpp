@@ -61,6 +61,7 @@ std::string without_version_and_fps(std::string text) {
 struct OutputCase {
   std::string name, pair, args;
 };
+void PrintTo(const OutputCase& c, std::ostream* out) { *out << c.pair << " [" << c.args << "]"; }
 
 const std::vector<OutputCase> kCases = {
     {"DefaultModel", "n576", ""},
