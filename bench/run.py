@@ -148,8 +148,8 @@ def benchmarks(build, fixtures, reps, cuda):
     folder = os.path.join(build, "bench")
     names = sorted(n for n in os.listdir(folder) if n.endswith("_bench") and n != "decode_bench"
                    and ("cuda" in n) == cuda and os.access(os.path.join(folder, n), os.X_OK))
-    method = ("Google Benchmark, median of {} repetitions, on the fixture pairs "
-              "(`$VQX_FIXTURES`).".format(reps))
+    method = (f"Google Benchmark, median of {reps} repetition{'s' if reps != 1 else ''}, on the "
+              "fixture pairs (`$VQX_FIXTURES`).")
     if cuda:
         method += (" `cuda_throughput_bench`: one uploaded pair scored 96 times, K frames of each "
                    "non-temporal metric in flight (`--gpu_frames K`), every metric on its own "
@@ -222,7 +222,7 @@ def end_to_end(build, fixtures, reps, device):
         shutil.rmtree(work, ignore_errors=True)
     method = (f"Wall milliseconds per frame, (t(N) - t(2)) / (N - 2) from whole-process wall "
               f"times of the CLI (start-up, CUDA context, allocations and graph capture cancel), "
-              f"median of {reps} runs; `--threads {threads}`; N = "
+              f"median of {reps} run{'s' if reps != 1 else ''}; `--threads {threads}`; N = "
               + ", ".join(f"{p} {c} (CUDA) / {k} (CPU)" for p, (c, k) in CLI_FRAMES.items())
               + " frames of a fixture repeated. Default schedule (`--gpu_frames 0`).")
     return method + "\n\n" + table(["clip", "features"] + [f"{b} ms/frame" for b in backends], rows)
