@@ -95,8 +95,9 @@ TEST_P(CliLibvmafBytes, EveryFormatEqualsLibvmafButVersionAndFps) {
     const std::string args = fmt::format("{} {} {} -o", inputs, c.args, flag);
     auto r = run_cli(fmt::format("{} {}", args, ours));
     ASSERT_EQ(r.status, 0) << c.name << " " << ext << ": " << r.output;
-    const std::string command =
-        fmt::format("'{}' {} '{}' > /dev/null 2>&1", libvmaf_cli(), args, theirs);
+    // The anchor is libvmaf's CUDA build: --gpumask keeps it on its CPU path, the reference.
+    const std::string command = fmt::format("'{}' --gpumask 4294967295 {} '{}' > /dev/null 2>&1",
+                                            libvmaf_cli(), args, theirs);
     ASSERT_EQ(std::system(command.c_str()), 0) << command;
     EXPECT_EQ(without_version_and_fps(slurp(ours)), without_version_and_fps(slurp(theirs)))
         << c.name << " " << ext << ": " << ours << " vs " << theirs;
