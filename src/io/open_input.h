@@ -12,10 +12,10 @@
 #include <string>
 
 #include "core/frame_source.h"
+#include "core/scale_filter.h"
 #include "io/av_demuxer.h"
 #include "io/input_stream.h"
 #include "io/readers.h"
-#include "io/scale_filter.h"
 
 namespace vqx {
 

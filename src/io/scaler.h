@@ -3,13 +3,13 @@
 // `ffmpeg -vf scale=W:H:flags=<mode>+accurate_rnd+bitexact` calls it for progressive frames (one
 // context, the same planar format in and out, SWS_ACCURATE_RND | SWS_BITEXACT, so the pixels do
 // not depend on the machine's SIMD). The CUDA twin (engine/cuda/device_scaler.h) gives the same
-// samples; io/scale_filter.h holds the modes.
+// samples; core/scale_filter.h holds the modes.
 #include <cstdint>
 #include <memory>
 
 #include "core/frame_source.h"
 #include "core/picture.h"
-#include "io/scale_filter.h"
+#include "core/scale_filter.h"
 
 struct SwsContext;
 

@@ -9,8 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "core/scale_rounding.h"
 #include "io/readers.h"
-#include "io/scale_rounding.h"
 #include "io/scaler.h"
 #include "support/fixtures.h"
 

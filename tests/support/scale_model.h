@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "core/picture.h"
-#include "io/scale_filter.h"
+#include "core/scale_filter.h"
 
 namespace vqx::test {
 
@@ -14,7 +14,7 @@ inline constexpr ScaleMode kScaleModes[] = {ScaleMode::kBicubic, ScaleMode::kBil
                                             ScaleMode::kNeighbor};
 
 // Scales `in` to the size of `out` (same layout and depth) with build_plane_filters' filters and
-// the integer steps of io/scale_rounding.h, row by row as libswscale does.
+// the integer steps of core/scale_rounding.h, row by row as libswscale does.
 void scale_with_model(const Picture& in, Picture& out, ScaleMode mode);
 
 // The same through libswscale (io/scaler.h: sws_scale, flags <mode> | SWS_ACCURATE_RND |

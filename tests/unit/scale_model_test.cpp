@@ -1,4 +1,4 @@
-// The plain model of libswscale's scaler (io/scale_filter + io/scale_rounding, the CUDA scaler's
+// The plain model of libswscale's scaler (core/scale_filter + core/scale_rounding, the CUDA scaler's
 // twin) gives libswscale's pixels bit for bit on every mode and every case of scale_cases() and
 // of the fixture ladder.
 #include "support/scale_model.h"

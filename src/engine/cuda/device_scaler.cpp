@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/scale_rounding.h"
 #include "engine/cuda/cuda_check.h"
-#include "io/scale_rounding.h"
 
 namespace vqx::cuda {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // --scale on the device: pictures in device memory (Picture layout) resized to another size
-// exactly as libswscale does it (io/scale_filter.h), so that --backend cuda scores the pixels
+// exactly as libswscale does it (core/scale_filter.h), so that --backend cuda scores the pixels
 // `ffmpeg -vf scale=W:H:flags=<mode>+accurate_rnd+bitexact` would give. Filters are built on the
 // host and uploaded once per geometry; each frame is two passes per plane on the caller's stream.
 #include <cuda_runtime.h>
@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "core/picture.h"
+#include "core/scale_filter.h"
 #include "engine/cuda/device_context.h"
 #include "engine/cuda/scale_kernels.h"
-#include "io/scale_filter.h"
 
 namespace vqx::cuda {
 

@@ -1,8 +1,8 @@
-// libswscale's scaler passes on the device. Integer sums in the order of io/scale_rounding.h's
+// libswscale's scaler passes on the device. Integer sums in the order of core/scale_rounding.h's
 // steps: the results are exact, so they equal libswscale's whatever the thread layout.
+#include "core/scale_rounding.h"
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/scale_kernels.h"
-#include "io/scale_rounding.h"
 
 namespace vqx::cuda {
 namespace {

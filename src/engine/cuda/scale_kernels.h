@@ -1,13 +1,13 @@
 #pragma once
 // The two passes of libswscale's scaler on the device, one plane at a time (launchers; kernels in
-// scale_kernels.cu). Arithmetic: io/scale_rounding.h, shared with the plain model.
+// scale_kernels.cu). Arithmetic: core/scale_rounding.h, shared with the plain model.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 namespace vqx::cuda {
 
-// A filter's taps in device memory (io/scale_filter.h's ScaleFilter).
+// A filter's taps in device memory (core/scale_filter.h's ScaleFilter).
 struct DeviceFilter {
   const int32_t* first = nullptr;
   const int16_t* weights = nullptr;

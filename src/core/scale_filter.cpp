@@ -1,4 +1,4 @@
-#include "io/scale_filter.h"
+#include "core/scale_filter.h"
 
 #include <fmt/format.h>
 
