@@ -188,6 +188,22 @@ def vqx(build, args, timeout=590):
     return run([os.path.join(build, "vqx")] + args + ["-q"], timeout=timeout)
 
 
+def ms_per_frame(build, reps, n, args_for):
+    """Median over `reps` of (t(n) - t(2)) / (n - 2) in ms, t(k) the wall time of the CLI run with
+    args_for(k): start-up (CUDA context, allocations, graph capture, opening inputs) cancels."""
+    per_frame = []
+    for _ in range(reps):
+        walls = []
+        for frames in (2, n):
+            start = time.monotonic()
+            if vqx(build, args_for(frames)).returncode != 0:
+                break
+            walls.append(time.monotonic() - start)
+        if len(walls) == 2:
+            per_frame.append((walls[1] - walls[0]) / (n - 2) * 1e3)
+    return f"{statistics.median(per_frame):.3f}" if per_frame else "failed"
+
+
 def end_to_end(build, fixtures, reps, device):
     work = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     backends = ["cuda", "cpu"] if device else ["cpu"]
@@ -202,21 +218,9 @@ def end_to_end(build, fixtures, reps, device):
                 row = [pair, label]
                 for backend in backends:
                     n = n_cuda if backend == "cuda" else n_cpu
-                    per_frame = []
-                    for _ in range(reps):
-                        walls = []
-                        for frames in (2, n):
-                            start = time.monotonic()
-                            r = vqx(build, ["-r", f"{work}/ref_{frames}.y4m", "-d",
-                                            f"{work}/dis_{frames}.y4m", "--backend", backend,
-                                            "--threads", threads, "-o", "/dev/null"] + config)
-                            walls.append(time.monotonic() - start)
-                            if r.returncode != 0:
-                                walls = None
-                                break
-                        if walls:
-                            per_frame.append((walls[1] - walls[0]) / (n - 2) * 1e3)
-                    row.append(f"{statistics.median(per_frame):.3f}" if per_frame else "failed")
+                    row.append(ms_per_frame(build, reps, n, lambda frames: [
+                        "-r", f"{work}/ref_{frames}.y4m", "-d", f"{work}/dis_{frames}.y4m",
+                        "--backend", backend, "--threads", threads, "-o", "/dev/null"] + config))
                 rows.append(row)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -250,21 +254,10 @@ def decode_speed(build, fixtures, reps, device, clips):
             row = [f"{codec} {label}"]
             for backend in backends:
                 n = DECODE_FRAMES[pair][0 if backend == "cuda" else 1]
-                for inputs in ((ref, dis), (ref + ".y4m", dis + ".y4m")):
-                    per_frame = []
-                    for _ in range(reps):
-                        walls = []
-                        for frames in (2, n):
-                            start = time.monotonic()
-                            r = vqx(build, ["-r", inputs[0], "-d", inputs[1], "--backend", backend,
-                                            "--frame_cnt", str(frames), "-o", "/dev/null"])
-                            walls.append(time.monotonic() - start)
-                            if r.returncode != 0:
-                                walls = None
-                                break
-                        if walls:
-                            per_frame.append((walls[1] - walls[0]) / (n - 2) * 1e3)
-                    row.append(f"{statistics.median(per_frame):.3f}" if per_frame else "failed")
+                for r, d in ((ref, dis), (ref + ".y4m", dis + ".y4m")):
+                    row.append(ms_per_frame(build, reps, n, lambda frames: [
+                        "-r", r, "-d", d, "--backend", backend, "--frame_cnt", str(frames),
+                        "-o", "/dev/null"]))
             rows.append(row)
     header = ["clip"] + [f"{b} {k} ms/frame" for b in backends for k in ("compressed", "Y4M")]
     parts.append("### End to end\n\nVMAF v0.6.1 (the default model), wall milliseconds per frame, "

@@ -2,8 +2,6 @@
 // mp4, mkv, webm, ivf, mpeg-ts and raw h264/hevc/obu streams; 4:2:0 and odd-sized 4:4:4) gives
 // the same bits, for every metric and every built-in model, as scoring what
 // `ffmpeg -i FILE -f yuv4mpegpipe -strict -1 -pix_fmt <native> -` makes of it.
-#include "io/open_input.h"
-#include "io/readers.h"
 #include "support/encodes.h"
 #include "support/fixtures.h"
 
@@ -23,15 +21,7 @@ TEST_P(DecodedInputExactness, ScoresEqualThoseOfFfmpegsY4mDecode) {
   }
   RunSettings settings;
   settings.threads = 2;
-  auto ref = open_input(reference, {}, "reference").source;
-  auto dis = open_input(distorted, {}, "distorted").source;
-  auto decoded = score_everything(*ref, *dis, settings);
-
-  auto ref_y4m = open_y4m(c.reference.empty() ? reference : reference + ".y4m", "reference");
-  auto dis_y4m = open_y4m(distorted + ".y4m", "distorted");
-  auto expected = score_everything(*ref_y4m, *dis_y4m, settings);
-  EXPECT_GE(decoded->table.frame_count(), 4u);
-  expect_same_table(*decoded, *expected, c.distorted);
+  expect_scores_of_y4m_decode(c, reference, distorted, settings);
 }
 
 INSTANTIATE_TEST_SUITE_P(Encodes, DecodedInputExactness, ::testing::ValuesIn(kEncodedCases),

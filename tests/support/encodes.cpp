@@ -5,6 +5,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "io/open_input.h"
+#include "io/readers.h"
 #include "metrics/vmaf/model.h"
 #include "support/fixtures.h"
 
@@ -65,6 +67,18 @@ void expect_same_table(const RunReport& actual, const RunReport& expected, const
                                      *a, *e);
     }
   EXPECT_EQ(differing, 0u) << what;
+}
+
+void expect_scores_of_y4m_decode(const EncodedCase& c, const std::string& reference, const std::string& distorted,
+                                 const RunSettings& settings) {
+  auto ref = open_input(reference, {}, "reference").source;
+  auto dis = open_input(distorted, {}, "distorted").source;
+  auto decoded = score_everything(*ref, *dis, settings);
+  auto ref_y4m = open_y4m(c.reference.empty() ? reference : reference + ".y4m", "reference");
+  auto dis_y4m = open_y4m(distorted + ".y4m", "distorted");
+  auto expected = score_everything(*ref_y4m, *dis_y4m, settings);
+  EXPECT_GE(decoded->table.frame_count(), 4u);
+  expect_same_table(*decoded, *expected, c.distorted);
 }
 
 }  // namespace vqx::test

@@ -40,4 +40,10 @@ std::unique_ptr<RunReport> score_everything(FrameSource& reference, FrameSource&
 // Same columns, frame count and bits (NaN equal to NaN) in both tables.
 void expect_same_table(const RunReport& actual, const RunReport& expected, const std::string& what);
 
+// The contract on one case: score_everything on the encodes (opened as the CLI opens them) and on
+// their FILE.y4m, with `settings`, give the same table. `reference` is the pair's ref.y4m or the
+// case's encoded reference.
+void expect_scores_of_y4m_decode(const EncodedCase& c, const std::string& reference, const std::string& distorted,
+                                 const RunSettings& settings);
+
 }  // namespace vqx::test
