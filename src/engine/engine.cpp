@@ -190,10 +190,11 @@ void skip_frames(FrameSource& reader, uint64_t count) {
                                  skipped));
 }
 
-void check_same_layout(const FrameSource& reference, const FrameSource& distorted) {
+// `scaled`: the distorted frames are scaled to the reference's size on the way (CUDA --scale).
+void check_same_layout(const FrameSource& reference, const FrameSource& distorted, bool scaled) {
   const PictureFormat& r = reference.format();
   const PictureFormat& d = distorted.format();
-  if (r.width != d.width || r.height != d.height)
+  if (!scaled && (r.width != d.width || r.height != d.height))
     throw InputError(fmt::format("geometry mismatch: reference is {}x{}, distorted is {}x{}",
                                  r.width, r.height, d.width, d.height));
   if (r.subsampling != d.subsampling)
@@ -270,8 +271,9 @@ std::unique_ptr<RunReport> run_metrics(FrameSource& reference, FrameSource& dist
                                        const std::vector<MetricRequest>& requests,
                                        const RunSettings& settings) {
   if (requests.empty()) throw UsageError("no feature requested; add --feature NAME");
-  check_same_layout(reference, distorted);
+  check_same_layout(reference, distorted, settings.scale.has_value());
   const BackendChoice choice = choose_backend(requests, settings);
+  if (choice.backend != Backend::kCuda) check_same_layout(reference, distorted, false);
   if (settings.backend_chosen) settings.backend_chosen(choice);
   if (choice.backend == Backend::kCuda) return run_cuda(reference, distorted, requests, settings);
   return run_cpu(reference, distorted, requests, settings);

@@ -4,9 +4,11 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/scale_filter.h"
 #include "engine/metric.h"
 #include "engine/result_table.h"
 #include "core/frame_source.h"
@@ -41,6 +43,10 @@ struct RunSettings {
   std::function<void(const std::string&)> warn;
   // Hears once, before the first frame, which backend the run uses and why.
   std::function<void(const BackendChoice&)> backend_chosen;
+  // CUDA: distorted frames of another size than the reference's are scaled to it on the device,
+  // as libswscale does it (core/scale_filter.h). The CPU backend takes frames already scaled
+  // (io/scaler.h), and refuses a size mismatch.
+  std::optional<ScaleMode> scale;
 };
 
 struct RunReport {

@@ -18,6 +18,19 @@ std::optional<std::string> encode_path(const std::string& file) {
   return path;
 }
 
+const std::vector<ScaledRung> kScaledRungs = {
+    {"rung_720p.mkv", 1920, 1080, "bicubic"},  {"rung_720p.mkv", 1920, 1080, "bilinear"},
+    {"rung_720p.mkv", 1920, 1080, "lanczos"},  {"rung_720p.mkv", 1920, 1080, "spline"},
+    {"rung_720p.mkv", 1920, 1080, "neighbor"}, {"rung_540p.mkv", 1920, 1080, "bicubic"},
+    {"rung_1080p.mkv", 3840, 2160, "bicubic"}, {"rung_odd.mkv", 1920, 1080, "bicubic"},
+    {"rung_odd.mkv", 1279, 719, "lanczos"},    {"rung_720p10.mkv", 1920, 1080, "bicubic"},
+    {"rung_720p10.mkv", 1920, 1080, "spline"}, {"rung_444p10.mkv", 1280, 720, "bicubic"},
+};
+
+std::string scaled_rung_path(const std::string& rung_path, const ScaledRung& c) {
+  return fmt::format("{}.{}x{}.{}.y4m", rung_path, c.width, c.height, c.mode);
+}
+
 const std::vector<EncodedCase> kEncodedCases = {
     {"n576", "", "n576_h264.mp4"},
     {"n576", "", "n576_h264.h264"},

@@ -4,6 +4,7 @@
 // the same bits as ffmpeg's Y4M decode of it, for every metric and built-in model.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,18 @@ struct EncodedCase {
 };
 extern const std::vector<EncodedCase> kEncodedCases;
 std::string encoded_case_name(const EncodedCase& c);
+
+// A ladder rung and ffmpeg's scale of it (`-vf scale=W:H:flags=MODE+accurate_rnd+bitexact`), both
+// made by make_encodes.sh: 720p and 540p to 1080p in every mode, 1080p to 4K, 853x481 to 1080p
+// and to 1279x719, 10-bit 4:2:0 and 4:4:4.
+struct ScaledRung {
+  const char* rung;
+  uint32_t width, height;
+  const char* mode;
+};
+extern const std::vector<ScaledRung> kScaledRungs;
+// Where ffmpeg's scale of the rung at `rung_path` is: RUNG.WxH.MODE.y4m.
+std::string scaled_rung_path(const std::string& rung_path, const ScaledRung& c);
 
 // Every metric with its defaults and every built-in VMAF model, on one input pair; the models'
 // scores are added to the table.

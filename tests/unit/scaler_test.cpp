@@ -17,27 +17,12 @@
 namespace vqx::test {
 namespace {
 
-struct RungCase {
-  const char* rung;
-  uint32_t width, height;
-  const char* mode;
-};
-
-const RungCase kRungCases[] = {
-    {"rung_720p.mkv", 1920, 1080, "bicubic"},  {"rung_720p.mkv", 1920, 1080, "bilinear"},
-    {"rung_720p.mkv", 1920, 1080, "lanczos"},  {"rung_720p.mkv", 1920, 1080, "spline"},
-    {"rung_720p.mkv", 1920, 1080, "neighbor"}, {"rung_540p.mkv", 1920, 1080, "bicubic"},
-    {"rung_1080p.mkv", 3840, 2160, "bicubic"}, {"rung_odd.mkv", 1920, 1080, "bicubic"},
-    {"rung_odd.mkv", 1279, 719, "lanczos"},    {"rung_720p10.mkv", 1920, 1080, "bicubic"},
-    {"rung_720p10.mkv", 1920, 1080, "spline"}, {"rung_444p10.mkv", 1280, 720, "bicubic"},
-};
-
-class ScalerAgainstFfmpeg : public ::testing::TestWithParam<RungCase> {};
+class ScalerAgainstFfmpeg : public ::testing::TestWithParam<ScaledRung> {};
 
 TEST_P(ScalerAgainstFfmpeg, SameBytes) {
-  const RungCase& c = GetParam();
+  const ScaledRung& c = GetParam();
   VQX_REQUIRE_ENCODE(c.rung, rung);
-  const std::string expected_path = fmt::format("{}.{}x{}.{}.y4m", rung, c.width, c.height, c.mode);
+  const std::string expected_path = scaled_rung_path(rung, c);
   auto scaled = scale_frames(open_input(rung, {}, "distorted").source, c.width, c.height, *parse_scale_mode(c.mode));
   auto expected = open_y4m(expected_path, "expected");
   ASSERT_TRUE(scaled->format().same_layout(expected->format())) << scaled->format().describe();
@@ -55,7 +40,7 @@ TEST_P(ScalerAgainstFfmpeg, SameBytes) {
   EXPECT_EQ(frames, 2u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Rungs, ScalerAgainstFfmpeg, ::testing::ValuesIn(kRungCases), [](const auto& info) {
+INSTANTIATE_TEST_SUITE_P(Rungs, ScalerAgainstFfmpeg, ::testing::ValuesIn(kScaledRungs), [](const auto& info) {
   std::string name = fmt::format("{}_{}x{}_{}", info.param.rung, info.param.width, info.param.height, info.param.mode);
   for (char& ch : name)
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';

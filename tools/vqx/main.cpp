@@ -121,8 +121,12 @@ int run(int argc, char** argv) {
   }
   if (requests.empty()) throw UsageError("no feature requested; add --feature NAME (see --list-features)");
 
+  // A run on CUDA scales a ladder rung on the device (the engine's upload step); on the CPU the
+  // reading thread scales it with libswscale.
+  const bool on_cuda = choose_backend(requests, o.run).backend == Backend::kCuda;
+  if (on_cuda) o.run.scale = o.scale;
   auto inputs = open_input_pair(o.reference, input_options(o, o.ref_stream), o.distorted,
-                                input_options(o, o.dis_stream), o.scale);
+                                input_options(o, o.dis_stream), on_cuda ? std::nullopt : o.scale);
   if (!o.quiet) {
     for (const auto& [name, input] : {std::pair{"reference", &inputs.reference}, {"distorted", &inputs.distorted}})
       if (!input->decoder.empty()) std::fprintf(stderr, "vqx: %s decoder: %s\n", name, input->decoder.c_str());
@@ -131,7 +135,7 @@ int run(int argc, char** argv) {
   FrameSource& distorted = *inputs.distorted.source;
   const PictureFormat& r = reference.format();
   const PictureFormat& d = distorted.format();
-  if (r.width != d.width || r.height != d.height)
+  if (!o.run.scale && (r.width != d.width || r.height != d.height))
     throw InputError(fmt::format(
         "geometry mismatch: reference is {}x{}, distorted is {}x{}; --scale bicubic (or bilinear, lanczos, "
         "spline, neighbor) scales the distorted frames to the reference's size",

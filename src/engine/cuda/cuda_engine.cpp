@@ -66,7 +66,8 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
 
   skip_frames(reference, settings.skip_ref);
   skip_frames(distorted, settings.skip_dist);
-  cuda::HostFrameUpload upload(reference, distorted, slot_count, settings.warn);
+  cuda::HostFrameUpload upload(device, reference, distorted, slot_count, settings.scale,
+                              settings.warn);
 
   const auto start = Clock::now();
   uint64_t frame = 0;

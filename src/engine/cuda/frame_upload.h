@@ -6,20 +6,24 @@
 // device side on the copy stream; the metrics start once that stream's work is done.
 //
 // HostFrameUpload is the step for frame sources that produce host memory: both inputs are read
-// concurrently into the slot's pinned host buffer, which one copy brings to the device. A source
-// that already holds its frames in device memory implements FrameUpload with a device copy.
+// concurrently into the slot's pinned host buffer, which one copy brings to the device. A
+// distorted input of another size (a ladder rung, with --scale) is copied to a buffer of its own
+// size and scaled to the reference's on the device, as libswscale scales it (device_scaler.h).
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/frame_source.h"
 #include "core/picture.h"
+#include "core/scale_filter.h"
 #include "core/thread_pool.h"
 #include "engine/cuda/device_context.h"
+#include "engine/cuda/device_scaler.h"
 
 namespace vqx::cuda {
 
@@ -38,23 +42,30 @@ class FrameUpload {
 
 class HostFrameUpload final : public FrameUpload {
  public:
-  // `warn` hears of one input ending before the other.
-  HostFrameUpload(FrameSource& reference, FrameSource& distorted, size_t slot_count,
+  // `warn` hears of one input ending before the other. `scale` is required when the distorted
+  // frames are of another size than the reference's; throws InputError without it.
+  HostFrameUpload(DeviceContext& device, FrameSource& reference, FrameSource& distorted,
+                  size_t slot_count, std::optional<ScaleMode> scale,
                   std::function<void(const std::string&)> warn);
   bool read(size_t slot, uint64_t index) override;
   void upload(size_t slot, uint8_t* device_pair, cudaStream_t stream) override;
 
  private:
   struct Staging {
-    PinnedBuffer pair;  // reference, then distorted at frame_stride()
-    Picture ref, dis;
+    PinnedBuffer pair;      // reference, then distorted at staging_stride_
+    Picture pictures[2];    // reference, distorted (each at its own size)
   };
-  FrameSource& reference_;
-  FrameSource& distorted_;
+  // Enqueues the copy of input i's picture of `slot` (at its own size) to `out`.
+  void upload_input(size_t i, size_t slot, uint8_t* out, cudaStream_t stream);
+
+  FrameSource* inputs_[2];
   std::function<void(const std::string&)> warn_;
   ThreadPool readers_;  // reads the distorted input while the calling thread reads the reference
-  size_t frame_bytes_ = 0, stride_ = 0;
+  size_t stride_ = 0;           // of the reference's format: the slot's device pair
+  size_t staging_stride_ = 0;   // of the larger of the two formats: the slot's host pair
   std::vector<Staging> slots_;
+  std::optional<DeviceScaler> scaler_;  // set when the distorted frames are of another size
+  DeviceBuffer rung_;                   // a distorted frame at its own size, before scaling
 };
 
 }  // namespace vqx::cuda
