@@ -2,12 +2,17 @@
 // Registration order fixes the order of output columns.
 #include "engine/metric.h"
 #include "metrics/cambi/cambi.h"
+#include "metrics/ciede/ciede.h"
+#include "metrics/float_ansnr/float_ansnr.h"
+#include "metrics/float_moment/float_moment.h"
 #include "metrics/float_ms_ssim/float_ms_ssim.h"
+#include "metrics/float_psnr/float_psnr.h"
 #include "metrics/float_ssim/float_ssim.h"
 #include "metrics/integer_adm/integer_adm.h"
 #include "metrics/integer_motion/integer_motion.h"
 #include "metrics/integer_vif/integer_vif.h"
 #include "metrics/psnr/psnr.h"
+#include "metrics/psnr_hvs/psnr_hvs.h"
 #include "metrics/speed_chroma/speed_chroma.h"
 #include "metrics/ssimulacra2/ssimulacra2.h"
 
@@ -24,6 +29,11 @@ const std::vector<const MetricDescriptor*>& metric_registry() {
       &ssimulacra2_descriptor(),
       &float_ms_ssim_descriptor(),
       &float_ssim_descriptor(),
+      &ciede_descriptor(),
+      &psnr_hvs_descriptor(),
+      &float_psnr_descriptor(),
+      &float_ansnr_descriptor(),
+      &float_moment_descriptor(),
   };
   return registry;
 }

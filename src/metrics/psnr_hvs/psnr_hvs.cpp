@@ -1,0 +1,42 @@
+// libvmaf's `psnr_hvs` on the CPU (docs/psnr_hvs.md): PSNR-HVS-M of each plane over 8x8 blocks
+// that start every 7 samples, and their 0.8 / 0.1 / 0.1 combination.
+#include "metrics/psnr_hvs/psnr_hvs.h"
+
+#include "metrics/psnr_hvs/psnr_hvs_math.h"
+
+namespace vqx {
+namespace {
+
+class PsnrHvsCpu final : public CpuMetric {
+ public:
+  std::vector<std::string> feature_names() const override { return psnr_hvs::kFeatureNames; }
+
+  void init(const MetricContext& context) override {
+    psnr_hvs::require_supported(context.format);
+    pool_ = context.pool;
+  }
+
+  void extract(const Picture& ref, const Picture& dis, uint64_t frame,
+               FeatureWriter& out) override {
+    double scores[3], values[4];
+    for (unsigned p = 0; p < 3; ++p) scores[p] = psnr_hvs::score_plane(ref, dis, p, pool_);
+    psnr_hvs::outputs_from_scores(scores, values);
+    for (size_t i = 0; i < 4; ++i) out.put(frame, i, values[i]);
+  }
+
+ private:
+  ThreadPool* pool_ = nullptr;
+};
+
+}  // namespace
+
+const MetricDescriptor& psnr_hvs_descriptor() {
+  static const MetricDescriptor descriptor{
+      "psnr_hvs", "PSNR-HVS-M per plane and combined (Xiph/Daala), libvmaf's psnr_hvs",
+      {},         [](const OptionValues&) { return std::make_unique<PsnrHvsCpu>(); },
+      nullptr,
+  };
+  return descriptor;
+}
+
+}  // namespace vqx
