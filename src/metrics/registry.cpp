@@ -3,17 +3,21 @@
 #include "engine/metric.h"
 #include "metrics/cambi/cambi.h"
 #include "metrics/ciede/ciede.h"
+#include "metrics/float_adm/float_adm.h"
 #include "metrics/float_ansnr/float_ansnr.h"
 #include "metrics/float_moment/float_moment.h"
+#include "metrics/float_motion/float_motion.h"
 #include "metrics/float_ms_ssim/float_ms_ssim.h"
 #include "metrics/float_psnr/float_psnr.h"
 #include "metrics/float_ssim/float_ssim.h"
+#include "metrics/float_vif/float_vif.h"
 #include "metrics/integer_adm/integer_adm.h"
 #include "metrics/integer_motion/integer_motion.h"
 #include "metrics/integer_vif/integer_vif.h"
 #include "metrics/psnr/psnr.h"
 #include "metrics/psnr_hvs/psnr_hvs.h"
 #include "metrics/speed_chroma/speed_chroma.h"
+#include "metrics/speed_temporal/speed_temporal.h"
 #include "metrics/ssimulacra2/ssimulacra2.h"
 
 namespace vqx {
@@ -34,6 +38,10 @@ const std::vector<const MetricDescriptor*>& metric_registry() {
       &float_psnr_descriptor(),
       &float_ansnr_descriptor(),
       &float_moment_descriptor(),
+      &float_vif_descriptor(),
+      &float_adm_descriptor(),
+      &float_motion_descriptor(),
+      &speed_temporal_descriptor(),
   };
   return registry;
 }

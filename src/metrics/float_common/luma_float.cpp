@@ -14,20 +14,29 @@ void convert(const Sample* in, size_t n, float divisor, float offset, float* out
 
 }  // namespace
 
-void luma_to_float(const Picture& picture, float offset, float* out) {
+void plane_to_float(const Picture& picture, unsigned plane, float offset, float* out) {
   const PictureFormat& f = picture.format();
-  const size_t n = size_t(f.width) * f.height;
+  const size_t n = size_t(f.plane_width(plane)) * f.plane_height(plane);
   const float divisor = float(1u << (f.bit_depth - 8));
   if (f.bytes_per_sample() == 1)
-    convert(picture.plane<uint8_t>(0), n, divisor, offset, out);
+    convert(picture.plane<uint8_t>(plane), n, divisor, offset, out);
   else
-    convert(picture.plane<uint16_t>(0), n, divisor, offset, out);
+    convert(picture.plane<uint16_t>(plane), n, divisor, offset, out);
+}
+
+std::vector<float> plane_to_float(const Picture& picture, unsigned plane, float offset) {
+  const PictureFormat& f = picture.format();
+  std::vector<float> out(size_t(f.plane_width(plane)) * f.plane_height(plane));
+  plane_to_float(picture, plane, offset, out.data());
+  return out;
+}
+
+void luma_to_float(const Picture& picture, float offset, float* out) {
+  plane_to_float(picture, 0, offset, out);
 }
 
 std::vector<float> luma_to_float(const Picture& picture, float offset) {
-  std::vector<float> out(size_t(picture.format().width) * picture.format().height);
-  luma_to_float(picture, offset, out.data());
-  return out;
+  return plane_to_float(picture, 0, offset);
 }
 
 PsnrLimits psnr_limits(unsigned bit_depth, const char* feature) {

@@ -8,10 +8,14 @@
 
 namespace vqx::float_common {
 
-// f32(sample) / 2^(bit_depth - 8) + offset for every luma sample, rows packed (width apart).
-// Upstream converts 10, 12 and 16 bits this way and reads every other depth as 8-bit bytes;
-// vqx divides by 2^(bit_depth - 8) for 9, 11 and 13-15 bits too. The division is by a power of
-// two and the offset (0 or -128) is added exactly, so every value is the exact quotient.
+// f32(sample) / 2^(bit_depth - 8) + offset for every sample of a plane, rows packed. Upstream
+// converts 10, 12 and 16 bits this way and reads every other depth as 8-bit bytes; vqx divides
+// by 2^(bit_depth - 8) for 9, 11 and 13-15 bits too. The division is by a power of two and the
+// offset (0 or -128) is added exactly, so every value is the exact quotient.
+void plane_to_float(const Picture& picture, unsigned plane, float offset, float* out);
+std::vector<float> plane_to_float(const Picture& picture, unsigned plane, float offset);
+
+// The luma plane (plane 0).
 void luma_to_float(const Picture& picture, float offset, float* out);
 std::vector<float> luma_to_float(const Picture& picture, float offset);
 

@@ -118,7 +118,8 @@ void prescale(const Image& in, uint32_t sw, uint32_t sh, PrescaleMethod method, 
     }
     return;
   }
-  throw std::logic_error("speed_chroma: prescale method not implemented");
+  if (method == PrescaleMethod::kBicubic) return bicubic_resample(in, sw, sh, out);
+  lanczos4_resample(in, sw, sh, out);
 }
 
 std::vector<float> gaussian_taps(int width, float s) {
@@ -139,9 +140,6 @@ std::vector<float> gaussian_taps(int width, float s) {
   return raw;
 }
 
-namespace {
-
-// speed.md 6.2: n = 2^(4 - scale) + 1 scaled by ks32 in f32, rounded up to an odd size >= 3.
 int filter_size(int scale, float ks32) {
   const int n = (1 << (4 - scale)) + 1;
   const float f = float(n) * ks32;
@@ -149,8 +147,6 @@ int filter_size(int scale, float ks32) {
   if (c % 2 == 0) c = c + 1;
   return std::max(c, 3);
 }
-
-}  // namespace
 
 SpeedFilters make_filters(float ks32) {
   const int l1 = filter_size(1, ks32);
@@ -201,11 +197,17 @@ void remove_local_mean(const Image& d, const std::vector<float>& mean_taps, Imag
 
 void preprocess_plane_staged(const Picture& picture, unsigned plane, const Geometry& g,
                              PrescaleMethod method, const SpeedFilters& filters, Image& e) {
-  Image p, scaled, blurred, d;
+  Image p;
   convert_plane(picture, plane, g.w, g.h, p);
-  const Image* src = &p;
+  preprocess_image(p, g, method, filters, e);
+}
+
+void preprocess_image(const Image& source, const Geometry& g, PrescaleMethod method,
+                      const SpeedFilters& filters, Image& e) {
+  Image scaled, blurred, d;
+  const Image* src = &source;
   if (g.prescale_active) {
-    prescale(p, g.sw, g.sh, method, scaled);
+    prescale(source, g.sw, g.sh, method, scaled);
     src = &scaled;
   }
   convolve(*src, filters.antialias, blurred);

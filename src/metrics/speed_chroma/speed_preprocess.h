@@ -51,12 +51,23 @@ void bilinear_row(const float* row1, const float* row2, float dy, const Bilinear
 // Nearest source index per destination index: trunc((f32)k * ((f32)n / (f32)m)) (speed.md 5.3).
 std::vector<uint32_t> make_nearest_axis(uint32_t n, uint32_t m);
 
-// Resamples `in` to sw x sh with `method` (bilinear or nearest; speed.md 5.2, 5.3).
+// libvmaf's bicubic (a = -0.75, 4x4 taps) and lanczos4 (9x9 taps, normalised by the weight sum)
+// resamplers (speed_resample.cpp). Taps outside the picture mirror once (-t, 2(n-1) - t).
+void bicubic_resample(const Image& in, uint32_t sw, uint32_t sh, Image& out);
+void lanczos4_resample(const Image& in, uint32_t sw, uint32_t sh, Image& out);
+
+// Resamples `in` to sw x sh with `method` (speed.md 5.2, 5.3; bicubic and lanczos4 as above);
+// the identity when the size does not change, as upstream's vif_scale_frame_s.
 void prescale(const Image& in, uint32_t sw, uint32_t sh, PrescaleMethod method, Image& out);
 
 // --- section 6: filters ----------------------------------------------------------------------
 
-// Gaussian taps of width L and parameter s (speed.md 6.3, f64/f32 mix, glibc exp).
+// libvmaf's vif_get_filter_size (speed.md 6.2): n = 2^(4 - scale) + 1 scaled by ks32 in f32,
+// rounded up to an odd size >= 3. Also float_vif's filter sizes.
+int filter_size(int scale, float ks32);
+
+// Gaussian taps of width L and parameter s (speed.md 6.3, f64/f32 mix, glibc exp); libvmaf's
+// get_1d_gaussian_kernel, which float_vif uses with s = L / 5.
 std::vector<float> gaussian_taps(int width, float s);
 
 struct SpeedFilters {
@@ -88,6 +99,10 @@ void remove_local_mean(const Image& d, const std::vector<float>& mean_taps, Imag
 // Reference path: every stage above on full images. Output E is ow x oh.
 void preprocess_plane_staged(const Picture& picture, unsigned plane, const Geometry& g,
                              PrescaleMethod method, const SpeedFilters& filters, Image& e);
+
+// The same stages after the conversion, on a w x h f32 image (speed_temporal's frame differences).
+void preprocess_image(const Image& source, const Geometry& g, PrescaleMethod method,
+                      const SpeedFilters& filters, Image& e);
 
 // Scratch for preprocess_plane (reused across calls by one thread).
 struct PreprocessScratch {

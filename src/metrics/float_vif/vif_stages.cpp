@@ -1,0 +1,153 @@
+#include "metrics/float_vif/vif_stages.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "core/thread_pool.h"
+#include "metrics/speed_chroma/speed_preprocess.h"
+
+namespace vqx::float_vif {
+
+std::vector<float> scale_taps(int scale, float ks32) {
+  const int width = speed::filter_size(scale, ks32);
+  return speed::gaussian_taps(width, float(width) / 5.0f);
+}
+
+namespace {
+
+template <FilterInput kInput>
+float input_at(const float* a, const float* b, size_t i) {
+  if constexpr (kInput == FilterInput::kPlain)
+    return a[i];
+  else if constexpr (kInput == FilterInput::kSquare)
+    return a[i] * a[i];
+  else
+    return a[i] * b[i];
+}
+
+template <FilterInput kInput>
+void filter_rows(const std::vector<float>& taps, const float* a, const float* b, int width,
+                 int height, float* out, size_t begin, size_t end) {
+  const int radius = int(taps.size()) / 2;
+  std::vector<float> vertical(static_cast<size_t>(width));
+  for (size_t i = begin; i < end; ++i) {
+    for (int j = 0; j < width; ++j) {
+      float sum = 0;
+      for (size_t k = 0; k < taps.size(); ++k) {
+        const int64_t row = speed::mirror_index(int64_t(i) - radius + int64_t(k), height);
+        sum += taps[k] * input_at<kInput>(a, b, size_t(row) * width + j);
+      }
+      vertical[size_t(j)] = sum;
+    }
+    float* dst = out + i * size_t(width);
+    for (int j = 0; j < width; ++j) {
+      float sum = 0;
+      for (size_t k = 0; k < taps.size(); ++k)
+        sum += taps[k] *
+               vertical[size_t(speed::mirror_index(int64_t(j) - radius + int64_t(k), width))];
+      dst[j] = sum;
+    }
+  }
+}
+
+}  // namespace
+
+void filter(FilterInput input, const std::vector<float>& taps, const float* a, const float* b,
+            int width, int height, float* out, ThreadPool* pool) {
+  auto rows = [&](size_t begin, size_t end) {
+    switch (input) {
+      case FilterInput::kPlain:
+        return filter_rows<FilterInput::kPlain>(taps, a, b, width, height, out, begin, end);
+      case FilterInput::kSquare:
+        return filter_rows<FilterInput::kSquare>(taps, a, b, width, height, out, begin, end);
+      case FilterInput::kProduct:
+        return filter_rows<FilterInput::kProduct>(taps, a, b, width, height, out, begin, end);
+    }
+  };
+  if (pool)
+    pool->parallel_for(size_t(height), 16, rows);
+  else
+    rows(0, size_t(height));
+}
+
+void decimate(const float* in, int width, int height, float* out) {
+  const int w = width / 2, h = height / 2;
+  for (int i = 0; i < h; ++i)
+    for (int j = 0; j < w; ++j) out[size_t(i) * w + j] = in[size_t(2 * i) * width + 2 * j];
+}
+
+float fast_log2(float x) {
+  // Upstream's coefficients (double literals rounded to f32), highest degree first.
+  static const float kPoly[9] = {-0.012671635276421, 0.064841182402670,  -0.157048836463065,
+                                 0.257167726303123,  -0.353800560300520, 0.480131410397451,
+                                 -0.721314327952201, 1.442694803896991,  0};
+  if (x == 0) return -INFINITY;
+  if (x < 0) return NAN;
+  uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  const uint32_t exponent = (bits & 0x7F800000u) >> 23;
+  const uint32_t mantissa_bits = (bits & 0x007FFFFFu) | 0x3F800000u;
+  float mantissa;
+  std::memcpy(&mantissa, &mantissa_bits, sizeof mantissa);
+  const float base = float(int32_t(exponent) - 127);
+  const float t = mantissa - 1.0f;
+  float poly = 0;
+  for (float c : kPoly) poly = poly * t + c;
+  return base + poly;
+}
+
+ScaleSums statistic(const float* mu1, const float* mu2, const float* xx, const float* yy,
+                    const float* xy, int width, int height, double enhn_gain_limit,
+                    double sigma_nsq) {
+  // powf(nsq, 2) is the compiler's exact-rounded f32 square; the division promotes to f64.
+  const float nsq32 = float(sigma_nsq);
+  const float sigma_max_inv = float(double(nsq32 * nsq32) / (255.0 * 255.0));
+  const float eps = 1.0e-10f;
+  const float gain_limit = float(enhn_gain_limit);
+  float num = 0.0f, den = 0.0f;
+  for (int i = 0; i < height; ++i) {
+    float row_num = 0, row_den = 0;
+    for (int j = 0; j < width; ++j) {
+      const size_t k = size_t(i) * width + j;
+      const float m1 = mu1[k], m2 = mu2[k];
+      float sigma1_sq = xx[k] - m1 * m1;
+      float sigma2_sq = yy[k] - m2 * m2;
+      const float sigma12 = xy[k] - m1 * m2;
+      sigma1_sq = sigma1_sq > 0.0f ? sigma1_sq : 0.0f;
+      sigma2_sq = sigma2_sq > 0.0f ? sigma2_sq : 0.0f;
+      float g = sigma12 / (sigma1_sq + eps);
+      float sv_sq = sigma2_sq - g * sigma12;
+      if (sigma1_sq < eps) {
+        g = 0.0f;
+        sv_sq = sigma2_sq;
+        sigma1_sq = 0.0f;
+      }
+      if (sigma2_sq < eps) {
+        g = 0.0f;
+        sv_sq = 0.0f;
+      }
+      if (g < 0.0f) {
+        sv_sq = sigma2_sq;
+        g = 0.0f;
+      }
+      sv_sq = sv_sq > eps ? sv_sq : eps;
+      g = g < gain_limit ? g : gain_limit;
+      float num_val =
+          fast_log2(float(1.0f + double(g * g * sigma1_sq) / (double(sv_sq) + sigma_nsq)));
+      float den_val = fast_log2(float(1.0f + double(sigma1_sq) / sigma_nsq));
+      if (sigma12 < 0.0f) num_val = 0.0f;
+      if (sigma1_sq < sigma_nsq) {
+        num_val = 1.0f - sigma2_sq * sigma_max_inv;
+        den_val = 1.0f;
+      }
+      row_num += num_val;
+      row_den += den_val;
+    }
+    num += row_num;
+    den += row_den;
+  }
+  return {num, den};
+}
+
+}  // namespace vqx::float_vif
