@@ -9,6 +9,8 @@
 #include "core/error.h"
 #include "engine/metric.h"
 #include "metrics/float_adm/adm_stages.h"
+#include "metrics/float_vif/vif_stages.h"
+#include "metrics/speed_chroma/speed_preprocess.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {
@@ -37,6 +39,53 @@ TEST(FloatVif, NamesAndSuffixesAreLibvmafs) {
   EXPECT_EQ(names_for("float_vif=debug=true")[14], "vif_den_scale3");
   EXPECT_THROW(names_for("float_vif=vif_kernelscale=0.8"), UsageError);
   EXPECT_THROW(names_for("float_vif=vif_prescale_method=area"), UsageError);
+}
+
+// The filter runs tap by tap over rows of accumulators; every output must still be the plain
+// mirrored sum in tap order, and the decimating pass the kept samples of the full filter.
+TEST(FloatVif, FiltersAreThePlainSumsInTapOrder) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> sample(-128.0f, 127.0f);
+  for (int scale = 0; scale < 4; ++scale) {
+    const std::vector<float> taps = float_vif::scale_taps(scale, 1.0f);
+    const int r = int(taps.size()) / 2;
+    for (auto [w, h] :
+         {std::pair{r + 1, r + 1}, {r + 2, 2 * r + 3}, {2 * r + 1, r + 4}, {37, 23}, {64, 17}}) {
+      std::vector<float> a(size_t(w) * h), b(a.size());
+      for (float& v : a) v = sample(rng);
+      for (float& v : b) v = sample(rng);
+      for (auto input : {float_vif::FilterInput::kPlain, float_vif::FilterInput::kSquare,
+                         float_vif::FilterInput::kProduct}) {
+        std::vector<float> got(a.size());
+        float_vif::filter(input, taps, a.data(), b.data(), w, h, got.data(), nullptr);
+        for (int i = 0; i < h; ++i)
+          for (int j = 0; j < w; ++j) {
+            float want = 0;
+            for (size_t k = 0; k < taps.size(); ++k) {
+              const int64_t jj = speed::mirror_index(j - r + int64_t(k), w);
+              float v = 0;
+              for (size_t q = 0; q < taps.size(); ++q) {
+                const size_t at =
+                    size_t(speed::mirror_index(i - r + int64_t(q), h)) * w + size_t(jj);
+                const float x = input == float_vif::FilterInput::kPlain    ? a[at]
+                                : input == float_vif::FilterInput::kSquare ? a[at] * a[at]
+                                                                           : a[at] * b[at];
+                v += taps[q] * x;
+              }
+              want += taps[k] * v;
+            }
+            ASSERT_EQ(got[size_t(i) * w + j], want)
+                << "scale " << scale << " " << w << "x" << h << " (" << i << ", " << j << ")";
+          }
+      }
+      std::vector<float> full(a.size()), kept(size_t(w / 2) * (h / 2)), fused(kept.size());
+      float_vif::filter(float_vif::FilterInput::kPlain, taps, a.data(), nullptr, w, h, full.data(),
+                        nullptr);
+      float_vif::decimate(full.data(), w, h, kept.data());
+      float_vif::filter_and_decimate(taps, a.data(), w, h, fused.data(), nullptr);
+      ASSERT_EQ(fused, kept) << "scale " << scale << " " << w << "x" << h;
+    }
+  }
 }
 
 TEST(FloatVif, EveryPrescaleMethodScores) {

@@ -150,10 +150,10 @@ class FloatVifCpu final : public CpuMetric {
     for (int s = skip_scale0_ ? 1 : 0; s < kScales; ++s) {
       const std::vector<float>& taps = taps_[s];
       if (s > 0) {
-        float_vif::filter(FilterInput::kPlain, taps, ref.data(), nullptr, w, h, mu1.data(), pool_);
-        float_vif::filter(FilterInput::kPlain, taps, dis.data(), nullptr, w, h, mu2.data(), pool_);
-        float_vif::decimate(mu1.data(), w, h, ref.data());
-        float_vif::decimate(mu2.data(), w, h, dis.data());
+        float_vif::filter_and_decimate(taps, ref.data(), w, h, mu1.data(), pool_);
+        float_vif::filter_and_decimate(taps, dis.data(), w, h, mu2.data(), pool_);
+        ref.swap(mu1);
+        dis.swap(mu2);
         w /= 2;
         h /= 2;
       }

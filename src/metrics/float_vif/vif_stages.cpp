@@ -1,5 +1,6 @@
 #include "metrics/float_vif/vif_stages.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -26,49 +27,83 @@ float input_at(const float* a, const float* b, size_t i) {
     return a[i] * b[i];
 }
 
+// Output rows [begin, end) of the filter sampled every `step` rows and columns (1: the full
+// filter; 2: the filter followed by decimation, computing only the samples that are kept). Each
+// sum is folded from +0 in tap order, the vertical pass first: the loops run tap by tap over a
+// row of accumulators so that they vectorise, which leaves every sum's order unchanged.
 template <FilterInput kInput>
 void filter_rows(const std::vector<float>& taps, const float* a, const float* b, int width,
-                 int height, float* out, size_t begin, size_t end) {
+                 int height, int step, float* out, int out_width, size_t begin, size_t end) {
   const int radius = int(taps.size()) / 2;
   std::vector<float> vertical(static_cast<size_t>(width));
-  for (size_t i = begin; i < end; ++i) {
-    for (int j = 0; j < width; ++j) {
-      float sum = 0;
-      for (size_t k = 0; k < taps.size(); ++k) {
-        const int64_t row = speed::mirror_index(int64_t(i) - radius + int64_t(k), height);
-        sum += taps[k] * input_at<kInput>(a, b, size_t(row) * width + j);
-      }
-      vertical[size_t(j)] = sum;
+  // Output columns whose taps all lie inside the row need no mirror.
+  const int inner_begin = std::min(out_width, (radius + step - 1) / step);
+  const int inner_end =
+      std::max(inner_begin,
+               std::min(out_width, width - 1 - radius >= 0 ? (width - 1 - radius) / step + 1 : 0));
+  for (size_t m = begin; m < end; ++m) {
+    const int64_t i = int64_t(m) * step;
+    std::fill(vertical.begin(), vertical.end(), 0.0f);
+    for (size_t k = 0; k < taps.size(); ++k) {
+      const size_t row = size_t(speed::mirror_index(i - radius + int64_t(k), height)) * width;
+      const float f = taps[k];
+      for (int j = 0; j < width; ++j)
+        vertical[size_t(j)] = vertical[size_t(j)] + f * input_at<kInput>(a, b, row + j);
     }
-    float* dst = out + i * size_t(width);
-    for (int j = 0; j < width; ++j) {
+    float* dst = out + m * size_t(out_width);
+    auto mirrored = [&](int n) {
       float sum = 0;
       for (size_t k = 0; k < taps.size(); ++k)
-        sum += taps[k] *
-               vertical[size_t(speed::mirror_index(int64_t(j) - radius + int64_t(k), width))];
-      dst[j] = sum;
+        sum +=
+            taps[k] *
+            vertical[size_t(speed::mirror_index(int64_t(n) * step - radius + int64_t(k), width))];
+      dst[n] = sum;
+    };
+    for (int n = 0; n < inner_begin; ++n) mirrored(n);
+    for (int n = inner_end; n < out_width; ++n) mirrored(n);
+    std::fill(dst + inner_begin, dst + inner_end, 0.0f);
+    for (size_t k = 0; k < taps.size(); ++k) {
+      const float f = taps[k];
+      const int64_t shift = int64_t(k) - radius;
+      for (int n = inner_begin; n < inner_end; ++n)
+        dst[n] = dst[n] + f * vertical[size_t(int64_t(n) * step + shift)];
     }
   }
+}
+
+void run_rows(FilterInput input, const std::vector<float>& taps, const float* a, const float* b,
+              int width, int height, int step, float* out, int out_width, int out_height,
+              ThreadPool* pool) {
+  auto rows = [&](size_t begin, size_t end) {
+    switch (input) {
+      case FilterInput::kPlain:
+        return filter_rows<FilterInput::kPlain>(taps, a, b, width, height, step, out, out_width,
+                                                begin, end);
+      case FilterInput::kSquare:
+        return filter_rows<FilterInput::kSquare>(taps, a, b, width, height, step, out, out_width,
+                                                 begin, end);
+      case FilterInput::kProduct:
+        return filter_rows<FilterInput::kProduct>(taps, a, b, width, height, step, out, out_width,
+                                                  begin, end);
+    }
+  };
+  if (pool)
+    pool->parallel_for(size_t(out_height), 16, rows);
+  else
+    rows(0, size_t(out_height));
 }
 
 }  // namespace
 
 void filter(FilterInput input, const std::vector<float>& taps, const float* a, const float* b,
             int width, int height, float* out, ThreadPool* pool) {
-  auto rows = [&](size_t begin, size_t end) {
-    switch (input) {
-      case FilterInput::kPlain:
-        return filter_rows<FilterInput::kPlain>(taps, a, b, width, height, out, begin, end);
-      case FilterInput::kSquare:
-        return filter_rows<FilterInput::kSquare>(taps, a, b, width, height, out, begin, end);
-      case FilterInput::kProduct:
-        return filter_rows<FilterInput::kProduct>(taps, a, b, width, height, out, begin, end);
-    }
-  };
-  if (pool)
-    pool->parallel_for(size_t(height), 16, rows);
-  else
-    rows(0, size_t(height));
+  run_rows(input, taps, a, b, width, height, 1, out, width, height, pool);
+}
+
+void filter_and_decimate(const std::vector<float>& taps, const float* in, int width, int height,
+                         float* out, ThreadPool* pool) {
+  run_rows(FilterInput::kPlain, taps, in, nullptr, width, height, 2, out, width / 2, height / 2,
+           pool);
 }
 
 void decimate(const float* in, int width, int height, float* out) {

@@ -31,6 +31,11 @@ void filter(FilterInput input, const std::vector<float>& taps, const float* a, c
 // out[i][j] = in[2i][2j] for i < height / 2, j < width / 2.
 void decimate(const float* in, int width, int height, float* out);
 
+// decimate(filter(kPlain, taps, in)) in one pass that computes only the kept samples: the same
+// sums in the same order, so the same bits (tests/unit/float_vif_adm_metric_test.cpp).
+void filter_and_decimate(const std::vector<float>& taps, const float* in, int width, int height,
+                         float* out, ThreadPool* pool);
+
 // libvmaf's log2f approximation (VIF_OPT_FAST_LOG2): exponent plus a degree-8 polynomial of the
 // mantissa, Horner's rule in f32.
 float fast_log2(float x);
