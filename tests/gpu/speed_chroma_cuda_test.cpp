@@ -19,8 +19,8 @@
 #include "io/readers.h"
 #include "metrics/speed_chroma/cuda/speed_chroma_kernels.h"
 #include "metrics/speed_chroma/speed_chroma.h"
-#include "metrics/speed_chroma/speed_covariance.h"
-#include "metrics/speed_chroma/speed_preprocess.h"
+#include "metrics/speed_core/speed_covariance.h"
+#include "metrics/speed_core/speed_preprocess.h"
 #include "metrics/vmaf/model.h"
 #include "support/fixtures.h"
 

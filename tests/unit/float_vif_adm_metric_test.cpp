@@ -10,7 +10,7 @@
 #include "engine/metric.h"
 #include "metrics/float_adm/adm_stages.h"
 #include "metrics/float_vif/vif_stages.h"
-#include "metrics/speed_chroma/speed_preprocess.h"
+#include "metrics/speed_core/speed_preprocess.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {

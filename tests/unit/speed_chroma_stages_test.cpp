@@ -7,12 +7,12 @@
 #include <cstring>
 #include <random>
 
-#include "metrics/speed_chroma/speed_covariance.h"
-#include "metrics/speed_chroma/speed_entropy.h"
-#include "metrics/speed_chroma/speed_kernels.h"
-#include "metrics/speed_chroma/speed_pipeline.h"
-#include "metrics/speed_chroma/speed_preprocess.h"
-#include "metrics/speed_chroma/speed_solver.h"
+#include "metrics/speed_core/speed_covariance.h"
+#include "metrics/speed_core/speed_entropy.h"
+#include "metrics/speed_core/speed_kernels.h"
+#include "metrics/speed_core/speed_pipeline.h"
+#include "metrics/speed_core/speed_preprocess.h"
+#include "metrics/speed_core/speed_solver.h"
 #include "support/kernel_twins.h"
 
 namespace vqx::speed {

@@ -9,7 +9,7 @@
 
 #include "core/error.h"
 #include "metrics/float_common/luma_float.h"
-#include "metrics/speed_chroma/speed_preprocess.h"
+#include "metrics/speed_core/speed_preprocess.h"
 #include "metrics/vmaf_common/feature_name.h"
 
 namespace vqx {

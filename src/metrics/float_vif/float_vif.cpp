@@ -9,8 +9,8 @@
 #include "core/error.h"
 #include "metrics/float_common/luma_float.h"
 #include "metrics/float_vif/vif_stages.h"
-#include "metrics/speed_chroma/speed_params.h"
-#include "metrics/speed_chroma/speed_preprocess.h"
+#include "metrics/speed_core/speed_params.h"
+#include "metrics/speed_core/speed_preprocess.h"
 #include "metrics/vmaf_common/feature_name.h"
 
 namespace vqx {

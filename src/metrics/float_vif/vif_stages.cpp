@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "core/thread_pool.h"
-#include "metrics/speed_chroma/speed_preprocess.h"
+#include "metrics/speed_core/speed_preprocess.h"
 
 namespace vqx::float_vif {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The stages of libvmaf's float VIF (feature/vif.c, vif_tools.c), on packed f32 planes. The
-// Gaussian taps, the mirror rule and the prescale are speed_chroma's (libvmaf shares vif_tools.c
-// between the two; src/metrics/speed_chroma/speed_preprocess.h).
+// Gaussian taps, the mirror rule and the prescale are the shared SpEED folder's (libvmaf's VIF and
+// SpEED share vif_tools.c; src/metrics/speed_core/speed_preprocess.h).
 //
 // libvmaf's x86 build filters with convolution_avx.c where the filter has at most 17 taps. That
 // unit is compiled with -mfma but in ISO C mode, so nothing is contracted: it multiplies and adds

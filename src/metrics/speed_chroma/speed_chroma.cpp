@@ -11,7 +11,7 @@
 
 #include "core/error.h"
 #include "core/thread_pool.h"
-#include "metrics/speed_chroma/speed_pipeline.h"
+#include "metrics/speed_core/speed_pipeline.h"
 
 #ifdef VQX_HAVE_CUDA
 #include "metrics/speed_chroma/cuda/speed_chroma_cuda.h"

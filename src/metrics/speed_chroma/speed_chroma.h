@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "engine/metric.h"
-#include "metrics/speed_chroma/speed_params.h"
+#include "metrics/speed_core/speed_params.h"
 
 namespace vqx {
 

@@ -1,7 +1,7 @@
 // libvmaf's `speed_temporal` on the CPU (docs/speed_temporal.md; shared/spec/speed.md 12): SpEED
 // on the luma frame differences, previous minus current, of the reference and the distorted
-// video. Temporal: frames arrive in order. Every stage after the difference is speed_chroma's
-// (src/metrics/speed_chroma: preprocessing, est_params, entropies, plane score).
+// video. Temporal: frames arrive in order. Every stage after the difference is the one
+// speed_chroma runs (src/metrics/speed_core: preprocessing, est_params, entropies, plane score).
 #include "metrics/speed_temporal/speed_temporal.h"
 
 #include <fmt/format.h>
@@ -11,8 +11,8 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "metrics/float_common/luma_float.h"
-#include "metrics/speed_chroma/speed_kernels.h"
-#include "metrics/speed_chroma/speed_pipeline.h"
+#include "metrics/speed_core/speed_kernels.h"
+#include "metrics/speed_core/speed_pipeline.h"
 #include "metrics/vmaf_common/feature_name.h"
 
 namespace vqx {

@@ -25,7 +25,7 @@
 #include "metrics/speed_chroma/cuda/speed_chroma_cuda.h"
 #include "metrics/speed_chroma/cuda/speed_chroma_kernels.h"
 #include "metrics/speed_chroma/speed_chroma.h"
-#include "metrics/speed_chroma/speed_pipeline.h"
+#include "metrics/speed_core/speed_pipeline.h"
 
 namespace vqx {
 namespace {

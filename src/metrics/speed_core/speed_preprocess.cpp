@@ -1,6 +1,6 @@
 // SpEED-chroma preprocessing (speed.md 3, 5, 6, 7). Every operation is f32 unless a comment
 // says f64; the order of each fold is the spec's and must not be changed.
-#include "metrics/speed_chroma/speed_preprocess.h"
+#include "metrics/speed_core/speed_preprocess.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "metrics/speed_chroma/speed_params.h"
-#include "metrics/speed_chroma/speed_preprocess.h"
+#include "metrics/speed_core/speed_params.h"
+#include "metrics/speed_core/speed_preprocess.h"
 
 namespace vqx::speed {
 

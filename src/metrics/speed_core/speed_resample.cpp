@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "metrics/speed_chroma/speed_preprocess.h"
+#include "metrics/speed_core/speed_preprocess.h"
 
 namespace vqx::speed {
 namespace {

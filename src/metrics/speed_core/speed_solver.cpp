@@ -1,7 +1,7 @@
 // f32 eigenvalues and linear solve of SpEED (speed.md 8.4-8.6). Upstream adapts GSL's symmtd and
 // symmetric QR to f32 but keeps several double literals and libm calls; every place where C
 // evaluates in f64 is written out with explicit casts below.
-#include "metrics/speed_chroma/speed_solver.h"
+#include "metrics/speed_core/speed_solver.h"
 
 #include <cmath>
 

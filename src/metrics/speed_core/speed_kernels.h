@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "core/cpu_features.h"
-#include "metrics/speed_chroma/speed_covariance.h"
+#include "metrics/speed_core/speed_covariance.h"
 
 namespace vqx::speed {
 

@@ -1,4 +1,4 @@
-#include "metrics/speed_chroma/speed_covariance.h"
+#include "metrics/speed_core/speed_covariance.h"
 
 #include <cmath>
 

@@ -4,11 +4,11 @@
 // speed_covariance.h, speed_solver.h and speed_entropy.h.
 #include <string>
 
-#include "metrics/speed_chroma/speed_covariance.h"
-#include "metrics/speed_chroma/speed_entropy.h"
-#include "metrics/speed_chroma/speed_kernels.h"
-#include "metrics/speed_chroma/speed_params.h"
-#include "metrics/speed_chroma/speed_preprocess.h"
+#include "metrics/speed_core/speed_covariance.h"
+#include "metrics/speed_core/speed_entropy.h"
+#include "metrics/speed_core/speed_kernels.h"
+#include "metrics/speed_core/speed_params.h"
+#include "metrics/speed_core/speed_preprocess.h"
 
 namespace vqx::speed {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "metrics/speed_chroma/speed_covariance.h"
+#include "metrics/speed_core/speed_covariance.h"
 
 namespace vqx::speed {
 

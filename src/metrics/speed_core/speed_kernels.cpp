@@ -1,4 +1,4 @@
-#include "metrics/speed_chroma/speed_kernels.h"
+#include "metrics/speed_core/speed_kernels.h"
 
 namespace vqx::speed {
 

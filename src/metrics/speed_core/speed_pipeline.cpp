@@ -1,7 +1,7 @@
-#include "metrics/speed_chroma/speed_pipeline.h"
+#include "metrics/speed_core/speed_pipeline.h"
 
-#include "metrics/speed_chroma/speed_covariance.h"
-#include "metrics/speed_chroma/speed_solver.h"
+#include "metrics/speed_core/speed_covariance.h"
+#include "metrics/speed_core/speed_solver.h"
 
 namespace vqx::speed {
 

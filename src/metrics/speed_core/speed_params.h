@@ -1,5 +1,6 @@
 #pragma once
-// SpEED-chroma (libvmaf `speed_chroma`): resolved options and the per-plane geometry.
+// SpEED (libvmaf's speed.c; shared by speed_chroma and speed_temporal): resolved options and the
+// per-plane geometry.
 // Spec: shared/spec/speed.md sections 1 (options), 4 (geometry), 5.1 (prescale activity), 6.1-6.2.
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-#include "metrics/speed_chroma/speed_entropy.h"
+#include "metrics/speed_core/speed_entropy.h"
 
 #include <cmath>
 #include <stdexcept>

@@ -4,7 +4,7 @@
 // computed side by side to hide the FMA latency; each keeps its own accumulators, so the grouping
 // of every sum is unchanged. Tested against covariance_plain bit for bit
 // (tests/unit/speed_chroma_stages_test.cpp).
-#include "metrics/speed_chroma/speed_kernels.h"
+#include "metrics/speed_core/speed_kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

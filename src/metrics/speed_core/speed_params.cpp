@@ -1,4 +1,4 @@
-#include "metrics/speed_chroma/speed_params.h"
+#include "metrics/speed_core/speed_params.h"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "metrics/speed_chroma/speed_solver.h"
+#include "metrics/speed_core/speed_solver.h"
 
 namespace vqx::speed {
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/picture.h"
-#include "metrics/speed_chroma/speed_params.h"
+#include "metrics/speed_core/speed_params.h"
 
 namespace vqx::speed {
 
