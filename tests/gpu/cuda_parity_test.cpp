@@ -52,6 +52,8 @@ const std::vector<ParityRow> kParityTable = {
     {"float_ssim", {"float_ssim=enable_lcs=true", "float_ssim=scale=1"}, 1e-7},
     // Preprocessing and K on the device, bit-identical; the f32 solver is the CPU's own code on
     // the host (spec README, VMAF row; speed.md 15). The three VMAF v1 configurations.
+    // Block terms with the CPU's own code, plane sums in the CPU's order: the same bits.
+    {"psnr_hvs", {"psnr_hvs"}, 0.0},
     {"speed_chroma",
      {"speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45",
       "speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45:"

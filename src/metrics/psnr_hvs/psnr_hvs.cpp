@@ -3,6 +3,9 @@
 #include "metrics/psnr_hvs/psnr_hvs.h"
 
 #include "metrics/psnr_hvs/psnr_hvs_math.h"
+#ifdef VQX_HAVE_CUDA
+#include "metrics/psnr_hvs/cuda/psnr_hvs_cuda.h"
+#endif
 
 namespace vqx {
 namespace {
@@ -32,9 +35,15 @@ class PsnrHvsCpu final : public CpuMetric {
 
 const MetricDescriptor& psnr_hvs_descriptor() {
   static const MetricDescriptor descriptor{
-      "psnr_hvs", "PSNR-HVS-M per plane and combined (Xiph/Daala), libvmaf's psnr_hvs",
-      {},         [](const OptionValues&) { return std::make_unique<PsnrHvsCpu>(); },
+      "psnr_hvs",
+      "PSNR-HVS-M per plane and combined (Xiph/Daala), libvmaf's psnr_hvs",
+      {},
+      [](const OptionValues&) { return std::make_unique<PsnrHvsCpu>(); },
+#ifdef VQX_HAVE_CUDA
+      [](const OptionValues& o) { return make_psnr_hvs_cuda(o); },
+#else
       nullptr,
+#endif
   };
   return descriptor;
 }

@@ -168,4 +168,14 @@ VQX_HOST_DEVICE inline void block_terms(const Sample* ref, const Sample* dis, si
   }
 }
 
+// A plane's score from the f32 running sum of its terms: divided by the number of terms (an int,
+// as upstream counts them), then by (2^bit_depth - 1)^2, in f32.
+VQX_HOST_DEVICE inline float finish_plane_sum(float sum, uint64_t blocks, unsigned bit_depth) {
+  const int count = int(blocks * 64);
+  sum /= count;
+  const int32_t sample_max = (1 << bit_depth) - 1;
+  sum /= sample_max * sample_max;
+  return sum;
+}
+
 }  // namespace vqx::psnr_hvs

@@ -62,8 +62,8 @@ BlockWeights make_weights(const float csf[64]) {
 }
 
 template <typename Sample>
-void plane_terms(const Picture& ref, const Picture& dis, unsigned plane, const BlockGrid& grid,
-                 float* terms, ThreadPool* pool) {
+void fill_plane_terms(const Picture& ref, const Picture& dis, unsigned plane, const BlockGrid& grid,
+                      float* terms, ThreadPool* pool) {
   const size_t stride = ref.format().plane_width(plane);
   const Sample* r = ref.plane<Sample>(plane);
   const Sample* d = dis.plane<Sample>(plane);
@@ -110,11 +110,7 @@ BlockGrid block_grid(uint32_t width, uint32_t height) {
 double plane_score(const float* terms, uint64_t blocks, unsigned bit_depth) {
   float sum = 0;
   for (uint64_t k = 0; k < blocks * 64; ++k) sum += terms[k];
-  const int count = int(blocks * 64);  // upstream counts the terms in an int
-  sum /= count;
-  const int32_t sample_max = (1 << bit_depth) - 1;
-  sum /= sample_max * sample_max;
-  return sum;
+  return finish_plane_sum(sum, blocks, bit_depth);
 }
 
 void outputs_from_scores(const double scores[3], double out[4]) {
@@ -123,15 +119,21 @@ void outputs_from_scores(const double scores[3], double out[4]) {
   out[3] = to_db(scores[0] * .8 + .1 * (scores[1] + scores[2]));
 }
 
-double score_plane(const Picture& ref, const Picture& dis, unsigned plane, ThreadPool* pool) {
+std::vector<float> plane_terms(const Picture& ref, const Picture& dis, unsigned plane,
+                               ThreadPool* pool) {
   const PictureFormat& f = ref.format();
   const BlockGrid grid = block_grid(f.plane_width(plane), f.plane_height(plane));
   std::vector<float> terms(grid.count() * 64);
   if (f.bytes_per_sample() == 1)
-    plane_terms<uint8_t>(ref, dis, plane, grid, terms.data(), pool);
+    fill_plane_terms<uint8_t>(ref, dis, plane, grid, terms.data(), pool);
   else
-    plane_terms<uint16_t>(ref, dis, plane, grid, terms.data(), pool);
-  return plane_score(terms.data(), grid.count(), f.bit_depth);
+    fill_plane_terms<uint16_t>(ref, dis, plane, grid, terms.data(), pool);
+  return terms;
+}
+
+double score_plane(const Picture& ref, const Picture& dis, unsigned plane, ThreadPool* pool) {
+  const std::vector<float> terms = plane_terms(ref, dis, plane, pool);
+  return plane_score(terms.data(), terms.size() / 64, ref.format().bit_depth);
 }
 
 }  // namespace vqx::psnr_hvs

@@ -32,15 +32,18 @@ struct BlockGrid {
 BlockGrid block_grid(uint32_t width, uint32_t height);
 
 // The plane's score from its terms, blocks in raster order and each block's 64 terms in order:
-// their f32 running sum, divided by the number of terms, then by (2^bit_depth - 1)^2, in f32.
+// their f32 running sum, then finish_plane_sum.
 double plane_score(const float* terms, uint64_t blocks, unsigned bit_depth);
 
 // The four outputs from the three plane scores: 10 * -log10 of each, and of
 // 0.8 * Y + 0.1 * (Cb + Cr).
 void outputs_from_scores(const double scores[3], double out[4]);
 
-// The CPU path of one plane: every block's terms (blocks in parallel when `pool` is given), then
-// plane_score.
+// Every block's 64 terms of one plane, blocks in raster order (in parallel when `pool` is given).
+std::vector<float> plane_terms(const Picture& ref, const Picture& dis, unsigned plane,
+                               ThreadPool* pool);
+
+// The CPU path of one plane: plane_terms, then plane_score.
 double score_plane(const Picture& ref, const Picture& dis, unsigned plane, ThreadPool* pool);
 
 }  // namespace vqx::psnr_hvs
