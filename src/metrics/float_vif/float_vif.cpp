@@ -30,13 +30,6 @@ const std::vector<vmaf_common::FeatureParam> kFeatureParams = {
     {"vif_skip_scale0", "ssclz"},
 };
 
-speed::PrescaleMethod parse_method(const std::string& s) {
-  if (s == "bilinear") return speed::PrescaleMethod::kBilinear;
-  if (s == "bicubic") return speed::PrescaleMethod::kBicubic;
-  if (s == "lanczos4") return speed::PrescaleMethod::kLanczos4;
-  return speed::PrescaleMethod::kNearest;
-}
-
 double option(const OptionValues& o, const char* name) {
   return vmaf_common::normalise_double_option(o.get_double(name));
 }
@@ -56,7 +49,7 @@ class FloatVifCpu final : public CpuMetric {
         sigma_nsq_(option(o, "vif_sigma_nsq")),
         min_val_{0.0, option(o, "vif_scale1_min_val"), option(o, "vif_scale2_min_val"),
                  option(o, "vif_scale3_min_val")},
-        method_(parse_method(o.get_string("vif_prescale_method"))),
+        method_(speed::parse_prescale_method(o.get_string("vif_prescale_method"))),
         suffix_(vmaf_common::name_suffix(float_vif_descriptor().options, o, kFeatureParams)) {
     if (!speed::is_valid_kernel_scale(kernel_scale_))
       throw UsageError(

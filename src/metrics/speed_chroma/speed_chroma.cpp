@@ -61,13 +61,6 @@ int64_t option_int(const OptionValues& o, const char* name) {
   return std::atoi(normalised_text(o.text(name)).c_str());
 }
 
-PrescaleMethod parse_method(const std::string& s) {
-  if (s == "bilinear") return PrescaleMethod::kBilinear;
-  if (s == "bicubic") return PrescaleMethod::kBicubic;
-  if (s == "lanczos4") return PrescaleMethod::kLanczos4;
-  return PrescaleMethod::kNearest;
-}
-
 const char* kPlaneNames[] = {"", "U", "V"};
 
 }  // namespace
@@ -77,7 +70,7 @@ SpeedParams resolve_params(const OptionValues& o) {
   const double ks = option_double(o, "speed_kernelscale");
   p.kernel_scale = float(ks);
   p.prescale = option_double(o, "speed_prescale");
-  p.method = parse_method(o.get_string("speed_prescale_method"));
+  p.method = parse_prescale_method(o.get_string("speed_prescale_method"));
   p.sigma_nn = float(option_double(o, "speed_sigma_nn"));
   p.nn_floor = float(option_double(o, "speed_nn_floor"));
   p.max_val = option_double(o, "speed_max_val");

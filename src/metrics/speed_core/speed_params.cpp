@@ -8,6 +8,13 @@
 
 namespace vqx::speed {
 
+PrescaleMethod parse_prescale_method(const std::string& name) {
+  if (name == "bilinear") return PrescaleMethod::kBilinear;
+  if (name == "bicubic") return PrescaleMethod::kBicubic;
+  if (name == "lanczos4") return PrescaleMethod::kLanczos4;
+  return PrescaleMethod::kNearest;
+}
+
 bool is_valid_kernel_scale(float ks32) {
   // speed.md 6.1: each constant is an f32 expression; the test |ks32 - k| < 1e-3 subtracts in
   // f32 and compares against the f64 literal.

@@ -9,6 +9,9 @@ namespace vqx::speed {
 
 enum class PrescaleMethod : uint8_t { kNearest, kBilinear, kBicubic, kLanczos4 };
 
+// The prescale method named by a validated option value (nearest, bilinear, bicubic, lanczos4).
+PrescaleMethod parse_prescale_method(const std::string& name);
+
 // Option values as the extractor uses them (speed.md 1.2): the f32 narrowings are done here.
 struct SpeedParams {
   float kernel_scale = 1.0f;  // ks32 = RN32(speed_kernelscale)

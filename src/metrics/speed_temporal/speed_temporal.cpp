@@ -24,13 +24,6 @@ const std::vector<vmaf_common::FeatureParam> kFeatureParams = {
     {"speed_use_ref_diff", "urd"},
 };
 
-speed::PrescaleMethod parse_method(const std::string& s) {
-  if (s == "bilinear") return speed::PrescaleMethod::kBilinear;
-  if (s == "bicubic") return speed::PrescaleMethod::kBicubic;
-  if (s == "lanczos4") return speed::PrescaleMethod::kLanczos4;
-  return speed::PrescaleMethod::kNearest;
-}
-
 double option(const OptionValues& o, const char* name) {
   return vmaf_common::normalise_double_option(o.get_double(name));
 }
@@ -53,7 +46,7 @@ class SpeedTemporalCpu final : public CpuMetric {
         suffix_(vmaf_common::name_suffix(speed_temporal_descriptor().options, o, kFeatureParams)) {
     params_.kernel_scale = float(option(o, "speed_kernelscale"));
     params_.prescale = option(o, "speed_prescale");
-    params_.method = parse_method(o.get_string("speed_prescale_method"));
+    params_.method = speed::parse_prescale_method(o.get_string("speed_prescale_method"));
     params_.sigma_nn = float(option(o, "speed_sigma_nn"));
     params_.nn_floor = float(option(o, "speed_nn_floor"));
     params_.weight_var_mode = 0;  // speed_temporal has no weighting option
