@@ -14,8 +14,8 @@
 // host_cpu_features()) side by side, on the same inputs, and compare bit for bit.
 //
 // Each level above the plain one lives in a translation unit of its own (vif_kernels_avx2.cpp):
-// the headers first, then `#pragma GCC target("avx2")` around an anonymous namespace holding the
-// kernels, then, after the pragma, the function that installs them (install_avx2_kernels). The
+// the headers first, then VQX_BEGIN_TARGET_AVX2 ... VQX_END_TARGET (below) around an anonymous
+// namespace holding the kernels, then the function that installs them (install_avx2_kernels). The
 // internal linkage keeps target-specific code apart from the baseline copies of inline functions;
 // a source shared by several levels is an .inc included inside each unit's namespace. The
 // builder applies the levels in order, each overriding the entries it has:
@@ -23,6 +23,17 @@
 //   if (cpu.avx2) install_avx2_kernels(k);
 //   if (cpu.avx512) install_avx512_kernels(k);   // a later level, where a metric has one
 #include <string>
+
+// The target region of a unit: GCC's target pragma, or for clang (the fuzzing and sanitizer
+// builds) the same target attribute given to every function declared inside.
+#if defined(__clang__)
+#define VQX_BEGIN_TARGET_AVX2 \
+  _Pragma("clang attribute push(__attribute__((target(\"avx2\"))), apply_to = function)")
+#define VQX_END_TARGET _Pragma("clang attribute pop")
+#else
+#define VQX_BEGIN_TARGET_AVX2 _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
+#define VQX_END_TARGET _Pragma("GCC pop_options")
+#endif
 
 namespace vqx {
 

@@ -18,11 +18,11 @@
 #include <cstdlib>
 #include <vector>
 
+#include "core/cpu_features.h"
 #include "metrics/integer_adm/adm_kernels.h"
 #include "metrics/integer_adm/adm_stage_rules.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx2")
+VQX_BEGIN_TARGET_AVX2
 
 namespace vqx::integer_adm {
 namespace {
@@ -383,7 +383,7 @@ std::array<int64_t, 3> cm_rows(int scale, const AdmDetail<Coef>& x, const AdmDet
 }  // namespace
 }  // namespace vqx::integer_adm
 
-#pragma GCC pop_options
+VQX_END_TARGET
 
 namespace vqx::integer_adm {
 

@@ -11,12 +11,12 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/cpu_features.h"
 #include "metrics/integer_motion/motion_kernels.h"
 #include "metrics/integer_motion/motion_math.h"
 #include "metrics/vmaf_common/mirror.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx2")
+VQX_BEGIN_TARGET_AVX2
 
 namespace vqx::integer_motion {
 namespace {
@@ -85,7 +85,7 @@ uint64_t sad_rows(const Sample* prev, const Sample* cur, uint32_t w, uint32_t h,
 }  // namespace
 }  // namespace vqx::integer_motion
 
-#pragma GCC pop_options
+VQX_END_TARGET
 
 namespace vqx::integer_motion {
 

@@ -27,12 +27,12 @@
 #include <cstddef>
 #include <vector>
 
+#include "core/cpu_features.h"
 #include "metrics/integer_vif/vif_kernels.h"
 #include "metrics/integer_vif/vif_rows.h"
 #include "metrics/vmaf_common/mirror.h"
 
-#pragma GCC push_options
-#pragma GCC target("avx2")
+VQX_BEGIN_TARGET_AVX2
 
 namespace vqx::integer_vif {
 namespace {
@@ -570,7 +570,7 @@ void downsample_rows(const Sample* in, uint32_t w, uint32_t h, int from_scale, u
 }  // namespace
 }  // namespace vqx::integer_vif
 
-#pragma GCC pop_options
+VQX_END_TARGET
 
 namespace vqx::integer_vif {
 

@@ -2,18 +2,18 @@
 // (no FMA: the target is "avx2" alone, and contraction is off everywhere). Each eight-lane
 // operation is one instruction instead of two, with the same IEEE result per lane.
 //
-// Everything between the target pragmas has internal linkage; the headers come first, so the
+// Everything inside the target region has internal linkage; the headers come first, so the
 // inline functions they define stay baseline code (one definition for every translation unit).
 #include <cstring>
 
+#include "core/cpu_features.h"
 #include "metrics/ssimulacra2/ssimulacra2_kernels.h"
 
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 #if defined(__x86_64__) || defined(__i386__)
 
-#pragma GCC push_options
-#pragma GCC target("avx2")
+VQX_BEGIN_TARGET_AVX2
 
 namespace vqx::ssimulacra2 {
 namespace {
@@ -21,7 +21,7 @@ namespace {
 }  // namespace
 }  // namespace vqx::ssimulacra2
 
-#pragma GCC pop_options
+VQX_END_TARGET
 
 namespace vqx::ssimulacra2 {
 
