@@ -121,4 +121,14 @@ float elapsed_ms(const Event& begin, const Event& end) {
   return ms;
 }
 
+void copy_to_device_now(void* device_dst, const void* host_src, size_t bytes, const char* what) {
+  check(cudaMemcpy(device_dst, host_src, bytes, cudaMemcpyHostToDevice), what);
+  check(cudaStreamSynchronize(cudaStreamLegacy), what);
+}
+
+void clear_device_now(void* device_dst, size_t bytes, const char* what) {
+  check(cudaMemset(device_dst, 0, bytes), what);
+  check(cudaStreamSynchronize(cudaStreamLegacy), what);
+}
+
 }  // namespace vqx::cuda

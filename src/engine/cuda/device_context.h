@@ -36,6 +36,12 @@ class DeviceContext {
   size_t peak_ = 0;
 };
 
+// Set-up copies and clears that are complete when they return. A plain cudaMemcpy from pageable
+// memory may return before its DMA lands, and cudaMemset is asynchronous; both run on the legacy
+// stream, which the non-blocking streams metrics enqueue on do not wait for.
+void copy_to_device_now(void* device_dst, const void* host_src, size_t bytes, const char* what);
+void clear_device_now(void* device_dst, size_t bytes, const char* what);
+
 // Device memory owned by a DeviceContext allocation.
 class DeviceBuffer {
  public:

@@ -51,8 +51,7 @@ DeviceScaler::DeviceScaler(DeviceContext& context, const PictureFormat& in,
     plane.vertical = place(filters[p].vertical);
     planes_.push_back(plane);
   }
-  check(cudaMemcpy(filters_.get(), host.data(), total, cudaMemcpyHostToDevice),
-        "scale filter upload");
+  copy_to_device_now(filters_.get(), host.data(), total, "scale filter upload");
 }
 
 void DeviceScaler::enqueue(const uint8_t* in, uint8_t* out, cudaStream_t stream) const {

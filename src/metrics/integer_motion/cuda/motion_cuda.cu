@@ -122,8 +122,8 @@ class IntegerMotionCuda final : public CudaMetric {
     if (force_zero_) return;
     ring_ = cuda::DeviceBuffer(*context.device, slot_bytes_ * lag_, "motion previous luma");
     counter_ = cuda::DeviceBuffer(*context.device, sizeof(unsigned long long), "motion counter");
-    cuda::check(cudaMemset(ring_.get(), 0, slot_bytes_ * lag_), "motion: ring clear");
-    cuda::check(cudaMemset(counter_.get(), 0, sizeof(unsigned long long)), "motion: counter");
+    cuda::clear_device_now(ring_.get(), slot_bytes_ * lag_, "motion: ring clear");
+    cuda::clear_device_now(counter_.get(), sizeof(unsigned long long), "motion: counter");
     const int sms = context.device->properties().multiProcessorCount;
     store_blocks_ = unsigned(std::min<size_t>((plane_bytes_ / 16 + 255) / 256 + 1, size_t(sms) * 4));
   }

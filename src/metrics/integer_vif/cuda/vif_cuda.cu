@@ -263,9 +263,8 @@ class IntegerVifCuda final : public CudaMetric {
     width_[0] = format_.width, height_[0] = format_.height;
     // The CPU's log2 table (2.4), shared, not recomputed.
     table_ = cuda::DeviceBuffer(device, 65536 * sizeof(uint16_t), "vif log2 table");
-    cuda::check(cudaMemcpy(table_.get(), log2_table(), 65536 * sizeof(uint16_t),
-                           cudaMemcpyHostToDevice),
-                "vif: log2 table upload");
+    cuda::copy_to_device_now(table_.get(), log2_table(), 65536 * sizeof(uint16_t),
+                            "vif: log2 table upload");
     for (int s = 0; s < kScales; ++s)
       for (int k = 0; k < kFilterTaps[s]; ++k) taps_[s].f[k] = kFilter[s][k];
   }

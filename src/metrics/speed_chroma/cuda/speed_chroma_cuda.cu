@@ -159,8 +159,7 @@ class SpeedChromaCuda final : public CudaMetric {
       };
       put(bx.i1.data(), g.sw), put(bx.i2.data(), g.sw), put(bx.frac.data(), g.sw);
       put(by.i1.data(), g.sh), put(by.i2.data(), g.sh), put(by.frac.data(), g.sh);
-      cuda::check(cudaMemcpy(tables_.get(), host.data(), words * 4, cudaMemcpyHostToDevice),
-                  "speed_chroma: table upload");
+      cuda::copy_to_device_now(tables_.get(), host.data(), words * 4, "speed_chroma: table upload");
       const uint32_t* t = tables_.get<uint32_t>();
       p.bx_i1 = t, p.bx_i2 = t + g.sw, p.bx_frac = reinterpret_cast<const float*>(t + 2 * g.sw);
       t += 3 * size_t(g.sw);
@@ -173,8 +172,7 @@ class SpeedChromaCuda final : public CudaMetric {
       tables_ = cuda::DeviceBuffer(device, words * 4, "speed_chroma prescale tables");
       std::vector<uint32_t> host(nx);
       host.insert(host.end(), ny.begin(), ny.end());
-      cuda::check(cudaMemcpy(tables_.get(), host.data(), words * 4, cudaMemcpyHostToDevice),
-                  "speed_chroma: table upload");
+      cuda::copy_to_device_now(tables_.get(), host.data(), words * 4, "speed_chroma: table upload");
       p.nx = tables_.get<uint32_t>();
       p.ny = p.nx + g.sw;
     } else {
