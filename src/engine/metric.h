@@ -47,6 +47,10 @@ class CpuMetric {
   // only the frames that are reported, possibly concurrently from several threads, so their
   // extract() must not touch shared mutable state.
   virtual bool temporal() const { return false; }
+  // Frames after `frame` that extract() must have been given before every value of `frame` is
+  // written (a temporal metric's look-ahead; the last frames' values may wait for flush()). The
+  // engine tells RunSettings::frame_final when a frame is complete.
+  virtual uint64_t final_lag() const { return 0; }
 
   virtual void extract(const Picture& ref, const Picture& dis, uint64_t frame,
                        FeatureWriter& out) = 0;

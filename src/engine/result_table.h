@@ -38,8 +38,8 @@ class ResultTable {
   // Column indices in libvmaf's output order, which is its feature collector's: the order in
   // which each name first received a value when every extractor runs in the calling thread, in
   // registration order, frame after frame. So columns go by the call that first wrote them
-  // (a frame's extract, or the flush: VMAF motion2/motion3 come after every feature of frame 0),
-  // then by column index (registration order, each metric's outputs in its declared order).
+  // (a frame's extract, or the flush: VMAF motion2/motion3, first written in frame 1's call or
+  // later, come after every feature of frame 0), then by column index (registration order).
   // Columns never written through a metric call (model scores, added after the run) come last,
   // in the order they were added.
   std::vector<size_t> output_order() const;

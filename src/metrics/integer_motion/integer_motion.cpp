@@ -1,10 +1,12 @@
 // libvmaf's integer `motion` on the CPU (shared/spec/vmaf.md section 4). Temporal: the engine
 // hands every frame in order (also frames that --subsample does not report, as libvmaf runs
-// temporal extractors on every frame), and flush() writes motion2/motion3 for all of them.
+// temporal extractors on every frame). A frame's motion2/motion3 are written as soon as they are
+// known, lag frames later (final_lag()); flush() writes the last frames' ones.
 #include "metrics/integer_motion/integer_motion.h"
 
 #include <cstring>
 #include <mutex>
+#include <optional>
 
 #include "core/thread_pool.h"
 #include "metrics/integer_motion/motion_kernels.h"
@@ -28,7 +30,6 @@ const std::vector<vmaf_common::FeatureParam> kFeatureParams = {
 };
 
 constexpr size_t kRowGrain = 32;
-enum Output : size_t { kSad, kMotion2, kMotion3, kDebugMotion };
 
 class IntegerMotionCpu final : public CpuMetric {
  public:
@@ -38,11 +39,14 @@ class IntegerMotionCpu final : public CpuMetric {
         fps_weight_(vmaf_common::normalise_double_option(o.get_double("motion_fps_weight"))),
         debug_(o.get_bool("debug")),
         suffix_(vmaf_common::name_suffix(integer_motion_descriptor().options, o, kFeatureParams)) {
-    post_.five_frame_window = o.get_bool("motion_five_frame_window");
-    post_.moving_average = o.get_bool("motion_moving_average");
-    post_.blend_factor = vmaf_common::normalise_double_option(o.get_double("motion_blend_factor"));
-    post_.blend_offset = vmaf_common::normalise_double_option(o.get_double("motion_blend_offset"));
-    post_.max_val = vmaf_common::normalise_double_option(o.get_double("motion_max_val"));
+    MotionPostOptions post;
+    post.five_frame_window = o.get_bool("motion_five_frame_window");
+    post.moving_average = o.get_bool("motion_moving_average");
+    post.blend_factor = vmaf_common::normalise_double_option(o.get_double("motion_blend_factor"));
+    post.blend_offset = vmaf_common::normalise_double_option(o.get_double("motion_blend_offset"));
+    post.max_val = vmaf_common::normalise_double_option(o.get_double("motion_max_val"));
+    max_val_ = post.max_val;
+    post_stream_.emplace(post, force_zero_);
   }
 
   std::vector<std::string> feature_names() const override {
@@ -53,6 +57,7 @@ class IntegerMotionCpu final : public CpuMetric {
   }
 
   bool temporal() const override { return true; }
+  uint64_t final_lag() const override { return post_stream_->lag(); }
 
   void init(const MetricContext& context) override {
     vmaf_common::require_min_size(context.format, "motion");
@@ -64,14 +69,13 @@ class IntegerMotionCpu final : public CpuMetric {
   void extract(const Picture& ref, const Picture& /*dis*/, uint64_t frame,
                FeatureWriter& out) override {
     // Only the reference luma is used (4.2). history_[0] holds frame n-1, history_[1] n-2.
-    const size_t lag = post_.five_frame_window ? 2 : 1;
+    const size_t lag = post_stream_->lag();
     double score = 0.0;
     if (!force_zero_ && frame >= lag && history_.size() >= lag)
       score = frame_score(ref.bytes(), history_[lag - 1].data());
-    if (scores_.size() <= frame) scores_.resize(frame + 1, 0.0);
-    scores_[frame] = score;
     out.put(frame, kSad, score);
     if (debug_) out.put(frame, kDebugMotion, score);
+    post_stream_->add(score, motion_post_writer(out));
     if (force_zero_) return;
     // Keep the last `lag` reference luma planes, newest first.
     std::vector<uint8_t> current(ref.bytes(), ref.bytes() + plane_bytes_);
@@ -79,20 +83,7 @@ class IntegerMotionCpu final : public CpuMetric {
     if (history_.size() > lag) history_.resize(lag);
   }
 
-  void flush(FeatureWriter& out) override {
-    std::vector<double> motion2, motion3;
-    if (force_zero_) {
-      // Every score is 0 (4.1); no post-processing.
-      motion2.assign(scores_.size(), 0.0);
-      motion3.assign(scores_.size(), 0.0);
-    } else {
-      motion_post(scores_, post_, motion2, motion3);
-    }
-    for (size_t n = 0; n < scores_.size(); ++n) {
-      out.put(n, kMotion2, motion2[n]);
-      out.put(n, kMotion3, motion3[n]);
-    }
-  }
+  void flush(FeatureWriter& out) override { post_stream_->finish(motion_post_writer(out)); }
 
  private:
   double frame_score(const uint8_t* cur, const uint8_t* prev) {
@@ -110,7 +101,7 @@ class IntegerMotionCpu final : public CpuMetric {
       std::lock_guard lock(mutex);
       sad += part;
     });
-    return motion_score(sad, w, h, fps_weight_, post_.max_val);
+    return motion_score(sad, w, h, fps_weight_, max_val_);
   }
 
   const MotionKernels& kernels_;
@@ -118,15 +109,22 @@ class IntegerMotionCpu final : public CpuMetric {
   double fps_weight_;
   bool debug_;
   std::string suffix_;
-  MotionPostOptions post_;
+  double max_val_ = 0;
+  std::optional<MotionPostStream> post_stream_;
   PictureFormat format_;
   ThreadPool* pool_ = nullptr;
   size_t plane_bytes_ = 0;
   std::vector<std::vector<uint8_t>> history_;
-  std::vector<double> scores_;
 };
 
 }  // namespace
+
+MotionPostStream::Emit integer_motion::motion_post_writer(FeatureWriter& out) {
+  return [&out](uint64_t frame, const MotionPostValues& v) {
+    out.put(frame, kMotion2, v.motion2);
+    out.put(frame, kMotion3, v.motion3);
+  };
+}
 
 std::unique_ptr<CpuMetric> make_integer_motion_cpu(const OptionValues& options,
                                                    const integer_motion::MotionKernels& kernels) {

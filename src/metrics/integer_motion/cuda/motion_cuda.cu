@@ -13,6 +13,7 @@
 // total is below 2^32 and its uint32 truncation is the identity: summing all absolute values
 // into one uint64, in any order, gives the CPU's SAD.
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "engine/cuda/cuda_check.h"
@@ -91,7 +92,6 @@ __global__ void motion_store_kernel(uint8_t* __restrict__ ring, size_t slot_byte
 
 __global__ void motion_advance_kernel(unsigned long long* counter) { ++*counter; }
 
-enum Output : size_t { kSad, kMotion2, kMotion3, kDebugMotion };
 
 class IntegerMotionCuda final : public CudaMetric {
  public:
@@ -106,11 +106,13 @@ class IntegerMotionCuda final : public CudaMetric {
     post_.blend_offset = vmaf_common::normalise_double_option(o.get_double("motion_blend_offset"));
     post_.max_val = vmaf_common::normalise_double_option(o.get_double("motion_max_val"));
     lag_ = post_.five_frame_window ? 2 : 1;
+    post_stream_.emplace(post_, force_zero_);
   }
 
   std::vector<std::string> feature_names() const override { return names_; }
   std::vector<std::string> stage_names() const override { return {"sad", "store previous"}; }
   bool temporal() const override { return true; }
+  uint64_t final_lag() const override { return lag_; }
 
   void init(const CudaMetricContext& context) override {
     vmaf_common::require_min_size(context.format, "motion");
@@ -166,26 +168,13 @@ class IntegerMotionCuda final : public CudaMetric {
     if (!force_zero_ && frame >= lag_)
       score = motion_score(*static_cast<const unsigned long long*>(result), format_.width,
                            format_.height, fps_weight_, post_.max_val);
-    if (scores_.size() <= frame) scores_.resize(frame + 1, 0.0);
-    scores_[frame] = score;
     out.put(frame, kSad, score);
     if (debug_) out.put(frame, kDebugMotion, score);
+    post_stream_->add(score, motion_post_writer(out));
   }
 
   // The CPU twin's flush().
-  void finish(const void*, FeatureWriter& out) override {
-    std::vector<double> motion2, motion3;
-    if (force_zero_) {
-      motion2.assign(scores_.size(), 0.0);
-      motion3.assign(scores_.size(), 0.0);
-    } else {
-      motion_post(scores_, post_, motion2, motion3);
-    }
-    for (size_t n = 0; n < scores_.size(); ++n) {
-      out.put(n, kMotion2, motion2[n]);
-      out.put(n, kMotion3, motion3[n]);
-    }
-  }
+  void finish(const void*, FeatureWriter& out) override { post_stream_->finish(motion_post_writer(out)); }
 
  private:
   std::vector<std::string> names_;
@@ -198,7 +187,7 @@ class IntegerMotionCuda final : public CudaMetric {
   size_t plane_bytes_ = 0, slot_bytes_ = 0;
   unsigned store_blocks_ = 1;
   cuda::DeviceBuffer ring_, counter_;
-  std::vector<double> scores_;
+  std::optional<MotionPostStream> post_stream_;
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 #pragma once
 // The CUDA twin of integer `motion` (shared/spec/vmaf.md 4 and 11): the SAD of the blurred
 // reference difference on the device, the previous reference luma kept on the device, the score
-// and the flush-time motion2/motion3 on the host with the CPU's code.
+// and motion2/motion3 on the host with the CPU's code (MotionPostStream).
 #include <memory>
 
 #include "engine/cuda/cuda_metric.h"
