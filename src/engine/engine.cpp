@@ -10,6 +10,7 @@
 
 #include "engine/column_writer.h"
 #include "engine/cuda_backend.h"
+#include "engine/final_frames.h"
 #include "core/error.h"
 #include "core/thread_pool.h"
 
@@ -88,6 +89,12 @@ class BufferPool {
   std::condition_variable cv_;
 };
 
+uint64_t run_final_lag(const std::vector<CpuInstance>& instances) {
+  uint64_t lag = 0;
+  for (const auto& inst : instances) lag = std::max(lag, inst.metric->final_lag());
+  return lag;
+}
+
 std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorted,
                                    const std::vector<MetricRequest>& requests,
                                    const RunSettings& settings) {
@@ -116,6 +123,14 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
   std::exception_ptr error;
   std::atomic<bool> failed{false};
 
+  auto record_failure = [&] {
+    std::lock_guard lock(error_mutex);
+    if (!error) error = std::current_exception();
+    failed = true;
+    for (auto& s : sequencers) s->fail();
+  };
+  FinalFrames finals(run_final_lag(instances), final_frame_listener(settings, table));
+
   auto process = [&](FramePair* pair, uint64_t frame) {
     bool selected = table.frame_selected(frame);
     for (size_t i = 0; i < instances.size(); ++i) {
@@ -127,14 +142,16 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
         ColumnWriter out(table, instances[i].columns, frame);
         if (!failed) m.extract(pair->ref, pair->dis, frame, out);
       } catch (...) {
-        std::lock_guard lock(error_mutex);
-        if (!error) error = std::current_exception();
-        failed = true;
-        for (auto& s : sequencers) s->fail();
+        record_failure();
       }
       if (temporal) sequencers[i]->done();
     }
-    buffers.give(pair);
+    try {
+      if (!failed) finals.handled(frame);
+    } catch (...) {
+      record_failure();
+    }
+    buffers.give(pair);  // last: once every buffer is back, no task touches the run's state
   };
 
   uint64_t frame = 0;
@@ -175,12 +192,18 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
     ColumnWriter out(table, inst.columns, ResultTable::kFlushCall);
     inst.metric->flush(out);
   }
+  finals.finish(frame);
   report->wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
 }
 
 }  // namespace
+
+FinalFrames::Listener final_frame_listener(const RunSettings& settings, const ResultTable& table) {
+  if (!settings.frame_final) return {};
+  return [&settings, &table](uint64_t frame) { settings.frame_final(frame, table); };
+}
 
 void skip_frames(FrameSource& reader, uint64_t count) {
   if (count == 0) return;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/scale_filter.h"
+#include "engine/final_frames.h"
 #include "engine/metric.h"
 #include "engine/result_table.h"
 #include "core/frame_source.h"
@@ -47,6 +48,10 @@ struct RunSettings {
   // as libswscale does it (core/scale_filter.h). The CPU backend takes frames already scaled
   // (io/scaler.h), and refuses a size mismatch.
   std::optional<ScaleMode> scale;
+  // Hears each frame read, in frame order and one call at a time, as soon as all its values are
+  // in `table` (a temporal metric's wait for later frames, or for the end, included; model
+  // scores are not columns yet). Called from a worker thread; what it throws fails the run.
+  std::function<void(uint64_t frame, const ResultTable& table)> frame_final;
 };
 
 struct RunReport {
@@ -79,6 +84,9 @@ struct CpuInstance {
 };
 std::vector<CpuInstance> make_cpu_instances(const std::vector<MetricRequest>& requests,
                                             ResultTable& table);
+
+// The listener a backend gives FinalFrames: settings.frame_final on `table`, or none.
+FinalFrames::Listener final_frame_listener(const RunSettings& settings, const ResultTable& table);
 
 // Adds `names` as columns, refusing a name already present.
 std::vector<size_t> add_columns(ResultTable& table, const std::vector<std::string>& names,

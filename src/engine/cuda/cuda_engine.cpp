@@ -2,6 +2,7 @@
 // (frame_pipeline.h: slots, frames in flight, one host wait per frame), the step that brings each
 // frame pair to the device (frame_upload.h) and, with --profile, the stage timings (profiler.h).
 // Memory (pinned, device, graphs) is allocated once, before the first frame; graphs on first use.
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "engine/cuda/metric_instances.h"
 #include "engine/cuda/profiler.h"
 #include "engine/cuda_backend.h"
+#include "engine/final_frames.h"
 
 namespace vqx {
 
@@ -68,12 +70,19 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
   skip_frames(distorted, settings.skip_dist);
   cuda::HostFrameUpload upload(device, reference, distorted, slot_count, settings.scale,
                               settings.warn);
+  uint64_t final_lag = 0;
+  for (auto& inst : metrics.metrics) final_lag = std::max(final_lag, inst.primary().final_lag());
+  FinalFrames finals(final_lag, final_frame_listener(settings, table));
+  const auto complete = [&](uint64_t f) {
+    pipeline.complete(f);
+    finals.handled(f);
+  };
 
   const auto start = Clock::now();
   uint64_t frame = 0;
   try {
     while (settings.frame_cnt == 0 || frame < settings.frame_cnt) {
-      if (frame >= slot_count) pipeline.complete(frame - slot_count);
+      if (frame >= slot_count) complete(frame - slot_count);
       const auto read_start = Clock::now();
       if (!upload.read(pipeline.slot_of(frame), frame)) break;
       if (profiler)
@@ -83,8 +92,7 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
       if (settings.progress) settings.progress(frame);
       pipeline.enqueue(index, table.frame_selected(index), upload);
     }
-    for (uint64_t f = frame > slot_count ? frame - slot_count : 0; f < frame; ++f)
-      pipeline.complete(f);
+    for (uint64_t f = frame > slot_count ? frame - slot_count : 0; f < frame; ++f) complete(f);
   } catch (...) {
     cudaDeviceSynchronize();  // let in-flight copies finish before their buffers go away
     cudaGetLastError();
@@ -93,6 +101,7 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
   if (frame == 0) throw InputError("no frames to score: the inputs hold no frame after skipping");
   table.set_frame_count(frame);
   pipeline.finish();
+  finals.finish(frame);
   const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   report->wall_seconds = wall_ms / 1000.0;
   if (profiler) profiler->print(device, format, frame, wall_ms);
