@@ -67,7 +67,15 @@ size_t InputStream::read(void* dst, size_t bytes) {
     peeked_.clear();
     replayed_ = 0;
   }
-  return from_peek + (from_peek < bytes ? read_descriptor(out + from_peek, bytes - from_peek) : 0);
+  if (from_peek > 0 || bytes == 0) return from_peek;
+  // One read: a pipe's bytes go on as soon as they are there, so a frame written whole reaches
+  // its reader without waiting for more input (a live producer, --ndjson following it).
+  for (;;) {
+    ssize_t n = ::read(fd_, out, bytes);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(fmt::format("{}: read error: {}", label_, std::strerror(errno)));
+    return size_t(n);
+  }
 }
 
 FileHandle InputStream::into_file(std::unique_ptr<InputStream> stream) {

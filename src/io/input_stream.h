@@ -30,8 +30,8 @@ class InputStream {
 
   // Up to `bytes` bytes from the start, without consuming them (fewer when the input is shorter).
   std::span<const uint8_t> peek(size_t bytes);
-  // Reads up to `bytes`, the peeked bytes first; returns 0 at the end. Throws InputError on a
-  // read error.
+  // Reads up to `bytes`, the peeked bytes first, returning what one read gives (fewer bytes than
+  // asked when a pipe holds fewer); returns 0 at the end. Throws InputError on a read error.
   size_t read(void* dst, size_t bytes);
 
   // A stdio stream over what is left of `stream` (peeked bytes first); it owns the stream.
