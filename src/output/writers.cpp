@@ -5,6 +5,8 @@
 #include <optional>
 #include <vector>
 
+#include "output/percentiles.h"
+
 namespace vqx {
 namespace {
 
@@ -23,10 +25,17 @@ std::vector<uint64_t> written_frames(const ResultTable& table) {
   return frames;
 }
 
-std::optional<PooledValues> pooled(const ResultTable& table, size_t feature) {
+struct PooledEntry {
+  PooledValues values;
+  std::vector<double> percentiles;  // OutputInfo::percentiles of the values
+};
+
+std::optional<PooledEntry> pooled(const ResultTable& table, size_t feature, const OutputInfo& info) {
   auto values = table.selected_values(feature);
   if (!values || values->empty()) return std::nullopt;
-  return pool(*values);
+  return PooledEntry{pool(*values), info.percentiles.empty()
+                                        ? std::vector<double>{}
+                                        : percentiles_of(*values, info.percentiles)};
 }
 
 std::string fixed2(double v) {
@@ -54,9 +63,13 @@ void write_xml(std::ostream& out, const ResultTable& table, const OutputInfo& in
   out << "  <pooled_metrics>\n";
   for (size_t i : order) {
     out << "    <metric name=\"" << names[i] << "\" ";
-    if (auto p = pooled(table, i))
-      out << "min=\"" << nf.format(p->min) << "\" max=\"" << nf.format(p->max) << "\" mean=\""
-          << nf.format(p->mean) << "\" harmonic_mean=\"" << nf.format(p->harmonic_mean) << "\" ";
+    if (auto entry = pooled(table, i, info)) {
+      const PooledValues& p = entry->values;
+      out << "min=\"" << nf.format(p.min) << "\" max=\"" << nf.format(p.max) << "\" mean=\""
+          << nf.format(p.mean) << "\" harmonic_mean=\"" << nf.format(p.harmonic_mean) << "\" ";
+      for (size_t k = 0; k < info.percentiles.size(); ++k)
+        out << percentile_key(info.percentiles[k]) << "=\"" << nf.format(entry->percentiles[k]) << "\" ";
+    }
     out << "/>\n";
   }
   out << "  </pooled_metrics>\n";
@@ -102,10 +115,15 @@ void write_json(std::ostream& out, const ResultTable& table, const OutputInfo& i
     const size_t i = order[k];
     out << (k == 0 ? "\n" : ",\n");
     out << "    \"" << names[i] << "\": {";
-    if (auto p = pooled(table, i)) {
-      out << "\n      \"min\": " << json_number(nf, p->min) << ",\n      \"max\": "
-          << json_number(nf, p->max) << ",\n      \"mean\": " << json_number(nf, p->mean)
-          << ",\n      \"harmonic_mean\": " << json_number(nf, p->harmonic_mean) << "\n    }";
+    if (auto entry = pooled(table, i, info)) {
+      const PooledValues& p = entry->values;
+      out << "\n      \"min\": " << json_number(nf, p.min) << ",\n      \"max\": "
+          << json_number(nf, p.max) << ",\n      \"mean\": " << json_number(nf, p.mean)
+          << ",\n      \"harmonic_mean\": " << json_number(nf, p.harmonic_mean);
+      for (size_t k = 0; k < info.percentiles.size(); ++k)
+        out << ",\n      \"" << percentile_key(info.percentiles[k])
+            << "\": " << json_number(nf, entry->percentiles[k]);
+      out << "\n    }";
     } else {
       out << "\n    }";
     }

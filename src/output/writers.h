@@ -4,6 +4,7 @@
 // Features appear in ResultTable::output_order(), libvmaf's collector order.
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "engine/result_table.h"
 #include "output/number_format.h"
@@ -18,6 +19,9 @@ struct OutputInfo {
   uint32_t width = 0;    // XML qualityWidth
   uint32_t height = 0;   // XML qualityHeight
   NumberFormat numbers;
+  // --percentiles: pN entries after libvmaf's four in pooled_metrics (JSON and XML only; extra
+  // keys leave the files readable by libvmaf's own readers). output/percentiles.h defines pN.
+  std::vector<double> percentiles;
 };
 
 void write_results(std::ostream& out, OutputFormat format, const ResultTable& table,

@@ -32,7 +32,7 @@ const ResultTable& sample() {
 
 std::string write(OutputFormat f, const ResultTable& t, NumberFormat nf = NumberFormat::Adaptive()) {
   std::ostringstream out;
-  OutputInfo info{"vqx-test", 52.468, 576, 324, nf};
+  OutputInfo info{"vqx-test", 52.468, 576, 324, nf, {}};
   write_results(out, f, t, info);
   return out.str();
 }

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "output/percentiles.h"
 
 namespace vqx::cli {
 namespace {
@@ -90,6 +91,14 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   app.add_option("-m,--model", o.models, "VMAF model: version=NAME|path=FILE[:name=LABEL:...] (repeatable)");
   app.add_option("--feature", o.features, "Feature to compute: NAME[=key=val:key=val] (repeatable)");
   app.add_option("-o,--output", o.output, "Output file ('-' for stdout); without it no file is written");
+  std::string percentiles;
+  auto* percentiles_flag =
+      app.add_option("--percentiles", percentiles,
+                     "Add pN entries to pooled_metrics (JSON, XML): P,P,... in 0-100 (numpy's linear "
+                     "percentile); without values 1,5,50,95,99")
+          ->expected(0, 1);
+  app.add_option("--ndjson", o.ndjson, "Also write each frame's values as one JSON line as soon as they are final "
+                                       "(FILE, or '-' for stdout)");
   app.add_flag("--xml", xml, "XML output (default)");
   app.add_flag("--json", json, "JSON output");
   app.add_flag("--csv", csv, "CSV output");
@@ -149,6 +158,10 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
     throw UsageError("-r and -d cannot both read standard input; give one a FIFO or a file");
   if (xml || json || csv || sub) o.format = last_format_flag(argc, argv);
   if (!precision.empty()) o.numbers = parse_precision(precision);
+  if (percentiles_flag->count())
+    o.percentiles = percentiles.empty() ? kDefaultPercentiles : parse_percentiles(percentiles);
+  if (o.ndjson == "-" && o.output == "-")
+    throw UsageError("--ndjson - and -o - would both write to standard output; give one a file");
   o.run.threads = threads;
   o.run.subsample = subsample;
   o.run.frame_cnt = frame_cnt;

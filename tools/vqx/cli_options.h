@@ -1,6 +1,7 @@
 #pragma once
 // The vqx command line: libvmaf's `vmaf` flags plus the fork's --precision/--backend and vqx's
-// --gpu/--profile and input flags (--ref_stream/--dis_stream, --decoder, --scale). Parsing is separate from running so every rule can be tested.
+// --gpu/--profile, input flags (--ref_stream/--dis_stream, --decoder, --scale) and result flags
+// (--percentiles, --ndjson). Parsing is separate from running so every rule can be tested.
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,8 @@ struct CliOptions {
   std::string output;  // "" = no file, "-" = stdout
   OutputFormat format = OutputFormat::kXml;
   NumberFormat numbers = NumberFormat::Adaptive();
+  std::vector<double> percentiles;  // --percentiles: pN entries in pooled_metrics
+  std::string ndjson;               // --ndjson: "" = none, "-" = stdout
   RunSettings run;
   bool quiet = false;
   bool show_version = false;

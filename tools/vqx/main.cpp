@@ -10,12 +10,14 @@
 #include <fstream>
 #include <iostream>
 #include <new>
+#include <optional>
 
 extern "C" {
 #include <libavutil/log.h>
 }
 
 #include "cli_options.h"
+#include "live_output.h"
 #include "core/error.h"
 #include "metrics/vmaf/model.h"
 
@@ -144,6 +146,11 @@ int run(int argc, char** argv) {
   Progress progress(!o.quiet && ::isatty(STDERR_FILENO));
   o.run.progress = [&](uint64_t n) { progress.update(n); };
   o.run.warn = print_warning;
+  std::optional<LiveOutput> live;
+  if (!o.ndjson.empty()) {
+    live.emplace(o.ndjson, o.numbers, models);
+    o.run.frame_final = [&](uint64_t frame, const ResultTable& table) { live->frame_final(frame, table); };
+  }
   o.run.backend_chosen = [&](const BackendChoice& choice) {
     if (!o.quiet) std::fprintf(stderr, "vqx: backend %s\n", choice.description.c_str());
   };
@@ -159,6 +166,7 @@ int run(int argc, char** argv) {
   info.width = report->format.width;
   info.height = report->format.height;
   info.numbers = o.numbers;
+  info.percentiles = o.percentiles;
   if (o.output == "-") {
     write_results(std::cout, o.format, report->table, info);
     std::cout.flush();
