@@ -48,9 +48,11 @@ class CpuMetric {
   // extract() must not touch shared mutable state.
   virtual bool temporal() const { return false; }
   // Frames after `frame` that extract() must have been given before every value of `frame` is
-  // written (a temporal metric's look-ahead; the last frames' values may wait for flush()). The
-  // engine tells RunSettings::frame_final when a frame is complete.
-  virtual uint64_t final_lag() const { return 0; }
+  // written (a temporal metric's look-ahead; the last frames' values may wait for flush()), or
+  // kFinalAtFlush: the default of temporal metrics, which may write any frame's values in
+  // flush(). The engine tells RunSettings::frame_final when a frame is complete.
+  static constexpr uint64_t kFinalAtFlush = UINT64_MAX;
+  virtual uint64_t final_lag() const { return temporal() ? kFinalAtFlush : 0; }
 
   virtual void extract(const Picture& ref, const Picture& dis, uint64_t frame,
                        FeatureWriter& out) = 0;

@@ -55,7 +55,8 @@ TEST(FinalFrames, EveryFrameOnceInOrderFromManyThreads) {
 }
 
 // Through the engine: when a frame is announced, every value it ends up with is already there,
-// motion2/motion3 included (a frame or two later than the SAD), for any thread count.
+// motion2/motion3 included (a frame or two later than the SAD), and float_motion's, which it
+// writes at flush (a temporal metric's default), for any thread count.
 TEST(FinalFrames, EngineAnnouncesFramesWithAllTheirValues) {
   const PictureFormat f = test::make_format(64, 48);
   std::vector<Picture> ref, dis;
@@ -77,7 +78,7 @@ TEST(FinalFrames, EngineAnnouncesFramesWithAllTheirValues) {
           for (size_t c = 0; c < table.feature_names().size(); ++c) values.push_back(table.get(frame, c));
           seen.push_back(values);
         };
-        auto report = test::run_on_pictures(ref, dis, {motion, "psnr"}, s);
+        auto report = test::run_on_pictures(ref, dis, {motion, "psnr", "float_motion"}, s);
         const ResultTable& table = report->table;
         ASSERT_EQ(frames.size(), ref.size());
         for (uint64_t frame = 0; frame < frames.size(); ++frame) {

@@ -68,8 +68,8 @@ class CudaMetric {
   virtual size_t result_bytes() const = 0;
 
   virtual bool temporal() const { return false; }
-  // As CpuMetric::final_lag(), counted in collect() calls.
-  virtual uint64_t final_lag() const { return 0; }
+  // As CpuMetric::final_lag(), counted in collect() calls (CpuMetric::kFinalAtFlush likewise).
+  virtual uint64_t final_lag() const { return temporal() ? UINT64_MAX : 0; }
   virtual bool graph_safe() const { return true; }
 
   // Enqueues all of this frame's work on `stream`; writes `result` (result_bytes(), device) fully.
