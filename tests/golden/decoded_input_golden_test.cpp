@@ -12,13 +12,7 @@ class DecodedInputExactness : public ::testing::TestWithParam<EncodedCase> {};
 
 TEST_P(DecodedInputExactness, ScoresEqualThoseOfFfmpegsY4mDecode) {
   const EncodedCase& c = GetParam();
-  VQX_REQUIRE_FIXTURE(c.pair, dir);
-  VQX_REQUIRE_ENCODE(c.distorted, distorted);
-  std::string reference = dir + "/ref.y4m";
-  if (!c.reference.empty()) {
-    VQX_REQUIRE_ENCODE(c.reference, encoded_reference);
-    reference = encoded_reference;
-  }
+  VQX_REQUIRE_CASE_INPUTS(c, reference, distorted);
   RunSettings settings;
   settings.threads = 2;
   expect_scores_of_y4m_decode(c, reference, distorted, settings);

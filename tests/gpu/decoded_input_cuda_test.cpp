@@ -12,13 +12,7 @@ class DecodedInputCuda : public ::testing::TestWithParam<EncodedCase> {};
 TEST_P(DecodedInputCuda, ScoresEqualThoseOfFfmpegsY4mDecode) {
   VQX_REQUIRE_CUDA();
   const EncodedCase& c = GetParam();
-  VQX_REQUIRE_FIXTURE(c.pair, dir);
-  VQX_REQUIRE_ENCODE(c.distorted, distorted);
-  std::string reference = dir + "/ref.y4m";
-  if (!c.reference.empty()) {
-    VQX_REQUIRE_ENCODE(c.reference, encoded_reference);
-    reference = encoded_reference;
-  }
+  VQX_REQUIRE_CASE_INPUTS(c, reference, distorted);
   expect_scores_of_y4m_decode(c, reference, distorted, cuda_settings());
 }
 

@@ -30,6 +30,18 @@ std::optional<std::string> encode_path(const std::string& file);
 struct EncodedCase {
   std::string pair, reference, distorted;
 };
+
+// Declares `reference` and `distorted`, the paths of case `c`'s inputs (the pair's ref.y4m where
+// the case has no encoded reference); skips the test (fails it under VQX_REQUIRE_FIXTURES=1) when
+// the fixture or an encode is missing.
+#define VQX_REQUIRE_CASE_INPUTS(c, reference, distorted)       \
+  VQX_REQUIRE_FIXTURE((c).pair, reference##_pair_dir);          \
+  VQX_REQUIRE_ENCODE((c).distorted, distorted);                 \
+  std::string reference = reference##_pair_dir + "/ref.y4m";    \
+  if (!(c).reference.empty()) {                                 \
+    VQX_REQUIRE_ENCODE((c).reference, reference##_encoded);     \
+    reference = reference##_encoded;                            \
+  }
 extern const std::vector<EncodedCase> kEncodedCases;
 std::string encoded_case_name(const EncodedCase& c);
 
