@@ -123,6 +123,21 @@ DecodedFormat decoded_format_of(const AVFrame& frame, const std::string& what) {
   return *format;
 }
 
+std::optional<DecodedFormat> decoded_surface_format(AVPixelFormat surface, AVPixelFormat stream,
+                                                    uint32_t width, uint32_t height) {
+  auto surfaces = decoded_format(surface, width, height);
+  auto pictures = decoded_format(stream, width, height);
+  if (!surfaces || !pictures) return std::nullopt;
+  const PictureFormat& p = pictures->picture;
+  if (p.subsampling != surfaces->picture.subsampling && p.subsampling != ChromaSubsampling::k400)
+    return std::nullopt;
+  const int surface_bits = surfaces->picture.bit_depth + surfaces->samples.shift;
+  if (p.bit_depth > surfaces->picture.bit_depth) return std::nullopt;
+  DecodedFormat out{p, surfaces->samples};
+  out.samples.shift = uint8_t(surface_bits - p.bit_depth);
+  return out;
+}
+
 void convert_planes(const DecodedPlanes& planes, const SampleLayout& layout, Picture& out) {
   const PictureFormat& f = out.format();
   for (unsigned p = 0; p < f.plane_count(); ++p) {

@@ -54,6 +54,14 @@ std::optional<DecodedFormat> decoded_format(AVPixelFormat format, uint32_t width
 // full range). Throws InputError naming `what` and the pixel format when it cannot be taken.
 DecodedFormat decoded_format_of(const AVFrame& frame, const std::string& what);
 
+// The format of the frames a hardware decoder leaves in device memory: surfaces laid out as
+// `surface` (the frames' AVHWFramesContext::sw_format; NVDEC's nv12, p010, p016, yuv444p,
+// yuv444p16) holding pictures of the stream's own format `stream`, whose depth, subsampling and
+// range they take: 12-bit 4:2:0 comes in p016 (shifted by 4), a grey stream in nv12 (its chroma
+// unused). nullopt when the surfaces cannot hold such pictures (a 4:2:2 stream in nv12).
+std::optional<DecodedFormat> decoded_surface_format(AVPixelFormat surface, AVPixelFormat stream,
+                                                    uint32_t width, uint32_t height);
+
 // Copies the samples of `planes` (laid out as `layout`, at out's size) into `out`.
 void convert_planes(const DecodedPlanes& planes, const SampleLayout& layout, Picture& out);
 
