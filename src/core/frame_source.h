@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/device_frames.h"
 #include "core/picture.h"
 
 namespace vqx {
@@ -20,6 +21,10 @@ class FrameSource {
 
   // Reads and discards up to `count` frames; returns how many there were.
   uint64_t skip(uint64_t count);
+
+  // Non-null when the frames are decoded into device memory: the CUDA engine then reads them
+  // there instead of through read().
+  virtual DeviceFrames* device_frames() { return nullptr; }
 
   uint64_t frames_read() const { return frames_read_; }
 

@@ -179,7 +179,41 @@ void AvDemuxer::select_stream(const StreamSelector& selector) {
     if (int(i) != stream_index_) format_->streams[i]->discard = AVDISCARD_ALL;
 }
 
+void AvDemuxer::keep_packets() {
+  keeping_ = true;
+  kept_.clear();
+  replayed_ = 0;
+}
+
+void AvDemuxer::replay() {
+  keeping_ = false;
+  replayed_ = 0;
+}
+
+void AvDemuxer::forget_kept() {
+  keeping_ = false;
+  kept_.clear();
+  replayed_ = 0;
+}
+
 bool AvDemuxer::read(AVPacket* packet, uint64_t next_frame) {
+  if (!keeping_ && replayed_ < kept_.size()) {
+    av_packet_move_ref(packet, kept_[replayed_++].get());
+    if (replayed_ == kept_.size()) {
+      kept_.clear();
+      replayed_ = 0;
+    }
+    return true;
+  }
+  if (!read_next(packet, next_frame)) return false;
+  if (keeping_) {
+    kept_.push_back(av::make_packet());
+    if (av_packet_ref(kept_.back().get(), packet) < 0) throw RuntimeFailure(fmt::format("{}: out of memory", label_));
+  }
+  return true;
+}
+
+bool AvDemuxer::read_next(AVPacket* packet, uint64_t next_frame) {
   for (;;) {
     int ret = av_read_frame(format_.get(), packet);
     if (std::string logged = damage_.first_error(); !logged.empty()) {

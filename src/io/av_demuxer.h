@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "io/av_support.h"
 #include "io/input_stream.h"
@@ -21,7 +22,16 @@ struct StreamSelector {
 // Parses "N" or "v:N"; throws UsageError naming `flag`.
 StreamSelector parse_stream_selector(const std::string& text, const std::string& flag);
 
-class AvDemuxer {
+// Packets of one stream in decode order, for a decoder.
+class PacketSource {
+ public:
+  virtual ~PacketSource() = default;
+  // The next packet, or false at the end. `next_frame` (the index of the next frame to be
+  // decoded) only labels messages.
+  virtual bool read(AVPacket* packet, uint64_t next_frame) = 0;
+};
+
+class AvDemuxer final : public PacketSource {
  public:
   // Reads `stream`: by path when it is a regular file (libavformat may then seek, e.g. to an MP4
   // index at the end), else front to back through it. Throws InputError when no format can read
@@ -38,7 +48,15 @@ class AvDemuxer {
   // The next packet of the stream, or false at its end. `next_frame` (the index of the next frame
   // to be decoded) only labels messages. Throws InputError for a read error or a packet that the
   // container marks incomplete (a truncated file).
-  bool read(AVPacket* packet, uint64_t next_frame);
+  bool read(AVPacket* packet, uint64_t next_frame) override;
+
+  // Keeps a reference to every packet read from now on, until replay(): after it, read() returns
+  // the kept packets again, in order, before reading on. Lets a hardware decoder that turns out
+  // not to handle the stream hand it to the software decoder, also when the input is a pipe.
+  // forget_kept() stops keeping and drops them.
+  void keep_packets();
+  void replay();
+  void forget_kept();
 
  private:
   struct SequentialIo;
@@ -53,6 +71,7 @@ class AvDemuxer {
   void open_sequential();
   void select_stream(const StreamSelector& selector);
   [[noreturn]] void throw_read_error(int code, const std::string& what) const;
+  bool read_next(AVPacket* packet, uint64_t next_frame);
   [[noreturn]] void throw_open_error(int code, const AVInputFormat* probed) const;
   [[noreturn]] void throw_index_last(const std::string& what) const;
 
@@ -64,6 +83,9 @@ class AvDemuxer {
   std::unique_ptr<AVFormatContext, FormatCloser> format_;
   int stream_index_ = -1;
   uint64_t packets_ = 0;  // of the selected stream, returned so far
+  bool keeping_ = false;
+  std::vector<av::PacketPtr> kept_;
+  size_t replayed_ = 0;  // kept packets already returned again
 };
 
 }  // namespace vqx

@@ -6,6 +6,7 @@ extern "C" {
 #include <libavutil/frame.h>
 }
 
+#include <atomic>
 #include <cstdarg>
 #include <memory>
 #include <mutex>
@@ -52,9 +53,15 @@ class DamageLog {
   std::string first_error() const;
   void record(const char* format, va_list args);
 
+  // Set by a hardware decoder's get_format when libavcodec offers it no hardware surfaces, which
+  // it does once its hwaccel could not take the stream (codec profile, depth, chroma, size).
+  void note_hardware_refused() { hardware_refused_ = true; }
+  bool hardware_refused() const { return hardware_refused_; }
+
  private:
   mutable std::mutex mutex_;
   std::string first_;
+  std::atomic<bool> hardware_refused_ = false;
 };
 
 }  // namespace vqx::av

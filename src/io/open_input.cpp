@@ -8,8 +8,10 @@
 #include <future>
 
 #include "core/error.h"
+#include "io/av_decoder.h"
 #include "io/decoded_source.h"
 #include "io/input_stream.h"
+#include "io/nvdec.h"
 #include "io/read_ahead.h"
 #include "io/scaler.h"
 #include "io/y4m_parallel.h"
@@ -100,13 +102,32 @@ OpenedInput open_input(std::unique_ptr<InputStream> stream, const InputOptions& 
     case InputKind::kOther:
       break;
   }
-  if (options.decoder == DecoderChoice::kNvdec)
-    throw RuntimeFailure(fmt::format("{}: --decoder nvdec: this vqx has no NVDEC decoder; use --decoder cpu", label));
+  auto demuxer = std::make_unique<AvDemuxer>(std::move(stream), options.stream);
+  std::string nvdec_refusal;
+  if (options.decoder != DecoderChoice::kCpu) {
+    if (options.gpu < 0) {
+      if (options.decoder == DecoderChoice::kNvdec)
+        throw RuntimeFailure(
+            nvdec_built() ? fmt::format("{}: --decoder nvdec decodes for a run on a CUDA device, and this run has none",
+                                        label)
+                          : fmt::format("{}: --decoder nvdec: this vqx has no NVDEC decoder; use --decoder cpu", label));
+    } else {
+      try {
+        opened.source = open_nvdec(demuxer, {options.gpu, options.warn}, &opened.decoder);
+        opened.sequential = false;  // it decodes ahead on a thread of its own
+        return opened;
+      } catch (const HardwareDecodeRefused& refused) {
+        if (options.decoder == DecoderChoice::kNvdec) throw;
+        nvdec_refusal = refused.what();  // "<label>: NVDEC ..."
+        if (nvdec_refusal.rfind(label + ": ", 0) == 0) nvdec_refusal.erase(0, label.size() + 2);
+      }
+    }
+  }
   DecodedSourceInfo info;
-  opened.source = open_decoded(std::make_unique<AvDemuxer>(std::move(stream), options.stream),
-                               {options.decoder_threads, options.warn}, &info);
+  opened.source = open_decoded(std::move(demuxer), {options.decoder_threads, options.warn}, &info);
   opened.decoder = info.decoder;
   opened.sequential = true;
+  if (!nvdec_refusal.empty()) opened.decoder += "; not NVDEC: " + nvdec_refusal;
   return opened;
 }
 

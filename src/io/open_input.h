@@ -24,7 +24,8 @@ enum class InputKind : uint8_t { kEmpty, kY4m, kPng, kOther };
 inline constexpr size_t kSniffBytes = 16;
 InputKind sniff_input(std::span<const uint8_t> head);
 
-// Who decodes compressed video. kAuto is the software decoder where no hardware decoder is built.
+// Who decodes compressed video. kAuto is NVDEC where the run has a CUDA device and NVDEC decodes
+// the stream (its codec, profile, depth and chroma layout), else the software decoder.
 enum class DecoderChoice : uint8_t { kAuto, kCpu, kNvdec };
 // "auto", "cpu" or "nvdec"; throws UsageError.
 DecoderChoice parse_decoder_choice(const std::string& text);
@@ -33,6 +34,7 @@ struct InputOptions {
   std::optional<RawYuvLayout> raw;  // headerless YUV of this layout
   StreamSelector stream;            // which stream of a container
   DecoderChoice decoder = DecoderChoice::kAuto;
+  int gpu = -1;  // the CUDA device the run scores on, where NVDEC may decode; -1: none
   unsigned decoder_threads = 0;   // frame threads of a software decoder (0: one per core)
   unsigned y4m_read_threads = 1;  // concurrent reads per frame of a Y4M file (not a pipe)
   std::function<void(const std::string&)> warn;  // notices that do not stop scoring
@@ -41,7 +43,9 @@ struct InputOptions {
 struct OpenedInput {
   std::unique_ptr<FrameSource> source;
   std::string decoder;  // what decodes it, e.g. "h264 (libavcodec, software, 8 frame threads)"; empty for raw input
-  bool sequential = false;  // decoded, or read from a pipe: gains from a reading thread of its own
+  // Decoded in software, or read from a pipe: gains from a reading thread of its own (NVDEC's
+  // decoder runs ahead on a thread of its own).
+  bool sequential = false;
 };
 
 // `name` is "reference" or "distorted". Throws UsageError for a request that cannot apply (a .yuv

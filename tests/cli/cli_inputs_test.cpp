@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "engine/cuda_backend.h"
+#include "io/nvdec.h"
 #include "support/encodes.h"
 #include "support/fixtures.h"
 
@@ -106,9 +108,21 @@ TEST(CliInputs, DecoderFlag) {
   EXPECT_THAT(cpu.output, HasSubstr("vqx: distorted decoder: h264 (libavcodec, software"));
   auto quiet = run_cli(fmt::format("-r {0} -d {0} -n -q --feature psnr", mkv));
   EXPECT_THAT(quiet.output, ::testing::Not(HasSubstr("decoder")));
-  auto nvdec = run_cli(fmt::format("-r {0} -d {0} -n -q --feature psnr --decoder nvdec", mkv));
-  EXPECT_EQ(nvdec.status, 3) << nvdec.output;
-  EXPECT_THAT(nvdec.output, HasSubstr("--decoder nvdec: this vqx has no NVDEC decoder"));
+  auto nvdec = run_cli(fmt::format("-r {0} -d {0} -n --feature psnr --decoder nvdec", mkv));
+  if (!nvdec_built()) {
+    EXPECT_EQ(nvdec.status, 3) << nvdec.output;
+    EXPECT_THAT(nvdec.output, HasSubstr("--decoder nvdec: this vqx has no NVDEC decoder"));
+  } else if (!cuda_device_available(0)) {
+    EXPECT_EQ(nvdec.status, 3) << nvdec.output;
+    EXPECT_THAT(nvdec.output, HasSubstr("--decoder nvdec: NVDEC decodes for the CUDA backend, and this run is on cpu"));
+    EXPECT_THAT(nvdec.output, HasSubstr("no usable CUDA device 0"));
+  } else {
+    EXPECT_EQ(nvdec.status, 0) << nvdec.output;
+    EXPECT_THAT(nvdec.output, HasSubstr("vqx: distorted decoder: h264 (libavcodec, NVDEC)"));
+  }
+  auto on_cpu = run_cli(fmt::format("-r {0} -d {0} -n -q --feature psnr --decoder nvdec --backend cpu", mkv));
+  EXPECT_EQ(on_cpu.status, 3) << on_cpu.output;
+  EXPECT_THAT(on_cpu.output, HasSubstr(nvdec_built() ? "and this run is on cpu" : "this vqx has no NVDEC decoder"));
   auto bad = run_cli(fmt::format("-r {0} -d {0} -n -q --feature psnr --decoder gpu", mkv));
   EXPECT_EQ(bad.status, 1);
   EXPECT_THAT(bad.output, HasSubstr("--decoder gpu: expected auto, cpu or nvdec"));

@@ -1,4 +1,5 @@
-// --scale on the CUDA backend: a ladder rung scaled on the device is the picture `ffmpeg -vf
+// --scale on the CUDA backend: a ladder rung, decoded by NVDEC (--decoder auto, where the GPU
+// takes it) or in software and scaled on the device, is the picture `ffmpeg -vf
 // scale=W:H:flags=<mode>+accurate_rnd+bitexact` makes of it, sample for sample: scored against
 // ffmpeg's scale, every score and squared error is what that scale scores against itself.
 #include <fmt/format.h>

@@ -19,6 +19,7 @@ extern "C" {
 #include "cli_options.h"
 #include "live_output.h"
 #include "core/error.h"
+#include "io/nvdec.h"
 #include "metrics/vmaf/model.h"
 
 namespace vqx::cli {
@@ -30,8 +31,9 @@ constexpr int kExitRuntime = 3;
 
 void print_warning(const std::string& message) { std::fprintf(stderr, "vqx: warning: %s\n", message.c_str()); }
 
-InputOptions input_options(const CliOptions& o, const StreamSelector& stream) {
+InputOptions input_options(const CliOptions& o, const StreamSelector& stream, int decode_gpu) {
   InputOptions options;
+  options.gpu = decode_gpu;
   options.raw = o.raw;
   options.stream = stream;
   options.decoder = o.decoder;
@@ -123,12 +125,19 @@ int run(int argc, char** argv) {
   }
   if (requests.empty()) throw UsageError("no feature requested; add --feature NAME (see --list-features)");
 
-  // A run on CUDA scales a ladder rung on the device (the engine's upload step); on the CPU the
-  // reading thread scales it with libswscale.
-  const bool on_cuda = choose_backend(requests, o.run).backend == Backend::kCuda;
+  // A run on CUDA decodes with NVDEC into the device memory the metrics read, and scales a ladder
+  // rung there (the engine's upload step); on the CPU the reading thread scales it with libswscale.
+  const BackendChoice backend = choose_backend(requests, o.run);
+  const bool on_cuda = backend.backend == Backend::kCuda;
+  if (o.decoder == DecoderChoice::kNvdec && !on_cuda)
+    throw RuntimeFailure(nvdec_built() ? fmt::format("--decoder nvdec: NVDEC decodes for the CUDA backend, and this "
+                                                     "run is on {}",
+                                                     backend.description)
+                                       : "--decoder nvdec: this vqx has no NVDEC decoder; use --decoder cpu");
+  const int decode_gpu = on_cuda ? o.run.gpu : -1;
   if (on_cuda) o.run.scale = o.scale;
-  auto inputs = open_input_pair(o.reference, input_options(o, o.ref_stream), o.distorted,
-                                input_options(o, o.dis_stream), on_cuda ? std::nullopt : o.scale);
+  auto inputs = open_input_pair(o.reference, input_options(o, o.ref_stream, decode_gpu), o.distorted,
+                                input_options(o, o.dis_stream, decode_gpu), on_cuda ? std::nullopt : o.scale);
   if (!o.quiet) {
     for (const auto& [name, input] : {std::pair{"reference", &inputs.reference}, {"distorted", &inputs.distorted}})
       if (!input->decoder.empty()) std::fprintf(stderr, "vqx: %s decoder: %s\n", name, input->decoder.c_str());

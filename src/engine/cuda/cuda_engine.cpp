@@ -68,8 +68,8 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
 
   skip_frames(reference, settings.skip_ref);
   skip_frames(distorted, settings.skip_dist);
-  cuda::HostFrameUpload upload(device, reference, distorted, slot_count, settings.scale,
-                              settings.warn);
+  cuda::InputsUpload upload(device, reference, distorted, slot_count, settings.scale,
+                           settings.warn);
   uint64_t final_lag = 0;
   for (auto& inst : metrics.metrics) final_lag = std::max(final_lag, inst.primary().final_lag());
   FinalFrames finals(final_lag, final_frame_listener(settings, table));

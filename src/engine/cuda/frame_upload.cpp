@@ -12,11 +12,11 @@ namespace vqx::cuda {
 
 size_t frame_stride(const PictureFormat& format) { return align_block(format.frame_bytes()); }
 
-HostFrameUpload::HostFrameUpload(DeviceContext& device, FrameSource& reference,
-                                 FrameSource& distorted, size_t slot_count,
-                                 std::optional<ScaleMode> scale,
-                                 std::function<void(const std::string&)> warn)
+InputsUpload::InputsUpload(DeviceContext& device, FrameSource& reference, FrameSource& distorted,
+                           size_t slot_count, std::optional<ScaleMode> scale,
+                           std::function<void(const std::string&)> warn)
     : inputs_{&reference, &distorted},
+      device_frames_{reference.device_frames(), distorted.device_frames()},
       warn_(std::move(warn)),
       readers_(1),
       stride_(frame_stride(reference.format())) {
@@ -38,12 +38,16 @@ HostFrameUpload::HostFrameUpload(DeviceContext& device, FrameSource& reference,
     s.pictures[1] = Picture(dis, {s.pair.get() + staging_stride_, dis.frame_bytes()});
     slots_.push_back(std::move(s));
   }
+  for (DeviceFrames* frames : device_frames_)
+    if (frames) frames->reserve_slots(slot_count);
 }
 
-bool HostFrameUpload::read(size_t slot, uint64_t index) {
+bool InputsUpload::read(size_t slot, uint64_t index) {
   Staging& s = slots_[slot];
   bool have[2] = {false, false};
-  readers_.parallel_for(2, 1, [&](size_t i, size_t) { have[i] = inputs_[i]->read(s.pictures[i]); });
+  readers_.parallel_for(2, 1, [&](size_t i, size_t) {
+    have[i] = device_frames_[i] ? device_frames_[i]->next(slot) : inputs_[i]->read(s.pictures[i]);
+  });
   if (have[0] && have[1]) return true;
   if (have[0] != have[1] && warn_)
     warn_(fmt::format("{} ended before {}; scoring the first {} frames",
@@ -51,14 +55,18 @@ bool HostFrameUpload::read(size_t slot, uint64_t index) {
   return false;
 }
 
-void HostFrameUpload::upload_input(size_t i, size_t slot, uint8_t* out, cudaStream_t stream) {
+void InputsUpload::upload_input(size_t i, size_t slot, uint8_t* out, cudaStream_t stream) {
+  if (device_frames_[i]) {
+    device_frames_[i]->enqueue_copy(slot, out, stream);
+    return;
+  }
   const Picture& picture = slots_[slot].pictures[i];
   check(cudaMemcpyAsync(out, picture.bytes(), picture.size_bytes(), cudaMemcpyHostToDevice, stream),
         "frame upload");
 }
 
-void HostFrameUpload::upload(size_t slot, uint8_t* device_pair, cudaStream_t stream) {
-  if (!scaler_) {
+void InputsUpload::upload(size_t slot, uint8_t* device_pair, cudaStream_t stream) {
+  if (!scaler_ && !device_frames_[0] && !device_frames_[1]) {
     // One copy for both pictures: the host buffer has the device buffer's layout.
     check(cudaMemcpyAsync(device_pair, slots_[slot].pair.get(),
                           stride_ + slots_[slot].pictures[1].size_bytes(), cudaMemcpyHostToDevice,
@@ -67,6 +75,10 @@ void HostFrameUpload::upload(size_t slot, uint8_t* device_pair, cudaStream_t str
     return;
   }
   upload_input(0, slot, device_pair, stream);
+  if (!scaler_) {
+    upload_input(1, slot, device_pair + stride_, stream);
+    return;
+  }
   // One rung buffer serves every frame: the copy stream runs the uploads and scales in order.
   upload_input(1, slot, rung_.get<uint8_t>(), stream);
   scaler_->enqueue(rung_.get<uint8_t>(), device_pair + stride_, stream);

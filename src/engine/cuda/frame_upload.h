@@ -5,10 +5,13 @@
 // frame_stride() bytes later. The engine calls read() on the host, then upload() enqueues the
 // device side on the copy stream; the metrics start once that stream's work is done.
 //
-// HostFrameUpload is the step for frame sources that produce host memory: both inputs are read
-// concurrently into the slot's pinned host buffer, which one copy brings to the device. A
-// distorted input of another size (a ladder rung, with --scale) is copied to a buffer of its own
-// size and scaled to the reference's on the device, as libswscale scales it (device_scaler.h).
+// InputsUpload is the step for the run's two inputs, read concurrently. An input read into host
+// memory lands in the slot's pinned host buffer and is copied to the device (two such inputs of
+// one size in one copy). An input whose frames are decoded into device memory (NVDEC,
+// FrameSource::device_frames()) is converted from the decoder's surface into the slot's device
+// buffer on the device, so its samples never cross to the host. A distorted input of another
+// size (a ladder rung, with --scale) is put into a buffer of its own size first and scaled to the
+// reference's on the device, as libswscale scales it (device_scaler.h).
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -40,13 +43,13 @@ class FrameUpload {
   virtual void upload(size_t slot, uint8_t* device_pair, cudaStream_t stream) = 0;
 };
 
-class HostFrameUpload final : public FrameUpload {
+class InputsUpload final : public FrameUpload {
  public:
   // `warn` hears of one input ending before the other. `scale` is required when the distorted
   // frames are of another size than the reference's; throws InputError without it.
-  HostFrameUpload(DeviceContext& device, FrameSource& reference, FrameSource& distorted,
-                  size_t slot_count, std::optional<ScaleMode> scale,
-                  std::function<void(const std::string&)> warn);
+  InputsUpload(DeviceContext& device, FrameSource& reference, FrameSource& distorted,
+               size_t slot_count, std::optional<ScaleMode> scale,
+               std::function<void(const std::string&)> warn);
   bool read(size_t slot, uint64_t index) override;
   void upload(size_t slot, uint8_t* device_pair, cudaStream_t stream) override;
 
@@ -55,10 +58,11 @@ class HostFrameUpload final : public FrameUpload {
     PinnedBuffer pair;      // reference, then distorted at staging_stride_
     Picture pictures[2];    // reference, distorted (each at its own size)
   };
-  // Enqueues the copy of input i's picture of `slot` (at its own size) to `out`.
+  // Enqueues what writes input i's picture of `slot` (at its own size) into `out`.
   void upload_input(size_t i, size_t slot, uint8_t* out, cudaStream_t stream);
 
   FrameSource* inputs_[2];
+  DeviceFrames* device_frames_[2];  // each input's frames in device memory, or null (host input)
   std::function<void(const std::string&)> warn_;
   ThreadPool readers_;  // reads the distorted input while the calling thread reads the reference
   size_t stride_ = 0;           // of the reference's format: the slot's device pair
