@@ -243,7 +243,8 @@ def decode_speed(build, fixtures, reps, device, clips):
              f"fast, libsvtav1 preset 8; reference at high quality, distorted at a typical rate).",
              "### decode_bench\n\nDecode only (demux, libavcodec frame threads, conversion to the Picture "
              "layout): `Decode` one input, `DecodePair` both at once on their reading threads, as the "
-             "CLI reads them.\n\n"
+             "CLI reads them; `DecodeNvdec` and `DecodePairNvdec` the same through NVDEC with the frames left "
+             "in device memory (skipped without a device, or where NVDEC refuses the clip).\n\n"
              + google_benchmark(os.path.join(build, "bench", "decode_bench"), fixtures, reps,
                                 {"VQX_DECODE_CLIPS": clips})]
     backends = ["cuda", "cpu"] if device else ["cpu"]
