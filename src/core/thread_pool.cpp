@@ -1,23 +1,45 @@
 #include "core/thread_pool.h"
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <exception>
 #include <memory>
+#include <system_error>
+
+#include "core/error.h"
 
 namespace vqx {
 
-ThreadPool::ThreadPool(unsigned workers) {
-  for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { worker_loop(); });
+namespace {
+
+// Lets the workers finish the queue, then joins them.
+void stop_workers(std::mutex& mutex, bool& stopping, std::condition_variable& wake,
+                  std::vector<std::thread>& threads) {
+  {
+    std::lock_guard lock(mutex);
+    stopping = true;
+  }
+  wake.notify_all();
+  for (auto& t : threads) t.join();
 }
 
-ThreadPool::~ThreadPool() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
+}  // namespace
+
+// Throws RuntimeFailure when the system refuses a thread (a process or memory limit), after
+// stopping the ones already started: a failed constructor's members would otherwise be destroyed
+// while joinable, which terminates the process.
+ThreadPool::ThreadPool(unsigned workers) {
+  try {
+    for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { worker_loop(); });
+  } catch (const std::system_error& e) {
+    stop_workers(mutex_, stopping_, wake_, threads_);
+    throw RuntimeFailure(fmt::format("cannot start {} worker threads (started {}): {}", workers,
+                                     threads_.size(), e.what()));
   }
-  wake_.notify_all();
-  for (auto& t : threads_) t.join();
 }
+
+ThreadPool::~ThreadPool() { stop_workers(mutex_, stopping_, wake_, threads_); }
 
 void ThreadPool::submit(std::function<void()> task) {
   if (threads_.empty()) {

@@ -105,7 +105,7 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
   table.set_subsample(settings.subsample);
 
   // The buffers outlive the pool, whose destructor joins the workers that hand them back.
-  BufferPool buffers(settings.threads == 0 ? 1 : size_t{settings.threads} * 2, reference.format());
+  BufferPool buffers(cpu_frame_buffers(settings.threads, reference.format()), reference.format());
   ThreadPool pool(settings.threads);
   auto instances = make_cpu_instances(requests, table);
   MetricContext context{reference.format(), &pool};
@@ -203,6 +203,13 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
 FinalFrames::Listener final_frame_listener(const RunSettings& settings, const ResultTable& table) {
   if (!settings.frame_final) return {};
   return [&settings, &table](uint64_t frame) { settings.frame_final(frame, table); };
+}
+
+size_t cpu_frame_buffers(unsigned threads, const PictureFormat& format) {
+  if (threads == 0) return 1;
+  constexpr size_t kBudgetBytes = size_t{2} << 30;
+  const size_t by_memory = kBudgetBytes / std::max<size_t>(1, 2 * format.frame_bytes());
+  return std::clamp<size_t>(by_memory, 2, size_t{threads} * 2);
 }
 
 void skip_frames(FrameSource& reader, uint64_t count) {

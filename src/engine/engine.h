@@ -77,6 +77,11 @@ void check_same_layout(const FrameSource& reference, const FrameSource& distorte
 // Discards the first `count` frames of `reader`; throws InputError when it has fewer.
 void skip_frames(FrameSource& reader, uint64_t count);
 
+// Frame pairs the CPU engine reads ahead into: two per worker keep every worker fed, but never
+// more than 2 GiB of frames (a --threads far above the core count must not multiply the memory),
+// and never fewer than two (one when there are no workers).
+size_t cpu_frame_buffers(unsigned threads, const PictureFormat& format);
+
 // Creates the CPU instances and registers their output columns in `table`.
 struct CpuInstance {
   std::unique_ptr<CpuMetric> metric;

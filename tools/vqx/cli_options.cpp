@@ -103,7 +103,8 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   app.add_flag("--json", json, "JSON output");
   app.add_flag("--csv", csv, "CSV output");
   app.add_flag("--sub", sub, "MicroDVD subtitle output");
-  app.add_option("--threads", threads, "CPU worker threads (default: all cores; 0 = the calling thread)");
+  app.add_option("--threads", threads, "CPU worker threads (default: all cores; 0 = the calling thread)")
+      ->check(CLI::Range(0u, 4096u));
   app.add_option("--subsample", subsample, "Report only frames whose index is a multiple of N");
   app.add_option("--frame_cnt", frame_cnt, "Score at most N frames (0 = all)");
   app.add_option("--frame_skip_ref", skip_ref, "Skip the first N reference frames");
