@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <thread>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -21,6 +21,7 @@ extern "C" {
 #include "core/error.h"
 #include "io/nvdec.h"
 #include "metrics/vmaf/model.h"
+#include "output/output_file.h"
 
 namespace vqx::cli {
 namespace {
@@ -182,11 +183,8 @@ int run(int argc, char** argv) {
     if (!std::cout) throw RuntimeFailure("cannot write the results to standard output");
     return 0;
   }
-  std::ofstream out(o.output, std::ios::binary);
-  if (!out) throw RuntimeFailure(fmt::format("cannot open output file '{}'", o.output));
-  write_results(out, o.format, report->table, info);
-  out.close();
-  if (!out) throw RuntimeFailure(fmt::format("cannot write output file '{}'", o.output));
+  write_output_file(o.output,
+                    [&](std::ostream& out) { write_results(out, o.format, report->table, info); });
   return 0;
 }
 
@@ -197,6 +195,8 @@ int main(int argc, char** argv) {
   using namespace vqx;
   // FFmpeg's own log lines would break the one-line error rule; vqx reports what went wrong.
   av_log_set_level(AV_LOG_QUIET);
+  // A reader that goes away (a closed pipe or FIFO) is a write error with a message, not a signal.
+  std::signal(SIGPIPE, SIG_IGN);
   try {
     return cli::run(argc, argv);
   } catch (const UsageError& e) {
