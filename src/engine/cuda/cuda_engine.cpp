@@ -2,6 +2,8 @@
 // (frame_pipeline.h: slots, frames in flight, one host wait per frame), the step that brings each
 // frame pair to the device (frame_upload.h) and, with --profile, the stage timings (profiler.h).
 // Memory (pinned, device, graphs) is allocated once, before the first frame; graphs on first use.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -53,18 +55,37 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
   const auto schedule = settings.profile ? cuda::Schedule::kSerial : cuda::Schedule::kSideBySide;
   const CudaMetricContext context{format, &device};
   cuda::MetricSet metrics = cuda::make_metric_set(requests, table, context, settings.profile);
-  const unsigned frames_in_flight =
+  const unsigned wanted_frames =
       cuda::choose_frames_in_flight(metrics, format, schedule, settings.gpu_frames);
-  cuda::add_replicas(metrics, context, frames_in_flight, schedule == cuda::Schedule::kSideBySide);
+  // A device with too little free memory for that many frames at once runs fewer (the results do
+  // not depend on it) and says so; one frame that does not fit is the error.
+  unsigned frames_in_flight = wanted_frames;
+  std::optional<cuda::Profiler> profiler;
+  std::unique_ptr<cuda::FramePipeline> pipeline_holder;
+  for (;; --frames_in_flight) {
+    try {
+      cuda::add_replicas(metrics, context, frames_in_flight,
+                         schedule == cuda::Schedule::kSideBySide);
+      if (settings.profile) profiler.emplace(metrics, cuda::slot_count_for(frames_in_flight));
+      pipeline_holder = std::make_unique<cuda::FramePipeline>(
+          device, metrics, format, schedule, frames_in_flight, profiler ? &*profiler : nullptr);
+      break;
+    } catch (const cuda::DeviceMemoryExhausted&) {
+      pipeline_holder.reset();
+      cuda::drop_replicas(metrics);
+      if (frames_in_flight == 1) throw;
+    }
+  }
+  if (frames_in_flight < wanted_frames && settings.warn)
+    settings.warn(fmt::format(
+        "CUDA {}: not enough free device memory for {} frames in flight; running {} at once",
+        device.describe(), wanted_frames, frames_in_flight));
+  cuda::FramePipeline& pipeline = *pipeline_holder;
   // init() may have queued work (e.g. clearing state) on the legacy stream, which the engine's
   // non-blocking streams do not wait for. Once per run, before the first frame.
   cuda::check(cudaDeviceSynchronize(), "metric initialisation");
 
-  const size_t slot_count = cuda::slot_count_for(frames_in_flight);
-  std::optional<cuda::Profiler> profiler;
-  if (settings.profile) profiler.emplace(metrics, slot_count);
-  cuda::FramePipeline pipeline(device, metrics, format, schedule, frames_in_flight,
-                               profiler ? &*profiler : nullptr);
+  const size_t slot_count = pipeline.slot_count();
 
   skip_frames(reference, settings.skip_ref);
   skip_frames(distorted, settings.skip_dist);

@@ -38,7 +38,7 @@ void* DeviceContext::allocate(size_t bytes, const char* what) {
     cudaGetLastError();  // allocation failures are not sticky; clear the error state
     size_t free_bytes = 0, total_bytes = 0;
     cudaMemGetInfo(&free_bytes, &total_bytes);
-    throw RuntimeFailure(fmt::format(
+    throw DeviceMemoryExhausted(fmt::format(
         "CUDA {}: cannot allocate {:.1f} MiB for {} ({}; {:.1f} of {:.1f} MiB free)", describe(),
         double(bytes) / (1 << 20), what, cudaGetErrorString(status), double(free_bytes) / (1 << 20),
         double(total_bytes) / (1 << 20)));

@@ -10,7 +10,15 @@
 #include <string>
 #include <utility>
 
+#include "core/error.h"
+
 namespace vqx::cuda {
+
+// Device memory ran out: a RuntimeFailure the engine may answer by running fewer frames at once.
+class DeviceMemoryExhausted : public RuntimeFailure {
+ public:
+  using RuntimeFailure::RuntimeFailure;
+};
 
 class DeviceContext {
  public:
@@ -23,7 +31,7 @@ class DeviceContext {
   const cudaDeviceProp& properties() const { return properties_; }
   std::string describe() const;  // "device 0 (NVIDIA H200)"
 
-  // Device memory; throws RuntimeFailure naming `what`, the size and the free memory.
+  // Device memory; throws DeviceMemoryExhausted naming `what`, the size and the free memory.
   void* allocate(size_t bytes, const char* what);
   void release(void* pointer, size_t bytes);
   size_t bytes_in_use() const { return in_use_; }

@@ -1,8 +1,24 @@
 #include "engine/cuda/metric_instances.h"
 
+#include <fmt/format.h>
+
 #include "engine/engine.h"
 
 namespace vqx::cuda {
+namespace {
+
+void init_replica(CudaMetric& metric, const MetricInstance& inst,
+                  const CudaMetricContext& context) {
+  try {
+    metric.init(context);
+  } catch (const DeviceMemoryExhausted& e) {
+    throw DeviceMemoryExhausted(fmt::format("feature '{}': {}", inst.name, e.what()));
+  } catch (const RuntimeFailure& e) {
+    throw RuntimeFailure(fmt::format("feature '{}': {}", inst.name, e.what()));
+  }
+}
+
+}  // namespace
 
 MetricSet make_metric_set(const std::vector<MetricRequest>& requests, ResultTable& table,
                           const CudaMetricContext& context, bool eager) {
@@ -19,7 +35,7 @@ MetricSet make_metric_set(const std::vector<MetricRequest>& requests, ResultTabl
   }
   for (auto& inst : set.metrics) {
     const size_t before = context.device->bytes_in_use();
-    inst.primary().init(context);
+    init_replica(inst.primary(), inst, context);
     inst.device_bytes = context.device->bytes_in_use() - before;
     inst.stages = inst.primary().stage_names();
     if (inst.stages.empty()) inst.stages = {"all"};
@@ -39,10 +55,17 @@ void add_replicas(MetricSet& set, const CudaMetricContext& context, unsigned fra
     const unsigned replicas = inst.temporal ? 1 : frames_in_flight;
     for (unsigned r = 1; r < replicas; ++r) {
       inst.replicas.push_back(inst.request->metric->make_cuda(inst.request->options));
-      inst.replicas.back()->init(context);
+      init_replica(*inst.replicas.back(), inst, context);
     }
     if (side_by_side)
       for (unsigned r = 0; r < replicas; ++r) inst.streams.push_back(std::make_unique<Stream>());
+  }
+}
+
+void drop_replicas(MetricSet& set) {
+  for (auto& inst : set.metrics) {
+    inst.replicas.resize(1);
+    inst.streams.clear();
   }
 }
 

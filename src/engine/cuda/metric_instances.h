@@ -45,7 +45,8 @@ struct MetricSet {
 };
 
 // Creates each request's first replica, registers its columns in `table` and initialises it
-// (its device allocations). `eager` keeps every metric out of graphs (--profile).
+// (its device allocations). `eager` keeps every metric out of graphs (--profile). A failure of a
+// metric's init() names the metric (the request as written) before the device's reason.
 MetricSet make_metric_set(const std::vector<MetricRequest>& requests, ResultTable& table,
                           const CudaMetricContext& context, bool eager);
 
@@ -53,5 +54,7 @@ MetricSet make_metric_set(const std::vector<MetricRequest>& requests, ResultTabl
 // its own when the metrics run side by side.
 void add_replicas(MetricSet& set, const CudaMetricContext& context, unsigned frames_in_flight,
                   bool side_by_side);
+// Back to the first replica of each metric, without streams (undoes add_replicas).
+void drop_replicas(MetricSet& set);
 
 }  // namespace vqx::cuda
