@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Runs vqx's reliability checks and writes their table (docs/reliability.md). The steps:
+#  asan     the CPU test suite under AddressSanitizer + UndefinedBehaviorSanitizer (clang,
+#           RelWithDebInfo, CPU-only, build-asan/, which also holds the fuzz targets), every test
+#           but the long-run ones;
+#  fuzz     every libFuzzer target for a bounded time from its seed corpus (scripts/fuzz.sh);
+#  tsan     the engine, thread-pool, reading-thread and load tests under ThreadSanitizer
+#           (build-tsan/);
+#  release  the long-run, load and output-fault tests of the release build (default build/).
+#   usage: scripts/reliability.sh [--ci] [--steps asan,fuzz,tsan,release] [--release-build DIR]
+#                                 [--fuzz-seconds N] [--table FILE]
+# --ci runs asan, fuzz and tsan (scripts/test.sh runs the release build's tests) and writes no
+# table unless --table is given. Each step's wall time is measured; the script stops at the first
+# failure.
+set -euo pipefail
+export LC_ALL=C
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+ci=0
+steps=asan,fuzz,tsan,release
+release=build
+fuzz_seconds=60
+table=docs/reliability.md
+table_given=0
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --ci) ci=1; steps=asan,fuzz,tsan ;;
+    --steps) steps=$2; shift ;;
+    --release-build) release=$2; shift ;;
+    --fuzz-seconds) fuzz_seconds=$2; shift ;;
+    --table) table=$2; table_given=1; shift ;;
+    *) echo "reliability.sh: unknown argument $1" >&2; exit 1 ;;
+  esac
+  shift
+done
+[[ $ci == 1 && $table_given == 0 ]] && table=""
+
+export VQX_FIXTURES=${VQX_FIXTURES:-/var/cache/vqx-fixtures}
+export VQX_REQUIRE_FIXTURES=1
+jobs=$(nproc)
+cc=${VQX_SANITIZER_CC:-clang-16}
+cxx=${VQX_SANITIZER_CXX:-clang++-16}
+launcher=()
+command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# Reports stop the test; leaks count as failures; the fuzzers keep their own settings.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+
+run_step() { [[ ,$steps, == *,$1,* ]]; }
+log=$(mktemp -d)
+rows=()
+step_start=0
+begin() { step_start=$(date +%s); echo "reliability: $1" >&2; }
+elapsed() { echo $(( $(date +%s) - step_start )); }
+# "N tests" and the pass count from a ctest log.
+ctest_summary() {
+  sed -n 's/^[0-9]*% tests passed, \([0-9]*\) tests failed out of \([0-9]*\)/\2 tests, \1 failed/p' "$1" | tail -1
+}
+
+configure() {  # DIR SANITIZE EXTRA...
+  local dir=$1 sanitize=$2
+  shift 2
+  CC=$cc CXX=$cxx cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    "${launcher[@]}" -DVQX_CUDA=OFF -DVQX_BUILD_BENCH=OFF -DVQX_SANITIZE="$sanitize" \
+    -DVQX_SHARED_DIR="${VQX_SHARED_DIR:-$root/../shared}" "$@" >"$log/configure-$(basename "$dir").log"
+}
+
+# 1. AddressSanitizer + UndefinedBehaviorSanitizer: the whole CPU suite but long/.
+if run_step asan; then
+  begin "ASan+UBSan build"
+  configure build-asan address,undefined -DVQX_BUILD_FUZZ=ON
+  cmake --build build-asan -j"$jobs" >"$log/asan-build.log"
+  asan_build=$(elapsed)
+  begin "ASan+UBSan tests"
+  (cd build-asan && ctest -j"$jobs" -LE long --output-on-failure --timeout 1800) >"$log/asan-test.log" 2>&1 ||
+    { tail -60 "$log/asan-test.log" >&2; exit 1; }
+  rows+=("| AddressSanitizer + UndefinedBehaviorSanitizer (clang 16, -fno-sanitize-recover, leaks checked) | the CPU test suite, every label but \`long\` | $(ctest_summary "$log/asan-test.log") | build $asan_build s, tests $(elapsed) s |")
+fi
+
+# 2. Fuzzing, two targets at a time, in the ASan+UBSan build.
+if run_step fuzz; then
+  begin "fuzzing"
+  configure build-asan address,undefined -DVQX_BUILD_FUZZ=ON
+  fuzz_targets=$(cd tests/fuzz && ls ./*_fuzz.cpp | sed 's|^\./||; s|\.cpp$||')
+  # shellcheck disable=SC2086
+  cmake --build build-asan -j"$jobs" --target $fuzz_targets >"$log/fuzz-build.log"
+  bash scripts/fuzz.sh build-asan "$fuzz_seconds" "$jobs" "$log/fuzz" >"$log/fuzz.log" ||
+    { cat "$log/fuzz.log" >&2; exit 1; }
+  fuzz_wall=$(elapsed)
+  while read -r _ name secs _ execs _ inputs _ status; do
+    rows+=("| libFuzzer + ASan + UBSan: \`$name\` | $secs s from tests/fuzz/corpus/$name/ | $execs runs, corpus $inputs inputs, no crash | |")
+  done < <(sort "$log/fuzz.log")
+  rows+=("| | all fuzz targets, $jobs at a time (with their build) | | $fuzz_wall s |")
+fi
+
+# 3. ThreadSanitizer: the thread pool, the engine, the parallel reader, the reading threads and
+# the load tests.
+tsan_targets=(thread_pool_test engine_test y4m_parallel_test read_ahead_test many_instances_test)
+tsan_tests='^(ThreadPool|Engine|Y4mParallel|ReadAhead|ManyInstances|ThreadsFarAboveTheCores)\.'
+if run_step tsan; then
+  begin "TSan build"
+  configure build-tsan thread
+  cmake --build build-tsan -j"$jobs" --target "${tsan_targets[@]}" >"$log/tsan-build.log"
+  tsan_build=$(elapsed)
+  begin "TSan tests"
+  (cd build-tsan && ctest -j"$jobs" -R "$tsan_tests" --output-on-failure --timeout 1800) >"$log/tsan-test.log" 2>&1 ||
+    { tail -60 "$log/tsan-test.log" >&2; exit 1; }
+  rows+=("| ThreadSanitizer (clang 16) | ${tsan_targets[*]} | $(ctest_summary "$log/tsan-test.log") | build $tsan_build s, tests $(elapsed) s |")
+fi
+
+# 4. The release build's long-run, load and fault tests (CI runs them in scripts/test.sh).
+if run_step release; then
+  begin "long-run, load and fault tests ($release)"
+  cmake --build "$release" -j"$jobs" --target vqx_cli long_run_test many_instances_test \
+    output_file_test cli_output_faults_test >"$log/release-build.log"
+  (cd "$release" && ctest -j"$jobs" -L 'long|load' -V) >"$log/long.log" 2>&1 ||
+    { tail -60 "$log/long.log" >&2; exit 1; }
+  rss=$(grep -o '\[ load \] cpu.*' "$log/long.log" | sed 's/\[ load \] //' | head -1)
+  rows+=("| Long run and load, CPU | 100,000 frames of 64x64 (psnr, vif, adm, motion) whose values repeat with the input; every metric at once (23 instances) at 2, 16 x cores and 256 threads, each column equal to the instance alone; frame buffers bounded by memory; refused threads | $(ctest_summary "$log/long.log"); $rss | $(elapsed) s |")
+  begin "output fault tests ($release)"
+  (cd "$release" && ctest -j"$jobs" -R '^(CliOutputFaults|OutputFile)\.' --output-on-failure) >"$log/faults.log" 2>&1 ||
+    { tail -60 "$log/faults.log" >&2; exit 1; }
+  skipped=$(grep -c 'Skipped' "$log/faults.log" || true)
+  rows+=("| Output faults | full tmpfs, file-size limit, /dev/full, FIFO whose reader leaves, missing folder: error, exit 3, no partial file | $(ctest_summary "$log/faults.log"), $skipped skipped | $(elapsed) s |")
+fi
+
+if [[ -n $table ]]; then
+  {
+    echo "# Reliability"
+    echo
+    echo "What is checked beyond the test suite, how, and the result, as written by"
+    echo "\`scripts/reliability.sh\` (CI runs the sanitizer and fuzz rows with \`--ci\` on every"
+    echo "change, the rest with the test suite). Times are wall"
+    echo "seconds on the machine named below, under the load shown there."
+    echo
+    echo "| check | what runs | result | time |"
+    echo "|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+    echo
+    echo "Steps run for this table: $steps (\`scripts/reliability.sh --steps $steps\`)."
+    echo "Machine: $(nproc) cores, $(uname -m), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1);"
+    echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg)."
+  } >"$table"
+  echo "reliability: table written to $table" >&2
+fi
+printf '%s\n' "${rows[@]}"
