@@ -98,12 +98,18 @@ class FloatMotionCpu final : public CpuMetric {
                                      need, f.describe()));
   }
 
+  // Each value is written in the call where libvmaf's float_motion appends it, which sets the
+  // output order: frame 0 writes motion2[0] = 0, frame 1 motion3[0] (the blend of score[1]), frame
+  // n >= 2 motion2 and motion3 of frame n - 1 (from min(score[n - 1], score[n])), the flush those
+  // of the last frame (its own score; a lone frame 0: motion3 = 0).
   void extract(const Picture& ref, const Picture&, uint64_t frame, FeatureWriter& out) override {
-    if (scores_.size() <= frame) scores_.resize(frame + 1, 0.0);
     if (force_zero_) {
+      out.put(frame, kMotion2, 0.0);
+      out.put(frame, kMotion3, 0.0);
       if (debug_) out.put(frame, kMotion, 0.0);
       return;
     }
+    if (scores_.size() <= frame) scores_.resize(frame + 1, 0.0);
     std::vector<speed::Image> blurred(planes_);
     for (unsigned p = 0; p < planes_; ++p) {
       speed::Image plane;
@@ -112,35 +118,36 @@ class FloatMotionCpu final : public CpuMetric {
       plane.px = float_common::plane_to_float(ref, p, -128.0f);
       speed::convolve(plane, taps_, blurred[p]);
     }
-    double score = 0.0;
-    if (frame > 0) {
-      for (unsigned p = 0; p < planes_; ++p)
-        score += plane_motion(previous_[p], blurred[p], add_scale1_);
+    previous_.swap(blurred);
+    if (frame == 0) {
+      out.put(0, kMotion2, 0.0);
+      if (debug_) out.put(0, kMotion, 0.0);
+      return;
     }
+    double score = 0.0;
+    for (unsigned p = 0; p < planes_; ++p)
+      score += plane_motion(blurred[p], previous_[p], add_scale1_);
     scores_[frame] = score;
-    if (debug_) out.put(frame, kMotion, frame == 0 ? 0.0 : capped(score * fps_weight_));
-    previous_ = std::move(blurred);
+    if (debug_) out.put(frame, kMotion, capped(score * fps_weight_));
+    if (frame == 1) {
+      out.put(0, kMotion3, capped(blend(score * fps_weight_)));
+      return;
+    }
+    const double before = scores_[frame - 1];
+    const double s = before < score ? before : score;
+    out.put(frame - 1, kMotion2, capped(s * fps_weight_));
+    out.put(frame - 1, kMotion3, capped(blend(s * fps_weight_)));
   }
 
-  // motion2[n] = min(score[n], score[n + 1]) (frame 0: 0; the last frame: its own score), both
-  // weighted and capped; motion3 the blend of the same (frame 0: from score[1], a lone frame 0).
   void flush(FeatureWriter& out) override {
-    const size_t n = scores_.size();
-    for (size_t k = 0; k < n; ++k) {
-      double motion2 = 0.0, motion3 = 0.0;
-      if (!force_zero_) {
-        if (k == 0) {
-          motion3 = n > 1 ? capped(blend(scores_[1] * fps_weight_)) : 0.0;
-        } else {
-          const double s =
-              k + 1 < n ? (scores_[k] < scores_[k + 1] ? scores_[k] : scores_[k + 1]) : scores_[k];
-          motion2 = capped(s * fps_weight_);
-          motion3 = capped(blend(s * fps_weight_));
-        }
-      }
-      out.put(k, kMotion2, motion2);
-      out.put(k, kMotion3, motion3);
+    if (force_zero_ || scores_.empty()) return;
+    const size_t last = scores_.size() - 1;
+    if (last == 0) {
+      out.put(0, kMotion3, 0.0);
+      return;
     }
+    out.put(last, kMotion2, capped(scores_[last] * fps_weight_));
+    out.put(last, kMotion3, capped(blend(scores_[last] * fps_weight_)));
   }
 
  private:
