@@ -203,8 +203,15 @@ TEST_F(CliErrors, ForkOnlyFlag) {
   expect_error(score(good_ref_, good_dis_, "--feature psnr --tiny-model x.onnx"), 1, "ONNX");
 }
 
-TEST_F(CliErrors, CtcPresetsExplainWhatIsMissing) {
-  expect_error(score(good_ref_, good_dis_, "--aom_ctc v3.0"), 1, "ciede, psnr_hvs");
+TEST_F(CliErrors, CtcPresetVersions) {
+  expect_error(score(good_ref_, good_dis_, "--aom_ctc v8.0"), 1, "bad aom_ctc version \"v8.0\"");
+  expect_error(score(good_ref_, good_dis_, "--aom_ctc proposed"), 1, "`--aom_ctc proposed` is deprecated.");
+  expect_error(score(good_ref_, good_dis_, "--nflx_ctc v2.0"), 1, "bad nflx_ctc version \"v2.0\"");
+  expect_error(score(good_ref_, good_dis_, "--aom_ctc"), 1, "--aom_ctc");
+  // v7.0 replaces this float_ssim, and its own then writes float_ssim a second time: libvmaf
+  // drops the second instance's values silently, vqx refuses the run.
+  expect_error(score(good_ref_, good_dis_, "--feature float_ssim --aom_ctc v7.0"), 1,
+               "would write 'float_ssim' a second time");
 }
 
 TEST_F(CliErrors, MissingInputs) { expect_error(run_cli("-n --feature psnr"), 1, "-r/--reference and -d/--distorted are required"); }

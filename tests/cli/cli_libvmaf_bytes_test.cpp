@@ -1,7 +1,8 @@
 // The CLI's output files against libvmaf 3.2.0's own (the anchor binary in shared/anchors), byte
 // for byte in JSON, XML, CSV and SUB apart from the version and fps fields: the default model,
-// features alone (-n), features beside a model, a v1 model, and several models. Among other
-// things this pins the feature collector's output order (ResultTable::output_order).
+// features alone (-n), features beside a model, a v1 model, several models, bootstrap collections,
+// the float models and libvmaf's --aom_ctc and --nflx_ctc presets. Among other things this pins the feature collector's output order
+// (ResultTable::output_order).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -76,6 +77,20 @@ const std::vector<OutputCase> kCases = {
      "-m version=vmaf_v1.0.16_3d0h -m version=vmaf_v0.6.1:name=v0 --feature float_ssim"},
     {"SeveralModels", "n576",
      "-m version=vmaf_v0.6.1neg:name=neg -m version=vmaf_v0.6.1 --feature psnr"},
+    {"BootstrapModel", "n576", "-m version=vmaf_b_v0.6.3"},
+    {"BootstrapBesideModels", "odd853",
+     "-m version=vmaf_float_b_v0.6.3:name=fb -m version=vmaf_v0.6.1 -m version=vmaf_b_v0.6.3:name=b"},
+    {"FloatModels", "n576",
+     "-m version=vmaf_float_v0.6.1neg -m version=vmaf_float_4k_v0.6.1:name=f4k"},
+    {"AomCtcV1", "n576", "--aom_ctc v1.0"},
+    {"AomCtcV6", "odd853", "--aom_ctc v6.0"},
+    {"AomCtcV7", "n576", "--aom_ctc v7.0"},
+    {"AomCtcV7AmongOtherArguments", "n576",
+     "--feature float_psnr -m version=vmaf_4k_v0.6.1:name=k --aom_ctc v7.0 --feature float_moment"},
+    {"AomCtcFeaturesOnly", "n576", "-n --aom_ctc v3.0"},
+    {"NflxCtc", "n576", "--nflx_ctc v1.0"},
+    {"FloatMotionForcedZero", "n576",
+     "-n --feature float_motion=motion_force_zero=true --feature float_vif"},
 };
 
 const std::vector<std::pair<std::string, std::string>> kFormats = {

@@ -2,6 +2,7 @@
 // frame of every fixture, bit for bit.
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstring>
 #if defined(__SSE2__)
 #include <immintrin.h>
@@ -58,6 +59,11 @@ const std::vector<FeatureGolden> kFeatures = {
      true},
     {"float_motion", "vmaf_v0.6.1_full", {"motion", "motion2", "motion3"}},
     {"speed_temporal", "speed_temporal", {"speed_temporal"}},
+    // The option sets of the --aom_ctc presets.
+    {"psnr=reduced_hbd_peak=true:enable_apsnr=true:min_sse=0.5",
+     "psnr_aomctc",
+     {"psnr_y", "psnr_cb", "psnr_cr"}},
+    {"float_ssim=enable_db=true:clip_db=true", "float_ssim_db", {"float_ssim"}},
 };
 
 struct GoldenCase {
@@ -94,7 +100,11 @@ TEST_P(LibvmafFeatureGolden, EveryFrameBitExact) {
 
 INSTANTIATE_TEST_SUITE_P(AllPairs, LibvmafFeatureGolden, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<GoldenCase>& info) {
-                           return fmt::format("{}_{}", info.param.feature.feature, info.param.pair);
+                           std::string name =
+                               fmt::format("{}_{}", info.param.feature.feature, info.param.pair);
+                           for (char& ch : name)
+                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           return name;
                          });
 
 }  // namespace

@@ -61,7 +61,7 @@ std::unique_ptr<RunReport> score_everything(FrameSource& reference, FrameSource&
   auto requests = vmaf::model_metric_requests(
       models, {"psnr", "float_ssim", "float_ms_ssim", "cambi", "ssimulacra2", "speed_chroma"});
   auto report = run_metrics(reference, distorted, requests, settings);
-  for (const auto& model : models) vmaf::apply_model(model, report->table);
+  vmaf::apply_models(models, report->table);
   return report;
 }
 

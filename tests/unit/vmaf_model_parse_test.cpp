@@ -2,6 +2,8 @@
 // problem (cli-and-output.md 2.2, vmaf.md 6.1).
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -70,7 +72,7 @@ TEST(VmafModelLoad, UnknownVersionListsTheBuiltIns) {
   expect_error<InputError>([] { load_model(parse_model_request("version=vmaf_v9")); },
                            "unknown model version 'vmaf_v9' (built in: vmaf_v0.6.1, ");
   auto versions = builtin_model_versions();
-  EXPECT_EQ(versions.size(), 11u);  // the ten files and vmaf_v0.6.1neg
+  EXPECT_EQ(versions.size(), 17u);  // every model libvmaf builds in
   for (const auto& v : versions) EXPECT_NO_THROW(load_model(parse_model_request("version=" + v)));
 }
 
@@ -108,8 +110,39 @@ TEST(VmafModelLoad, MalformedJson) {
   expect_error<InputError>([] { load_model_json("[1, 2]", ModelRequest{}, "bad"); },
                            "not a JSON object");
   expect_model_error(json{{"param_dict", json::object()}}, "no \"model_dict\" object");
+}
+
+// A collection (vmaf.md 6.6) is keys "0", "1", ... in file order; "0" is the scored model and
+// the others, of a bootstrap model_type, form the collection.
+TEST(VmafModelLoad, Collections) {
+  json member = base_model();
+  member["model_dict"]["model_type"] = "BOOTSTRAP_LIBSVMNUSVR";
+  ModelRequest request;
+  request.name = "b";
+  LoadedModel m = load_model_json(json{{"0", base_model()}, {"1", member}, {"2", member}}.dump(),
+                                  request, "test");
+  ASSERT_EQ(m.collection().size(), 2u);
+  EXPECT_EQ(m.name(), "b");
+  EXPECT_EQ(m.label(), "test");
+  EXPECT_EQ(m.collection()[0].name(), "b_0001");
+  EXPECT_EQ(m.collection()[1].name(), "b_0002");
+  // A key out of sequence is skipped, as libvmaf does: "3" ends the collection at "1".
+  m = load_model_json(json{{"0", base_model()}, {"1", member}, {"3", member}}.dump(), request,
+                      "test");
+  EXPECT_EQ(m.collection().size(), 1u);
+
+  expect_model_error(json{{"0", base_model()}}, "nor a model collection");
+  // "1" before "0" in the file: "1" is skipped, so "0" stands alone.
+  const std::string out_of_order =
+      fmt::format(R"({{"1": {}, "0": {}}})", member.dump(), base_model().dump());
+  expect_error<InputError>([&] { load_model_json(out_of_order, ModelRequest{}, "test"); },
+                           "nor a model collection");
   expect_model_error(json{{"0", base_model()}, {"1", base_model()}},
-                     "model collections (bootstrap models) are not supported");
+                     "collection model \"1\" has model_type \"LIBSVMNUSVR\"");
+  json residue = member;
+  residue["model_dict"]["model_type"] = "RESIDUEBOOTSTRAP_LIBSVMNUSVR";
+  expect_model_error(json{{"0", base_model()}, {"1", member}, {"2", residue}},
+                     "collection models mix model types");
 }
 
 TEST(VmafModelLoad, BadModelDictKeys) {
@@ -126,8 +159,11 @@ TEST(VmafModelLoad, BadModelDictKeys) {
   expect_model_error(m, "norm_type \"clip_0to1\" is not supported");
 
   m = base_model();
+  m["model_dict"]["feature_names"][0] = "VMAF_feature_nope_score";
+  expect_model_error(m, "feature 'VMAF_feature_nope_score' is not computed by vqx");
   m["model_dict"]["feature_names"][0] = "VMAF_feature_adm2_score";  // the float ADM
-  expect_model_error(m, "feature 'VMAF_feature_adm2_score' is not computed by vqx");
+  EXPECT_EQ(load_model_json(m.dump(), ModelRequest{}, "test").features()[0].extractor,
+            "float_adm");
 
   m = base_model();
   m["model_dict"]["feature_names"] = json::array();

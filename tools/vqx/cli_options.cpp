@@ -4,10 +4,12 @@
 
 #include <CLI/CLI.hpp>
 #include <cstring>
+#include <map>
 #include <iostream>
 #include <thread>
 
 #include "core/error.h"
+#include "ctc_presets.h"
 #include "output/percentiles.h"
 
 namespace vqx::cli {
@@ -53,11 +55,6 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
     for (const char* flag : kUnsupportedFlags)
       if (std::strncmp(argv[i], flag, std::strlen(flag)) == 0)
         throw UsageError(fmt::format("{} is a lusoris-fork option for ONNX models, which vqx does not support", flag));
-    for (const char* preset : {"--aom_ctc", "--nflx_ctc"})
-      if (std::strncmp(argv[i], preset, std::strlen(preset)) == 0)
-        throw UsageError(fmt::format(
-            "{}: the CTC presets need features vqx does not have yet (ciede, psnr_hvs); "
-            "give the models and features explicitly", preset));
   }
 
   CliOptions o;
@@ -88,8 +85,14 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   auto* h = app.add_option("-h,--height", height, "Raw YUV height");
   auto* p = app.add_option("-p,--pixel_format", pixel_format, "Raw YUV layout: 420, 422 or 444");
   auto* b = app.add_option("-b,--bitdepth", bitdepth, "Raw YUV bit depth: 8, 10, 12 or 16");
-  app.add_option("-m,--model", o.models, "VMAF model: version=NAME|path=FILE[:name=LABEL:...] (repeatable)");
-  app.add_option("--feature", o.features, "Feature to compute: NAME[=key=val:key=val] (repeatable)");
+  std::vector<std::string> models, features, aom_ctc, nflx_ctc;
+  auto* model_option =
+      app.add_option("-m,--model", models, "VMAF model: version=NAME|path=FILE[:name=LABEL:...] (repeatable)");
+  auto* feature_option = app.add_option("--feature", features, "Feature to compute: NAME[=key=val:key=val] (repeatable)");
+  auto* aom_option = app.add_option("--aom_ctc", aom_ctc,
+                                    "AOM common test conditions v1.0 .. v7.0: libvmaf's models and features for them");
+  auto* nflx_option =
+      app.add_option("--nflx_ctc", nflx_ctc, "Netflix common test conditions v1.0: libvmaf's models and features");
   app.add_option("-o,--output", o.output, "Output file ('-' for stdout); without it no file is written");
   std::string percentiles;
   auto* percentiles_flag =
@@ -134,6 +137,22 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
     throw UsageError(e.what());
   }
   if (o.show_version || o.list_features) return o;
+
+  // Models and features in argument order, each preset expanded where it stands (as libvmaf).
+  ModelsAndFeatures run;
+  std::map<const CLI::Option*, size_t> used;
+  for (const CLI::Option* option : app.parse_order()) {
+    if (option != model_option && option != feature_option && option != aom_option && option != nflx_option)
+      continue;
+    const std::string& value = option->results().at(used[option]++);
+    if (option == model_option) run.models.push_back(value);
+    else if (option == feature_option) run.features.push_back(value);
+    else if (option == aom_option) apply_aom_ctc(value, run);
+    else apply_nflx_ctc(value, run);
+  }
+  o.models = std::move(run.models);
+  o.features = std::move(run.features);
+  o.explicit_models = !models.empty();
 
   if (o.reference.empty() || o.distorted.empty())
     throw UsageError("both -r/--reference and -d/--distorted are required");

@@ -20,8 +20,9 @@ struct CliOptions {
   StreamSelector ref_stream, dis_stream;
   DecoderChoice decoder = DecoderChoice::kAuto;
   std::optional<ScaleMode> scale;  // --scale: distorted frames to the reference's size
-  std::vector<std::string> features;
-  std::vector<std::string> models;
+  std::vector<std::string> features;  // --feature and presets', in argument order
+  std::vector<std::string> models;    // -m/--model and presets', in argument order
+  bool explicit_models = false;       // some -m/--model was given (not only a preset's)
   bool no_prediction = false;
   std::string output;  // "" = no file, "-" = stdout
   OutputFormat format = OutputFormat::kXml;

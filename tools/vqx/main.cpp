@@ -81,21 +81,39 @@ class Progress {
   std::chrono::steady_clock::time_point start_;
 };
 
-// libvmaf prints each model's pooled mean to a terminal after the run.
+// The pooled mean of a column, as libvmaf prints it to a terminal ("" when it has no values).
+std::string pooled_mean(const ResultTable& table, const std::string& name, const NumberFormat& numbers) {
+  auto column = table.find_feature(name);
+  if (!column) return "";
+  auto values = table.selected_values(*column);
+  if (!values || values->empty()) return "";
+  double mean = pool(*values).mean;
+  return numbers.significant_digits == 0 ? fmt::format("{:.6f}", mean) : numbers.format(mean);
+}
+
+// libvmaf prints each model's pooled mean to a terminal after the run, then each bootstrap
+// collection's pooled bagging score, interval and stddev.
 void print_model_means(const std::vector<vmaf::LoadedModel>& models, const ResultTable& table,
                        const NumberFormat& numbers) {
-  for (const auto& model : models) {
-    auto column = table.find_feature(model.name());
-    if (!column) continue;
-    auto values = table.selected_values(*column);
-    if (!values || values->empty()) continue;
-    std::string mean = numbers.significant_digits == 0 ? fmt::format("{:.6f}", pool(*values).mean)
-                                                      : numbers.format(pool(*values).mean);
-    // libvmaf names the model by its version or path alone.
+  // libvmaf names the model by its version or path alone.
+  auto label = [](const vmaf::LoadedModel& model) {
     std::string name = model.label();
     for (const char* prefix : {"version=", "path="})
       if (name.rfind(prefix, 0) == 0) name = name.substr(std::strlen(prefix));
-    std::fprintf(stderr, "%s: %s\n", name.c_str(), mean.c_str());
+    return name;
+  };
+  for (const auto& model : models) {
+    std::string mean = pooled_mean(table, model.name(), numbers);
+    if (!mean.empty()) std::fprintf(stderr, "%s: %s\n", label(model).c_str(), mean.c_str());
+  }
+  for (const auto& model : models) {
+    if (model.collection().empty()) continue;
+    std::string stats[4];
+    const char* suffixes[] = {"_bagging", "_ci_p95_lo", "_ci_p95_hi", "_stddev"};
+    for (size_t k = 0; k < 4; ++k) stats[k] = pooled_mean(table, model.name() + suffixes[k], numbers);
+    if (stats[0].empty()) continue;
+    std::fprintf(stderr, "%s: %s, ci.p95: [%s, %s], stddev: %s\n", label(model).c_str(), stats[0].c_str(),
+                 stats[1].c_str(), stats[2].c_str(), stats[3].c_str());
   }
 }
 
@@ -114,9 +132,10 @@ int run(int argc, char** argv) {
 
   // As libvmaf: without -n, VMAF is predicted, with vmaf_v0.6.1 when no model is named.
   std::vector<vmaf::LoadedModel> models;
-  if (o.no_prediction && !o.models.empty())
+  // A preset's models with -n only add their features, as in libvmaf.
+  if (o.no_prediction && o.explicit_models)
     throw UsageError("-m/--model and -n/--no_prediction contradict each other");
-  if (!o.no_prediction)
+  if (!o.no_prediction || !o.models.empty())
     models = vmaf::load_models(o.models.empty() ? std::vector<std::string>{"version=vmaf_v0.6.1"} : o.models);
   std::vector<MetricRequest> requests;
   if (models.empty()) {
@@ -124,6 +143,7 @@ int run(int argc, char** argv) {
   } else {
     requests = vmaf::model_metric_requests(models, o.features);
   }
+  if (o.no_prediction) models.clear();  // features only: no score, live or final
   if (requests.empty()) throw UsageError("no feature requested; add --feature NAME (see --list-features)");
 
   // A run on CUDA decodes with NVDEC into the device memory the metrics read, and scales a ladder
@@ -166,7 +186,7 @@ int run(int argc, char** argv) {
   };
   auto report = run_metrics(reference, distorted, requests, o.run);
   progress.finish();
-  for (const auto& model : models) vmaf::apply_model(model, report->table);
+  vmaf::apply_models(models, report->table);
   if (::isatty(STDERR_FILENO) && (!o.quiet || o.output.empty())) print_model_means(models, report->table, o.numbers);
 
   if (o.output.empty()) return 0;

@@ -32,6 +32,65 @@ CatalogOption text(std::string name, std::string alias, std::string def,
       std::move(choices)};
 }
 
+// The float extractors the vmaf_float_* models read: libvmaf's float_vif, float_adm and
+// float_motion (docs/float_vif.md, float_adm.md, float_motion.md).
+void add_float_extractors(std::vector<CatalogExtractor>& c) {
+  c.push_back({"float_vif",
+               {real("vif_enhn_gain_limit", "egl", 100.0, 1.0, 100.0),
+                real("vif_kernelscale", "ks", 1.0, 0.1, 4.0),
+                real("vif_prescale", "ps", 1.0, 0.1, 4.0),
+                real("vif_scale1_min_val", "s1miv", 0.0, 0.0, 1.0),
+                real("vif_scale2_min_val", "s2miv", 0.0, 0.0, 1.0),
+                real("vif_scale3_min_val", "s3miv", 0.0, 0.0, 1.0),
+                text("vif_prescale_method", "pm", "nearest",
+                     {"nearest", "bilinear", "bicubic", "lanczos4"}),
+                real("vif_sigma_nsq", "snsq", 2.0, 0.0, 5.0), boolean("vif_skip_scale0", "ssclz"),
+                boolean("debug", "", false)},
+               {}});
+  for (int s = 0; s < 4; ++s)
+    c.back().outputs.emplace_back(fmt::format("VMAF_feature_vif_scale{}_score", s),
+                                  fmt::format("vif_scale{}", s));
+  CatalogExtractor adm{"float_adm",
+                       {real("adm_enhn_gain_limit", "egl", 100.0, 1.0, 100.0),
+                        real("adm_norm_view_dist", "nvd", 3.0, 0.75, 24.0),
+                        real("adm_noise_weight", "nw", 0.03125, 0.0, 1500.0),
+                        real("adm_csf_scale", "scf", 1.0, 0.0, 50.0),
+                        real("adm_csf_diag_scale", "scfd", 1.0, 0.0, 50.0),
+                        integer("adm_ref_display_height", "rdf", 1080, 1, 4320),
+                        integer("adm_csf_mode", "csf", 0, 0, 9),
+                        integer("adm_bypass_cm", "bcm", 0, 0, 1), boolean("adm_adm3_apply_hm", "aah"),
+                        real("adm_p_norm", "apn", 3.0, 1.0, 20.0),
+                        real("adm_dlm_weight", "dlmw", 0.5, 0.0, 1.0),
+                        real("adm_min_val", "min", 0.0, 0.0, 1.0)},
+                       {{"VMAF_feature_adm2_score", "adm2"},
+                        {"VMAF_feature_aim_score", "aim"},
+                        {"VMAF_feature_adm3_score", "adm3"}}};
+  for (const char* f : {"f1", "f2"})
+    for (int s = 0; s < 4; ++s) {
+      std::string name = fmt::format("{}s{}", f, s);
+      adm.options.push_back(real("adm_" + name, name, -1.0, -1.0, 10.0));
+    }
+  adm.options.push_back(integer("adm_skip_aim_scale", "sasc", -1, 0, 3));
+  adm.options.push_back(boolean("adm_skip_scale0", "ssz"));
+  adm.options.push_back(boolean("debug", "", false));
+  for (int s = 0; s < 4; ++s)
+    adm.outputs.emplace_back(fmt::format("VMAF_feature_adm_scale{}_score", s),
+                             fmt::format("adm_scale{}", s));
+  c.push_back(std::move(adm));
+  c.push_back({"float_motion",
+               {boolean("motion_force_zero", "force_0"),
+                real("motion_fps_weight", "mfw", 1.0, 0.0, 5.0),
+                real("motion_blend_factor", "mbf", 1.0, 0.0, 1.0),
+                real("motion_blend_offset", "mbo", 40.0, 0.0, 1000.0),
+                boolean("motion_add_scale1", "mdc"), integer("motion_filter_size", "mfs", 5, 0, 9),
+                boolean("motion_add_uv", "mau"),
+                real("motion_max_val", "mmxv", 10000.0, 0.0, 10000.0),
+                CatalogOption{"debug", "", OptionType::kBool, true, false, 0, 1, {}}},
+               {{"VMAF_feature_motion2_score", "motion2"},
+                {"VMAF_feature_motion_score", "motion"},
+                {"VMAF_feature_motion3_score", "motion3"}}});
+}
+
 std::vector<CatalogExtractor> make_catalog() {
   std::vector<CatalogExtractor> c;
   // vmaf.md 2.1 and 1.
@@ -101,6 +160,7 @@ std::vector<CatalogExtractor> make_catalog() {
        {{"Speed_chroma_feature_speed_chroma_u_score", "speed_chroma_u"},
         {"Speed_chroma_feature_speed_chroma_v_score", "speed_chroma_v"},
         {"Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma_uv"}}});
+  add_float_extractors(c);
   return c;
 }
 

@@ -6,7 +6,7 @@
 //   auto models = load_models({"version=vmaf_v0.6.1", ...});      // parse, load, unique names
 //   requests = model_feature_requests(models);                    // --feature strings, deduped
 //   ... run_metrics(ref, dis, parse_metric_request(each) + user features, settings) ...
-//   for (auto& m : models) apply_model(m, report->table);          // adds the score columns
+//   apply_models(models, report->table);                          // adds the score columns
 #include <cstdint>
 #include <span>
 #include <string>
@@ -79,9 +79,17 @@ class LoadedModel {
 
   // The score for one frame from the raw feature values (in features() order), vmaf.md 6.2-6.5.
   double predict(std::span<const double> raw_features) const;
+  // The same before the score transform and clip (vmaf.md 6.2-6.3), and those two steps alone
+  // (6.4): predict(x) == finish(predict_untransformed(x)).
+  double predict_untransformed(std::span<const double> raw_features) const;
+  double finish(double score) const;
+
+  // A bootstrap collection's models "1".."n", named <name>_0001.. (vmaf.md 6.6); empty for a
+  // single model. This model is the collection's model "0".
+  const std::vector<LoadedModel>& collection() const { return collection_; }
 
  private:
-  friend LoadedModel load_model_json(std::string_view, const ModelRequest&, std::string);
+  friend struct ModelLoader;
   enum class Norm { kNone, kLinearRescale };
 
   double transform(double x) const;
@@ -99,6 +107,7 @@ class LoadedModel {
   bool chroma_correction_ = false;
   double chroma_parameter_ = 0;
   size_t guided_ = 0, guiding_ = 0;  // speed_chroma and adm3 feature indices (vmaf.md 6.5)
+  std::vector<LoadedModel> collection_;
 };
 
 // Built-in model names accepted by `version=`.
@@ -133,5 +142,21 @@ std::vector<MetricRequest> model_metric_requests(
 // vqx::InputError naming a feature column or frame value that is missing, and vqx::UsageError
 // when the table already has a column of that name.
 void apply_model(const LoadedModel& model, ResultTable& table);
+
+// The per-frame statistics of a bootstrap collection (vmaf.md 6.6), from each collection model's
+// untransformed score in collection order.
+struct BootstrapScores {
+  double bagging = 0, stddev = 0, ci_p95_lo = 0, ci_p95_hi = 0;
+};
+BootstrapScores bootstrap_scores(const LoadedModel& model, std::vector<double> untransformed);
+
+// For a collection: adds <name>_0001..<name>_000n, then <name>_bagging, <name>_stddev,
+// <name>_ci_p95_lo and <name>_ci_p95_hi, every frame's in that order, as libvmaf does after all
+// model scores. Nothing for a single model. Throws like apply_model.
+void apply_collection(const LoadedModel& model, ResultTable& table);
+
+// libvmaf's order: every model's score (apply_model) in the given order, then every collection's
+// outputs (apply_collection).
+void apply_models(const std::vector<LoadedModel>& models, ResultTable& table);
 
 }  // namespace vqx::vmaf

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -17,12 +18,8 @@
 namespace vqx::vmaf {
 namespace {
 
-using nlohmann::json;
-
-// vmaf_v0.6.1neg is libvmaf's vmaf_v0.6.1 with enhancement gain limits of 1 on ADM and VIF
-// (vmaf.md 6.8); upstream ships it as a separate file that differs only in feature_opts_dicts.
-constexpr std::string_view kNegVersion = "vmaf_v0.6.1neg";
-constexpr std::string_view kNegBase = "vmaf_v0.6.1";
+// Objects keep their file order: a collection's models are read in it (vmaf.md 6.6).
+using json = nlohmann::ordered_json;
 
 bool parse_bool_flag(std::string_view key, std::string_view value, std::string_view spec) {
   if (value == "true") return true;
@@ -87,10 +84,7 @@ ModelRequest parse_model_request(std::string_view text) {
 
 std::vector<std::string> builtin_model_versions() {
   std::vector<std::string> names;
-  for (const auto& f : builtin_model_files()) {
-    names.emplace_back(f.version);
-    if (f.version == kNegBase) names.emplace_back(kNegVersion);
-  }
+  for (const auto& f : builtin_model_files()) names.emplace_back(f.version);
   return names;
 }
 
@@ -298,20 +292,17 @@ std::string file_label(const ModelRequest& r) {
 
 }  // namespace
 
-LoadedModel load_model_json(std::string_view text, const ModelRequest& request, std::string label) {
+// Builds LoadedModel objects from parsed JSON (LoadedModel's friend).
+struct ModelLoader {
+  static LoadedModel single(const json& root, const ModelRequest& request, std::string label);
+  static LoadedModel collection(const json& root, const ModelRequest& request,
+                                const std::string& label);
+};
+
+LoadedModel ModelLoader::single(const json& root, const ModelRequest& request, std::string label) {
   ModelParser p(std::move(label));
-  json root;
-  try {
-    root = json::parse(text);
-  } catch (const json::parse_error& e) {
-    p.fail(fmt::format("malformed JSON: {}", e.what()));
-  }
   if (!root.is_object()) p.fail("not a JSON object");
-  if (!root.contains("model_dict")) {
-    if (root.contains("0") || root.contains("1"))
-      p.fail("model collections (bootstrap models) are not supported");
-    p.fail("no \"model_dict\" object");
-  }
+  if (!root.contains("model_dict")) p.fail("no \"model_dict\" object");
   const json& m = root["model_dict"];
   if (!m.is_object()) p.fail("\"model_dict\" is not an object");
 
@@ -344,8 +335,8 @@ LoadedModel load_model_json(std::string_view text, const ModelRequest& request, 
     auto source = find_feature_source(f.name);
     if (!source)
       p.fail(fmt::format(
-          "feature '{}' is not computed by vqx (models may use the integer vif, adm and motion "
-          "features, cambi and speed_chroma)",
+          "feature '{}' is not computed by vqx (models may use the integer and float vif, adm and "
+          "motion features, cambi and speed_chroma)",
           f.name));
     f.extractor = source->extractor->name;
     f.column = source->printed;  // completed below, once the options are known
@@ -452,27 +443,60 @@ LoadedModel load_model_json(std::string_view text, const ModelRequest& request, 
   return model;
 }
 
+LoadedModel ModelLoader::collection(const json& root, const ModelRequest& request,
+                                    const std::string& label) {
+  // libvmaf reads the keys in file order and takes the one equal to the next index ("0", "1",
+  // ...), skipping any other; "0" is the model written as <name>, the others form the collection,
+  // named <name>_0001 on (vmaf.md 6.6).
+  std::optional<LoadedModel> head;
+  std::vector<LoadedModel> members;
+  std::string member_type;
+  for (const auto& [key, value] : root.items()) {
+    const size_t index = members.size() + (head ? 1 : 0);
+    if (key != std::to_string(index)) continue;
+    ModelRequest r = request;
+    if (index > 0) r.name = fmt::format("{}_{:04d}", request.name, index);
+    LoadedModel m = single(value, r, fmt::format("{} (collection model \"{}\")", label, key));
+    if (index == 0) {
+      head = std::move(m);
+      continue;
+    }
+    // Every collection model has the collection's type: a bootstrap one.
+    std::string type = value["model_dict"]["model_type"].get<std::string>();
+    if (type != "BOOTSTRAP_LIBSVMNUSVR" && type != "RESIDUEBOOTSTRAP_LIBSVMNUSVR")
+      throw InputError(fmt::format("model {}: collection model \"{}\" has model_type \"{}\"; a "
+                                   "collection needs BOOTSTRAP_ or RESIDUEBOOTSTRAP_LIBSVMNUSVR",
+                                   label, key, type));
+    if (!member_type.empty() && type != member_type)
+      throw InputError(fmt::format("model {}: collection models mix model types {} and {}", label,
+                                   member_type, type));
+    member_type = type;
+    members.push_back(std::move(m));
+  }
+  if (!head || members.empty())
+    throw InputError(fmt::format(
+        "model {}: no \"model_dict\" object, nor a model collection (\"0\", \"1\", ...)", label));
+  head->label_ = label;
+  head->collection_ = std::move(members);
+  return std::move(*head);
+}
+
+LoadedModel load_model_json(std::string_view text, const ModelRequest& request, std::string label) {
+  json root;
+  try {
+    root = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw InputError(fmt::format("model {}: malformed JSON: {}", label, e.what()));
+  }
+  if (root.is_object() && !root.contains("model_dict") && root.contains("0"))
+    return ModelLoader::collection(root, request, label);
+  return ModelLoader::single(root, request, std::move(label));
+}
+
 LoadedModel load_model(const ModelRequest& request) {
   if (!request.version.empty()) {
-    bool neg = request.version == kNegVersion;
-    std::string_view wanted = neg ? kNegBase : std::string_view(request.version);
-    for (const auto& f : builtin_model_files()) {
-      if (f.version != wanted) continue;
-      if (!neg) return load_model_json(f.json, request, file_label(request));
-      json root = json::parse(f.json);
-      json dicts = json::array();
-      for (const auto& name : root["model_dict"]["feature_names"]) {
-        std::string s = name.get<std::string>();
-        if (s.find("_adm") != std::string::npos)
-          dicts.push_back({{"adm_enhn_gain_limit", 1.0}});
-        else if (s.find("_vif") != std::string::npos)
-          dicts.push_back({{"vif_enhn_gain_limit", 1.0}});
-        else
-          dicts.push_back(json::object());
-      }
-      root["model_dict"]["feature_opts_dicts"] = dicts;
-      return load_model_json(root.dump(), request, file_label(request));
-    }
+    for (const auto& f : builtin_model_files())
+      if (f.version == request.version) return load_model_json(f.json, request, file_label(request));
     throw InputError(fmt::format("unknown model version '{}' (built in: {})", request.version,
                                  fmt::join(builtin_model_versions(), ", ")));
   }

@@ -63,6 +63,19 @@ double LoadedModel::transform(double x) const {
 }
 
 double LoadedModel::predict(std::span<const double> raw) const {
+  return finish(predict_untransformed(raw));
+}
+
+double LoadedModel::finish(double prediction) const {
+  if (transform_.present && transform_.enabled) prediction = transform(prediction);
+  if (clip_) {
+    if (prediction < clip_min_) prediction = clip_min_;
+    if (prediction > clip_max_) prediction = clip_max_;
+  }
+  return prediction;
+}
+
+double LoadedModel::predict_untransformed(std::span<const double> raw) const {
   const size_t n = features_.size();
   if (raw.size() != n) throw std::invalid_argument("predict: wrong number of feature values");
   const bool linear = norm_ == Norm::kLinearRescale;
@@ -100,11 +113,6 @@ double LoadedModel::predict(std::span<const double> raw) const {
   }
   double prediction = sum - rho_;
   if (linear) prediction = (prediction - out_intercept_) / out_slope_;
-  if (transform_.present && transform_.enabled) prediction = transform(prediction);
-  if (clip_) {
-    if (prediction < clip_min_) prediction = clip_min_;
-    if (prediction > clip_max_) prediction = clip_max_;
-  }
   return prediction;
 }
 
@@ -135,7 +143,10 @@ FeatureRequest request_of(const ModelFeature& f) {
   return {output_name(extractor, f.extractor, f.options), text};
 }
 
+// libvmaf registers a collection's extractors from its models "1".."n"; model "0" reads the
+// same features in the shipped collections, and its own come last here.
 void append_requests(const LoadedModel& model, std::vector<FeatureRequest>& out) {
+  for (const auto& member : model.collection()) append_requests(member, out);
   for (const auto& f : model.features()) {
     FeatureRequest r = request_of(f);
     bool seen = false;
@@ -212,35 +223,6 @@ std::vector<std::string> model_feature_requests(const std::vector<LoadedModel>& 
   std::vector<FeatureRequest> requests;
   for (const auto& m : models) append_requests(m, requests);
   return texts(requests);
-}
-
-void apply_model(const LoadedModel& model, ResultTable& table) {
-  std::vector<size_t> columns;
-  for (const auto& f : model.features()) {
-    auto column = table.find_feature(f.column);
-    if (!column)
-      throw InputError(
-          fmt::format("model {}: feature column '{}' was not computed", model.label(), f.column));
-    columns.push_back(*column);
-  }
-  if (table.find_feature(model.name()))
-    throw UsageError(
-        fmt::format("model {}: its name '{}' is already an output column; pick "
-                    "another with :name=LABEL",
-                    model.label(), model.name()));
-  const size_t out = table.add_feature(model.name());
-  std::vector<double> values(columns.size());
-  for (uint64_t frame = 0; frame < table.frame_count(); ++frame) {
-    if (!table.frame_selected(frame)) continue;
-    for (size_t i = 0; i < columns.size(); ++i) {
-      auto v = table.get(frame, columns[i]);
-      if (!v)
-        throw InputError(fmt::format("model {}: feature '{}' has no value at frame {}",
-                                     model.label(), model.features()[i].column, frame));
-      values[i] = *v;
-    }
-    table.put(frame, out, model.predict(values));
-  }
 }
 
 }  // namespace vqx::vmaf
