@@ -58,13 +58,28 @@ void ThreadPool::worker_loop() {
     std::function<void()> task;
     {
       std::unique_lock lock(mutex_);
+      ++idle_;
       wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      --idle_;
       if (queue_.empty()) return;
       task = std::move(queue_.front());
       queue_.pop_front();
     }
     task();
   }
+}
+
+void ThreadPool::submit_helpers(size_t count, const std::function<void()>& helper) {
+  {
+    std::lock_guard lock(mutex_);
+    // Helpers already queued will wake workers that count as idle here; asking for more than the
+    // idle workers minus those only adds queue traffic.
+    size_t waiting = queue_.size();
+    size_t free_workers = idle_ > waiting ? idle_ - waiting : 0;
+    if (count > free_workers) count = free_workers;
+    for (size_t i = 0; i < count; ++i) queue_.push_front(helper);
+  }
+  for (size_t i = 0; i < count; ++i) wake_.notify_one();
 }
 
 namespace {
@@ -115,8 +130,7 @@ void ThreadPool::parallel_for(size_t n, size_t grain,
   state->grain = grain;
   state->chunks = chunks;
   state->body = &body;
-  size_t helpers = chunks - 1 < threads_.size() ? chunks - 1 : threads_.size();
-  for (size_t i = 0; i < helpers; ++i) submit([state] { state->drain(); });
+  submit_helpers(chunks - 1, [state] { state->drain(); });
   state->drain();
   std::unique_lock lock(state->mutex);
   state->finished.wait(lock, [&] { return state->done.load() == state->chunks; });

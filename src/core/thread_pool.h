@@ -2,6 +2,9 @@
 // A fixed pool of worker threads. parallel_for may be called from inside a task: the caller works
 // on its own loop too, so nesting never deadlocks, and the split into chunks depends only on the
 // loop size and grain, never on the thread count, so results are the same for any --threads.
+// A loop asks for help only from workers that are idle when it starts, and its helpers go ahead of
+// queued tasks: where whole frames already keep every worker busy, a loop runs in its caller with
+// no queue traffic; where they do not, the idle workers join the frames in flight first.
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -31,10 +34,13 @@ class ThreadPool {
 
  private:
   void worker_loop();
+  // Queues `count` copies of `helper` ahead of the other tasks, at most one per idle worker.
+  void submit_helpers(size_t count, const std::function<void()>& helper);
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<std::function<void()>> queue_;
+  size_t idle_ = 0;  // workers waiting for a task
   bool stopping_ = false;
 };
 

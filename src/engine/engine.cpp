@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
 #include <exception>
 #include <mutex>
 
@@ -17,37 +20,32 @@
 namespace vqx {
 namespace {
 
-// Lets tasks of a temporal metric run strictly in frame order.
+// Runs one temporal metric's per-frame steps strictly in frame order without blocking a worker:
+// a step whose turn has not come is kept and runs on the thread that finishes the step before it.
+// Steps must not throw.
 class FrameSequencer {
  public:
-  void wait_turn(uint64_t frame) {
+  void run_in_order(uint64_t frame, std::function<void()> step) {
     std::unique_lock lock(mutex_);
-    turn_.wait(lock, [&] { return next_ == frame || failed_; });
-  }
-  void done() {
-    {
-      std::lock_guard lock(mutex_);
-      ++next_;
+    if (frame != next_) {
+      waiting_.emplace(frame, std::move(step));
+      return;
     }
-    turn_.notify_all();
-  }
-  void fail() {
-    {
-      std::lock_guard lock(mutex_);
-      failed_ = true;
+    for (;;) {
+      lock.unlock();
+      step();
+      lock.lock();
+      auto it = waiting_.find(++next_);
+      if (it == waiting_.end()) return;
+      step = std::move(it->second);
+      waiting_.erase(it);
     }
-    turn_.notify_all();
-  }
-  bool failed() {
-    std::lock_guard lock(mutex_);
-    return failed_;
   }
 
  private:
   std::mutex mutex_;
-  std::condition_variable turn_;
+  std::map<uint64_t, std::function<void()>> waiting_;
   uint64_t next_ = 0;
-  bool failed_ = false;
 };
 
 struct FramePair {
@@ -104,10 +102,14 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
   ResultTable& table = report->table;
   table.set_subsample(settings.subsample);
 
-  // The buffers outlive the pool, whose destructor joins the workers that hand them back.
-  BufferPool buffers(cpu_frame_buffers(settings.threads, reference.format()), reference.format());
-  ThreadPool pool(settings.threads);
   auto instances = make_cpu_instances(requests, table);
+  unsigned history = 0;
+  for (auto& inst : instances) history = std::max(history, inst.metric->history());
+  // The buffers outlive the pool, whose destructor joins the workers that hand them back. The
+  // last `history` frames stay held for the metrics that read them.
+  const size_t in_flight = cpu_frame_buffers(settings.threads, reference.format());
+  BufferPool buffers(in_flight + history, reference.format());
+  ThreadPool pool(settings.threads);
   MetricContext context{reference.format(), &pool};
   for (auto& inst : instances) inst.metric->init(context);
 
@@ -127,34 +129,67 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
     std::lock_guard lock(error_mutex);
     if (!error) error = std::current_exception();
     failed = true;
-    for (auto& s : sequencers) s->fail();
   };
   FinalFrames finals(run_final_lag(instances), final_frame_listener(settings, table));
 
-  auto process = [&](FramePair* pair, uint64_t frame) {
-    bool selected = table.frame_selected(frame);
-    for (size_t i = 0; i < instances.size(); ++i) {
-      CpuMetric& m = *instances[i].metric;
-      bool temporal = m.temporal();
-      if (!temporal && !selected) continue;
-      if (temporal) sequencers[i]->wait_turn(frame);
-      try {
-        ColumnWriter out(table, instances[i].columns, frame);
-        if (!failed) m.extract(pair->ref, pair->dis, frame, out);
-      } catch (...) {
-        record_failure();
-      }
-      if (temporal) sequencers[i]->done();
-    }
+  // A frame's pictures and those it reads of earlier frames. The buffers return to `buffers` when
+  // the last step holding them is done: once every buffer is back, no task touches the run's state.
+  using HeldPair = std::shared_ptr<FramePair>;
+  struct FrameWork {
+    HeldPair pair;
+    std::vector<HeldPair> earlier;  // newest first
+    std::atomic<size_t> steps_left{1};
+  };
+  auto step_done = [&](FrameWork& work, uint64_t frame) {
+    if (work.steps_left.fetch_sub(1) != 1) return;
     try {
       if (!failed) finals.handled(frame);
     } catch (...) {
       record_failure();
     }
-    buffers.give(pair);  // last: once every buffer is back, no task touches the run's state
+  };
+  auto process = [&](const std::shared_ptr<FrameWork>& work, uint64_t frame) {
+    const Picture& ref = work->pair->ref;
+    const Picture& dis = work->pair->dis;
+    std::vector<EarlierFrame> earlier;
+    for (const HeldPair& p : work->earlier) earlier.push_back({&p->ref, &p->dis});
+    bool selected = table.frame_selected(frame);
+    for (auto& inst : instances) work->steps_left += inst.metric->temporal() ? 1 : 0;
+    for (size_t i = 0; i < instances.size(); ++i) {
+      CpuMetric& m = *instances[i].metric;
+      if (!m.temporal()) {
+        if (!selected) continue;
+        try {
+          ColumnWriter out(table, instances[i].columns, frame);
+          if (!failed) m.extract(ref, dis, frame, out);
+        } catch (...) {
+          record_failure();
+        }
+        continue;
+      }
+      try {
+        const size_t reads = std::min<size_t>(m.history(), earlier.size());
+        if (!failed && m.history() > 0)
+          m.prepare(ref, dis, std::span(earlier).first(reads), frame);
+      } catch (...) {
+        record_failure();
+      }
+      // Every frame takes its turn, also after a failure, so that no later step waits forever.
+      sequencers[i]->run_in_order(frame, [&, work, i, frame, metric = &m] {
+        try {
+          ColumnWriter out(table, instances[i].columns, frame);
+          if (!failed) metric->extract(work->pair->ref, work->pair->dis, frame, out);
+        } catch (...) {
+          record_failure();
+        }
+        step_done(*work, frame);
+      });
+    }
+    step_done(*work, frame);
   };
 
   uint64_t frame = 0;
+  std::deque<HeldPair> recent;  // the last `history` frames, newest first
   try {
     while (!failed && (settings.frame_cnt == 0 || frame < settings.frame_cnt)) {
       FramePair* pair = buffers.take();
@@ -176,14 +211,22 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
       }
       uint64_t index = frame++;
       if (settings.progress) settings.progress(frame);
-      pool.submit([&, pair, index] { process(pair, index); });
+      auto work = std::make_shared<FrameWork>();
+      work->pair = HeldPair(pair, [&buffers](FramePair* p) { buffers.give(p); });
+      work->earlier.assign(recent.begin(), recent.end());
+      if (history > 0) {
+        recent.push_front(work->pair);
+        if (recent.size() > history) recent.pop_back();
+      }
+      pool.submit([&, work, index] { process(work, index); });
     }
   } catch (...) {
     failed = true;
-    for (auto& s : sequencers) s->fail();
+    recent.clear();
     buffers.wait_all_free();
     throw;
   }
+  recent.clear();
   buffers.wait_all_free();
   if (error) std::rethrow_exception(error);
   if (frame == 0) throw InputError("no frames to score: the inputs hold no frame after skipping");

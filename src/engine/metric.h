@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,6 +34,12 @@ struct MetricContext {
   ThreadPool* pool = nullptr;
 };
 
+// The pictures of one earlier frame (CpuMetric::history()).
+struct EarlierFrame {
+  const Picture* ref = nullptr;
+  const Picture* dis = nullptr;
+};
+
 class CpuMetric {
  public:
   virtual ~CpuMetric() = default;
@@ -56,6 +63,15 @@ class CpuMetric {
 
   virtual void extract(const Picture& ref, const Picture& dis, uint64_t frame,
                        FeatureWriter& out) = 0;
+
+  // A temporal metric splits a frame's work in two. prepare() gets every frame concurrently, in
+  // any order, with the pictures of the history() frames before it (`earlier[k - 1]` is frame
+  // `frame - k`, fewer at the start): the work that needs no other frame's result (motion's SAD).
+  // extract() then gets the frames in order and does only the dependent step. With history() 0
+  // (the default) prepare() is not called.
+  virtual unsigned history() const { return 0; }
+  virtual void prepare(const Picture& /*ref*/, const Picture& /*dis*/,
+                       std::span<const EarlierFrame> /*earlier*/, uint64_t /*frame*/) {}
 
   // After the last frame: temporal post-processing and aggregates.
   virtual void flush(FeatureWriter& /*out*/) {}

@@ -100,7 +100,15 @@ inline MetricValues run_cpu_metric(CpuMetric& metric, const std::vector<Picture>
   ThreadPool pool(workers);
   metric.init(MetricContext{ref.at(0).format(), &pool});
   CollectingWriter out;
-  for (size_t i = 0; i < ref.size(); ++i) metric.extract(ref[i], dis[i], i, out);
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (metric.history() > 0) {
+      std::vector<EarlierFrame> earlier;  // newest first, as the engine passes them
+      for (size_t k = 1; k <= metric.history() && k <= i; ++k)
+        earlier.push_back({&ref[i - k], &dis[i - k]});
+      metric.prepare(ref[i], dis[i], earlier, i);
+    }
+    metric.extract(ref[i], dis[i], i, out);
+  }
   metric.flush(out);
   return out.values;
 }

@@ -177,12 +177,15 @@ TEST(VmafFeatures, MotionPostProcessingFollowsSpec) {
 
 TEST(VmafFeatures, ThreadCountDoesNotChangeResults) {
   VQX_REQUIRE_FIXTURE("hbd720", dir);
-  const std::vector<std::string> features = {"vif=debug=true", "adm=debug=true", "motion"};
+  // Motion scores frames concurrently from the earlier pictures the engine holds: more threads
+  // than frames, and the five-frame window, exercise that.
+  const std::vector<std::string> features = {"vif=debug=true", "adm=debug=true", "motion",
+                                             "motion=motion_five_frame_window=true"};
   std::unique_ptr<RunReport> base;
-  for (unsigned threads : {0u, 1u, 2u}) {
+  for (unsigned threads : {0u, 1u, 2u, 7u, 16u}) {
     RunSettings s;
     s.threads = threads;
-    s.frame_cnt = 5;
+    s.frame_cnt = 8;
     auto report = run_on_pair("hbd720", features, s);
     if (!base) {
       base = std::move(report);

@@ -1,11 +1,14 @@
 // libvmaf's integer `motion` on the CPU (shared/spec/vmaf.md section 4). Temporal: the engine
-// hands every frame in order (also frames that --subsample does not report, as libvmaf runs
-// temporal extractors on every frame). A frame's motion2/motion3 are written as soon as they are
-// known, lag frames later (final_lag()); flush() writes the last frames' ones.
+// hands every frame (also frames that --subsample does not report, as libvmaf runs temporal
+// extractors on every frame). A frame's SAD score needs only its reference luma and that of the
+// frame `lag` before it, which the engine holds for prepare() (history()), so frames are scored
+// concurrently; extract() then takes the scores in order. A frame's motion2/motion3 are written as
+// soon as they are known, lag frames later (final_lag()); flush() writes the last frames' ones.
 #include "metrics/integer_motion/integer_motion.h"
 
-#include <cstring>
+#include <map>
 #include <mutex>
+#include <stdexcept>
 #include <optional>
 
 #include "core/thread_pool.h"
@@ -58,29 +61,38 @@ class IntegerMotionCpu final : public CpuMetric {
 
   bool temporal() const override { return true; }
   uint64_t final_lag() const override { return post_stream_->lag(); }
+  unsigned history() const override { return unsigned(post_stream_->lag()); }
 
   void init(const MetricContext& context) override {
     vmaf_common::require_min_size(context.format, "motion");
     format_ = context.format;
     pool_ = context.pool;
-    plane_bytes_ = format_.plane_bytes(0);
   }
 
-  void extract(const Picture& ref, const Picture& /*dis*/, uint64_t frame,
-               FeatureWriter& out) override {
-    // Only the reference luma is used (4.2). history_[0] holds frame n-1, history_[1] n-2.
+  void prepare(const Picture& ref, const Picture& /*dis*/, std::span<const EarlierFrame> earlier,
+               uint64_t frame) override {
+    // Only the reference luma is used (4.2); earlier[lag - 1] is frame n - lag.
     const size_t lag = post_stream_->lag();
     double score = 0.0;
-    if (!force_zero_ && frame >= lag && history_.size() >= lag)
-      score = frame_score(ref.bytes(), history_[lag - 1].data());
+    if (!force_zero_ && frame >= lag && earlier.size() >= lag)
+      score = frame_score(ref.bytes(), earlier[lag - 1].ref->bytes());
+    std::lock_guard lock(scores_mutex_);
+    scores_[frame] = score;
+  }
+
+  void extract(const Picture& /*ref*/, const Picture& /*dis*/, uint64_t frame,
+               FeatureWriter& out) override {
+    double score;
+    {
+      std::lock_guard lock(scores_mutex_);
+      auto it = scores_.find(frame);
+      if (it == scores_.end()) throw std::logic_error("motion: extract() before prepare()");
+      score = it->second;
+      scores_.erase(it);
+    }
     out.put(frame, kSad, score);
     if (debug_) out.put(frame, kDebugMotion, score);
     post_stream_->add(score, motion_post_writer(out));
-    if (force_zero_) return;
-    // Keep the last `lag` reference luma planes, newest first.
-    std::vector<uint8_t> current(ref.bytes(), ref.bytes() + plane_bytes_);
-    history_.insert(history_.begin(), std::move(current));
-    if (history_.size() > lag) history_.resize(lag);
   }
 
   void flush(FeatureWriter& out) override { post_stream_->finish(motion_post_writer(out)); }
@@ -113,8 +125,8 @@ class IntegerMotionCpu final : public CpuMetric {
   std::optional<MotionPostStream> post_stream_;
   PictureFormat format_;
   ThreadPool* pool_ = nullptr;
-  size_t plane_bytes_ = 0;
-  std::vector<std::vector<uint8_t>> history_;
+  std::mutex scores_mutex_;
+  std::map<uint64_t, double> scores_;  // prepared frames that extract() has not taken yet
 };
 
 }  // namespace
