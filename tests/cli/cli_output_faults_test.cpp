@@ -20,16 +20,7 @@ using ::testing::HasSubstr;
 
 // Runs a shell script; returns its exit status and output (stdout and stderr).
 CliResult run_shell(const std::string& script) {
-  std::string command = fmt::format("sh -c '{}' 2>&1", script);
-  CliResult result{-1, {}};
-  std::FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return result;
-  char buffer[4096];
-  size_t n;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, n);
-  int status = ::pclose(pipe);
-  result.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
+  return run_command(fmt::format("sh -c '{}' 2>&1", script));
 }
 
 // The exit status the script printed as "status=N".

@@ -108,7 +108,10 @@ void expect_bit_exact(const std::vector<double>& actual, const std::vector<doubl
 }
 
 CliResult run_cli(const std::string& args) {
-  std::string command = fmt::format("{} {} 2>&1", VQX_CLI_PATH, args);
+  return run_command(fmt::format("{} {} 2>&1", VQX_CLI_PATH, args));
+}
+
+CliResult run_command(const std::string& command) {
   CliResult result{-1, {}};
   std::FILE* pipe = ::popen(command.c_str(), "r");
   if (!pipe) return result;

@@ -62,6 +62,8 @@ struct CliResult {
   std::string output;
 };
 CliResult run_cli(const std::string& args);
+// Runs a shell command line through popen; its exit status and standard output.
+CliResult run_command(const std::string& command);
 std::string temp_path(const std::string& name);
 
 }  // namespace vqx::test
