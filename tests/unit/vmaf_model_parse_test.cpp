@@ -109,6 +109,11 @@ TEST(VmafModelLoad, MalformedJson) {
                            "model bad: malformed JSON");
   expect_error<InputError>([] { load_model_json("[1, 2]", ModelRequest{}, "bad"); },
                            "not a JSON object");
+  // A number beyond a double's range is a parse failure of the file, not a crash (found by
+  // model_json_fuzz).
+  expect_error<InputError>(
+      [] { load_model_json("{\"model_dict\": {\"score_clip\": [1e4995501058]}}", ModelRequest{}, "big"); },
+      "model big: malformed JSON");
   expect_model_error(json{{"param_dict", json::object()}}, "no \"model_dict\" object");
 }
 

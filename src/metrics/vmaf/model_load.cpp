@@ -487,6 +487,8 @@ LoadedModel load_model_json(std::string_view text, const ModelRequest& request, 
     root = json::parse(text);
   } catch (const json::parse_error& e) {
     throw InputError(fmt::format("model {}: malformed JSON: {}", label, e.what()));
+  } catch (const json::out_of_range& e) {  // a number beyond double's range, e.g. 1e400
+    throw InputError(fmt::format("model {}: malformed JSON: {}", label, e.what()));
   }
   if (root.is_object() && !root.contains("model_dict") && root.contains("0"))
     return ModelLoader::collection(root, request, label);
