@@ -218,6 +218,7 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
         recent.push_front(work->pair);
         if (recent.size() > history) recent.pop_back();
       }
+      if (settings.frame_read) settings.frame_read(index, work->pair->ref, work->pair->dis, table);
       pool.submit([&, work, index] { process(work, index); });
     }
   } catch (...) {

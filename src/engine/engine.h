@@ -52,6 +52,13 @@ struct RunSettings {
   // in `table` (a temporal metric's wait for later frames, or for the end, included; model
   // scores are not columns yet). Called from a worker thread; what it throws fails the run.
   std::function<void(uint64_t frame, const ResultTable& table)> frame_final;
+  // Hears each frame pair read, with its index and the run's table (values of earlier frames may
+  // be in it), from the thread that reads the frames, before the metrics get the pair: the frames
+  // exactly as scored (CUDA: from the host buffers before the upload; a distorted frame that the
+  // device scales comes at its own size; frames that NVDEC decodes into device memory are not
+  // passed). What it throws fails the run.
+  std::function<void(uint64_t frame, const Picture& ref, const Picture& dis, const ResultTable& table)>
+      frame_read;
 };
 
 struct RunReport {

@@ -102,6 +102,11 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
           ->expected(0, 1);
   app.add_option("--ndjson", o.ndjson, "Also write each frame's values as one JSON line as soon as they are final "
                                        "(FILE, or '-' for stdout)");
+  app.add_option("--report", o.report,
+                 "Also write an HTML report: per-frame plots, the pooled table and the worst frames' thumbnails "
+                 "(one self-contained file)");
+  app.add_option("--report_worst", o.report_worst, "Worst frames the report shows (default 6)")
+      ->check(CLI::Range(0u, 64u));
   app.add_flag("--xml", xml, "XML output (default)");
   app.add_flag("--json", json, "JSON output");
   app.add_flag("--csv", csv, "CSV output");
@@ -182,6 +187,11 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
     o.percentiles = percentiles.empty() ? kDefaultPercentiles : parse_percentiles(percentiles);
   if (o.ndjson == "-" && o.output == "-")
     throw UsageError("--ndjson - and -o - would both write to standard output; give one a file");
+  if (!o.report.empty() && (o.report == "-" || o.report == o.output || o.report == o.ndjson))
+    throw UsageError(fmt::format("--report {}: give the report a file of its own", o.report));
+  if (!o.report.empty() && o.decoder == DecoderChoice::kNvdec)
+    throw UsageError("--report takes its thumbnails from frames on the host, and --decoder nvdec keeps them in "
+                     "device memory; use --decoder cpu (or auto)");
   o.run.threads = threads;
   o.run.subsample = subsample;
   o.run.frame_cnt = frame_cnt;

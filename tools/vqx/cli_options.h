@@ -1,7 +1,7 @@
 #pragma once
 // The vqx command line: libvmaf's `vmaf` flags plus the fork's --precision/--backend and vqx's
 // --gpu/--profile, input flags (--ref_stream/--dis_stream, --decoder, --scale) and result flags
-// (--percentiles, --ndjson). Parsing is separate from running so every rule can be tested.
+// (--percentiles, --ndjson, --report). Parsing is separate from running so every rule can be tested.
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +29,8 @@ struct CliOptions {
   NumberFormat numbers = NumberFormat::Adaptive();
   std::vector<double> percentiles;  // --percentiles: pN entries in pooled_metrics
   std::string ndjson;               // --ndjson: "" = none, "-" = stdout
+  std::string report;               // --report: the HTML report's file, "" = none
+  unsigned report_worst = 6;        // --report_worst: thumbnail pairs of the worst frames
   RunSettings run;
   bool quiet = false;
   bool show_version = false;

@@ -21,7 +21,10 @@ extern "C" {
 #include "core/error.h"
 #include "io/nvdec.h"
 #include "metrics/vmaf/model.h"
+#include "output/html_report.h"
 #include "output/output_file.h"
+#include "output/percentiles.h"
+#include "report_capture.h"
 
 namespace vqx::cli {
 namespace {
@@ -155,7 +158,9 @@ int run(int argc, char** argv) {
                                                      "run is on {}",
                                                      backend.description)
                                        : "--decoder nvdec: this vqx has no NVDEC decoder; use --decoder cpu");
-  const int decode_gpu = on_cuda ? o.run.gpu : -1;
+  // The report's thumbnails come from frames on the host: with it, compressed input is decoded
+  // in software (NVDEC keeps the frames in device memory).
+  const int decode_gpu = on_cuda && o.report.empty() ? o.run.gpu : -1;
   if (on_cuda) o.run.scale = o.scale;
   auto inputs = open_input_pair(o.reference, input_options(o, o.ref_stream, decode_gpu), o.distorted,
                                 input_options(o, o.dis_stream, decode_gpu), on_cuda ? std::nullopt : o.scale);
@@ -181,14 +186,35 @@ int run(int argc, char** argv) {
     live.emplace(o.ndjson, o.numbers, models);
     o.run.frame_final = [&](uint64_t frame, const ResultTable& table) { live->frame_final(frame, table); };
   }
+  std::string backend_line;
   o.run.backend_chosen = [&](const BackendChoice& choice) {
+    backend_line = choice.description;
     if (!o.quiet) std::fprintf(stderr, "vqx: backend %s\n", choice.description.c_str());
   };
+  std::optional<ReportCapture> capture;
+  if (!o.report.empty()) {
+    capture.emplace(o.report_worst, models, print_warning);
+    o.run.frame_read = [&](uint64_t frame, const Picture& ref, const Picture& dis, const ResultTable& table) {
+      capture->frame_read(frame, ref, dis, table);
+    };
+  }
   auto report = run_metrics(reference, distorted, requests, o.run);
   progress.finish();
   vmaf::apply_models(models, report->table);
   if (::isatty(STDERR_FILENO) && (!o.quiet || o.output.empty())) print_model_means(models, report->table, o.numbers);
 
+  if (capture) {
+    ReportContent content;
+    content.version = std::string("vqx-") + VQX_VERSION;
+    content.reference = o.reference;
+    content.distorted = o.distorted;
+    content.backend = backend_line;
+    content.numbers = o.numbers;
+    content.percentiles = o.percentiles.empty() ? kDefaultPercentiles : o.percentiles;
+    content.worst = capture->finish(report->table);
+    content.primary = capture->primary();
+    write_output_file(o.report, [&](std::ostream& out) { write_html_report(out, report->table, content); });
+  }
   if (o.output.empty()) return 0;
   OutputInfo info;
   info.version = std::string("vqx-") + VQX_VERSION;

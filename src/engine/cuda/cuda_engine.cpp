@@ -105,12 +105,18 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
     while (settings.frame_cnt == 0 || frame < settings.frame_cnt) {
       if (frame >= slot_count) complete(frame - slot_count);
       const auto read_start = Clock::now();
-      if (!upload.read(pipeline.slot_of(frame), frame)) break;
+      const size_t slot = pipeline.slot_of(frame);
+      if (!upload.read(slot, frame)) break;
       if (profiler)
         profiler->add_read_ms(
             std::chrono::duration<double, std::milli>(Clock::now() - read_start).count());
       const uint64_t index = frame++;
       if (settings.progress) settings.progress(frame);
+      if (settings.frame_read) {
+        const Picture* ref = upload.host_picture(slot, 0);
+        const Picture* dis = upload.host_picture(slot, 1);
+        if (ref && dis) settings.frame_read(index, *ref, *dis, table);
+      }
       pipeline.enqueue(index, table.frame_selected(index), upload);
     }
     for (uint64_t f = frame > slot_count ? frame - slot_count : 0; f < frame; ++f) complete(f);

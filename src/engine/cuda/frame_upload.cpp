@@ -55,6 +55,10 @@ bool InputsUpload::read(size_t slot, uint64_t index) {
   return false;
 }
 
+const Picture* InputsUpload::host_picture(size_t slot, size_t input) const {
+  return device_frames_[input] ? nullptr : &slots_[slot].pictures[input];
+}
+
 void InputsUpload::upload_input(size_t i, size_t slot, uint8_t* out, cudaStream_t stream) {
   if (device_frames_[i]) {
     device_frames_[i]->enqueue_copy(slot, out, stream);

@@ -52,6 +52,9 @@ class InputsUpload final : public FrameUpload {
                std::function<void(const std::string&)> warn);
   bool read(size_t slot, uint64_t index) override;
   void upload(size_t slot, uint8_t* device_pair, cudaStream_t stream) override;
+  // Input `input`'s (0 reference, 1 distorted) picture that the last read() for `slot` put in host
+  // memory, at the input's own size; null for an input decoded into device memory.
+  const Picture* host_picture(size_t slot, size_t input) const;
 
  private:
   struct Staging {
