@@ -19,11 +19,13 @@ extern "C" {
 #include "cli_options.h"
 #include "live_output.h"
 #include "core/error.h"
+#include "io/frame_count.h"
 #include "io/nvdec.h"
 #include "metrics/vmaf/model.h"
 #include "output/html_report.h"
 #include "output/output_file.h"
 #include "output/percentiles.h"
+#include "output/progress_text.h"
 #include "report_capture.h"
 
 namespace vqx::cli {
@@ -64,25 +66,51 @@ void list_features() {
   }
 }
 
-// A "\r<n> frame(s) <spinner> <fps> FPS" line on a terminal, as libvmaf's CLI.
+// The progress line on a terminal (output/progress_text.h), redrawn at most ten times a second
+// and once more at the end.
 class Progress {
  public:
-  explicit Progress(bool enabled) : enabled_(enabled), start_(std::chrono::steady_clock::now()) {}
+  Progress(bool enabled, std::optional<uint64_t> total)
+      : enabled_(enabled), total_(total), start_(std::chrono::steady_clock::now()) {}
   void update(uint64_t frames) {
     if (!enabled_) return;
-    static constexpr char kSpinner[] = "|/-\\";
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
-    std::fprintf(stderr, "\r%llu frame%s %c %.2f FPS", static_cast<unsigned long long>(frames),
-                 frames == 1 ? "" : "s", kSpinner[frames % 4], s > 0 ? double(frames) / s : 0.0);
+    frames_ = frames;
+    const auto now = std::chrono::steady_clock::now();
+    if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
+    draw(now);
   }
   void finish() {
-    if (enabled_) std::fputc('\n', stderr);
+    if (!enabled_ || !drawn_) return;
+    draw(std::chrono::steady_clock::now());
+    std::fputc('\n', stderr);
   }
 
  private:
+  void draw(std::chrono::steady_clock::time_point now) {
+    const double seconds = std::chrono::duration<double>(now - start_).count();
+    // "\x1b[K" clears what a longer earlier line left.
+    std::fprintf(stderr, "\r%s\x1b[K", progress_text(frames_, total_, seconds).c_str());
+    std::fflush(stderr);
+    drawn_ = true;
+    last_ = now;
+  }
+
   bool enabled_;
-  std::chrono::steady_clock::time_point start_;
+  std::optional<uint64_t> total_;
+  std::chrono::steady_clock::time_point start_, last_;
+  uint64_t frames_ = 0;
+  bool drawn_ = false;
 };
+
+// How many frames the run scores, where the inputs' files tell (io/frame_count.h). A distorted
+// input that is scaled has frames of another size than `format` says, so only its reference counts.
+std::optional<uint64_t> expected_frames(const CliOptions& o, const PictureFormat& reference,
+                                        const PictureFormat& distorted) {
+  const bool raw = o.raw.has_value();
+  return frames_to_score(estimate_frame_count(o.reference, reference, raw), o.run.skip_ref,
+                         o.scale ? std::nullopt : estimate_frame_count(o.distorted, distorted, raw),
+                         o.run.skip_dist, o.run.frame_cnt);
+}
 
 // The pooled mean of a column, as libvmaf prints it to a terminal ("" when it has no values).
 std::string pooled_mean(const ResultTable& table, const std::string& name, const NumberFormat& numbers) {
@@ -178,7 +206,8 @@ int run(int argc, char** argv) {
         "spline, neighbor) scales the distorted frames to the reference's size",
         r.width, r.height, d.width, d.height));
 
-  Progress progress(!o.quiet && ::isatty(STDERR_FILENO));
+  const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
+  Progress progress(show_progress, show_progress ? expected_frames(o, r, d) : std::nullopt);
   o.run.progress = [&](uint64_t n) { progress.update(n); };
   o.run.warn = print_warning;
   std::optional<LiveOutput> live;
