@@ -15,7 +15,8 @@ if [[ ${VQX_SKIP_APT:-0} != 1 ]]; then
   $sudo apt-get install -y -qq --no-install-recommends \
     cmake ninja-build g++ clang-16 libclang-rt-16-dev xz-utils pkg-config \
     libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev libpng-dev \
-    libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg python3-skimage python3-numpy >/dev/null
+    libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg python3-skimage python3-numpy \
+    chromium fonts-dejavu-core >/dev/null
 fi
 
 # nvcc lives outside PATH on many machines.
