@@ -156,7 +156,7 @@ TEST(NvdecFallback, PipedInputIsReplayedToTheSoftwareDecoder) {
     VQX_REQUIRE_ENCODE(encode, path);
     const std::string common = fmt::format("-r {}/ref.y4m --backend cuda --feature psnr -n -q -o - --csv", dir);
     CliResult from_file = run_cli(fmt::format("{} -d {}", common, path));
-    CliResult from_pipe = run_cli(fmt::format("{} -d - < {}", common, path));
+    CliResult from_pipe = run_command(fmt::format("cat {} | {} {} -d - 2>&1", path, VQX_CLI_PATH, common));
     ASSERT_EQ(from_file.status, 0) << from_file.output;
     ASSERT_EQ(from_pipe.status, 0) << from_pipe.output;
     EXPECT_EQ(from_pipe.output, from_file.output);

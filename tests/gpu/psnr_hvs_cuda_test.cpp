@@ -89,8 +89,11 @@ void check_block_terms(Device& dev, const PictureFormat& f, Content content) {
     ASSERT_EQ(want.size(), layout.plane[p].blocks * 64) << what;
     const float* mine = got.data() + layout.plane[p].first_block * 64;
     for (size_t b = 0; b < layout.plane[p].blocks; ++b)
-      ASSERT_TRUE(same_floats(mine + b * 64, want.data() + b * 64, 64))
-          << what << " plane " << p << " block " << b;
+      for (size_t k = 0; k < 64; ++k)
+        ASSERT_TRUE(same_floats(mine + b * 64 + k, want.data() + b * 64 + k, 1))
+            << what << " plane " << p << " block " << b << " term " << k << ": cuda "
+            << fmt::format("{:a}", mine[b * 64 + k]) << " cpu "
+            << fmt::format("{:a}", want[b * 64 + k]);
   }
 }
 
