@@ -25,13 +25,20 @@
 #include <string>
 
 // The target region of a unit: GCC's target pragma, or for clang (the fuzzing and sanitizer
-// builds) the same target attribute given to every function declared inside.
+// builds) the same target attribute given to every function declared inside. AVX-512 means F, BW,
+// DQ and VL, the set CpuFeatures::avx512 stands for.
+#define VQX_PRAGMA(text) _Pragma(#text)
 #if defined(__clang__)
 #define VQX_BEGIN_TARGET_AVX2 \
   _Pragma("clang attribute push(__attribute__((target(\"avx2\"))), apply_to = function)")
+#define VQX_BEGIN_TARGET_AVX512                                                                \
+  VQX_PRAGMA(clang attribute push(__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), \
+                                  apply_to = function))
 #define VQX_END_TARGET _Pragma("clang attribute pop")
 #else
 #define VQX_BEGIN_TARGET_AVX2 _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
+#define VQX_BEGIN_TARGET_AVX512 \
+  _Pragma("GCC push_options") _Pragma("GCC target(\"avx512f,avx512bw,avx512dq,avx512vl\")")
 #define VQX_END_TARGET _Pragma("GCC pop_options")
 #endif
 

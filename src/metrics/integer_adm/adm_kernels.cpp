@@ -233,6 +233,7 @@ AdmKernels plain_adm_kernels() {
 AdmKernels make_adm_kernels(const CpuFeatures& cpu) {
   AdmKernels k = plain_adm_kernels();
   if (cpu.avx2) install_avx2_kernels(k);
+  if (cpu.avx512) install_avx512_kernels(k);
   return k;
 }
 

@@ -77,8 +77,10 @@ AdmKernels make_adm_kernels(const CpuFeatures& cpu);
 const AdmKernels& adm_kernels();
 
 // The levels make_adm_kernels combines, each in its own translation unit: the plain twins
-// (adm_kernels.cpp) and the AVX2 entries (adm_kernels_avx2.cpp), which override the plain ones.
+// (adm_kernels.cpp), then the AVX2 entries (adm_kernels_avx2.cpp) and the AVX-512 ones
+// (adm_kernels_avx512.cpp), each overriding those before.
 AdmKernels plain_adm_kernels();
 void install_avx2_kernels(AdmKernels& kernels);
+void install_avx512_kernels(AdmKernels& kernels);
 
 }  // namespace vqx::integer_adm
