@@ -229,6 +229,7 @@ VifKernels plain_vif_kernels() {
 VifKernels make_vif_kernels(const CpuFeatures& cpu) {
   VifKernels k = plain_vif_kernels();
   if (cpu.avx2) install_avx2_kernels(k);
+  if (cpu.avx512) install_avx512_kernels(k);
   return k;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// What the plain and the AVX2 VIF row kernels share (shared/spec/vmaf.md 2.4, 2.5 step 3): the
+// What the plain and the vector VIF row kernels share (shared/spec/vmaf.md 2.4, 2.5 step 3): the
 // noise variance, the Q11 log2 through the table of 2.4, and the "log" branch of one pixel. Both
 // kernel translation units include this before any target pragma, so these stay baseline code.
 #include <cstdint>
