@@ -68,6 +68,7 @@ MotionKernels plain_motion_kernels() { return {sad_rows<uint8_t>, sad_rows<uint1
 MotionKernels make_motion_kernels(const CpuFeatures& cpu) {
   MotionKernels k = plain_motion_kernels();
   if (cpu.avx2) install_avx2_kernels(k);
+  if (cpu.avx512) install_avx512_kernels(k);
   return k;
 }
 

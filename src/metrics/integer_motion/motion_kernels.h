@@ -32,8 +32,10 @@ MotionKernels make_motion_kernels(const CpuFeatures& cpu);
 const MotionKernels& motion_kernels();
 
 // The levels make_motion_kernels combines, each in its own translation unit: the plain twin
-// (motion_kernels.cpp) and the AVX2 entries (motion_kernels_avx2.cpp), which override it.
+// (motion_kernels.cpp), then the AVX2 entries (motion_kernels_avx2.cpp) and the AVX-512 ones
+// (motion_kernels_avx512.cpp), each overriding those before.
 MotionKernels plain_motion_kernels();
 void install_avx2_kernels(MotionKernels& kernels);
+void install_avx512_kernels(MotionKernels& kernels);
 
 }  // namespace vqx::integer_motion
