@@ -48,6 +48,20 @@ OutputFormat last_format_flag(int argc, char** argv) {
   return format;
 }
 
+SegmentRange parse_segment(const std::string& text) {
+  const size_t colon = text.find(':');
+  auto number = [&](const std::string& part, uint64_t& value) {
+    if (part.empty() || part.find_first_not_of("0123456789") != std::string::npos || part.size() > 18) return false;
+    value = std::stoull(part);
+    return true;
+  };
+  SegmentRange range;
+  if (colon == std::string::npos || !number(text.substr(0, colon), range.start) ||
+      !number(text.substr(colon + 1), range.count) || range.count == 0)
+    throw UsageError(fmt::format("--segment {}: expected START:COUNT (frame numbers, COUNT at least 1)", text));
+  return range;
+}
+
 }  // namespace
 
 std::optional<CliOptions> parse_command_line(int argc, char** argv) {
@@ -94,6 +108,11 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   auto* nflx_option =
       app.add_option("--nflx_ctc", nflx_ctc, "Netflix common test conditions v1.0: libvmaf's models and features");
   app.add_option("-o,--output", o.output, "Output file ('-' for stdout); without it no file is written");
+  std::string segment;
+  app.add_option("--segment", segment,
+                 "Score frames START..START+COUNT-1 only and write their raw values with --features_out, "
+                 "for 'vqx merge' (START:COUNT)");
+  app.add_option("--features_out", o.features_out, "The part file of --segment (JSON Lines)");
   std::string percentiles;
   auto* percentiles_flag =
       app.add_option("--percentiles", percentiles,
@@ -192,6 +211,15 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   if (!o.report.empty() && o.decoder == DecoderChoice::kNvdec)
     throw UsageError("--report takes its thumbnails from frames on the host, and --decoder nvdec keeps them in "
                      "device memory; use --decoder cpu (or auto)");
+  if (!segment.empty()) {
+    o.segment = parse_segment(segment);
+    if (o.features_out.empty()) throw UsageError("--segment needs --features_out FILE");
+    if (!o.output.empty() || !o.ndjson.empty() || !o.report.empty())
+      throw UsageError("--segment writes only --features_out; 'vqx merge' writes -o, and --ndjson and --report "
+                       "need the whole clip");
+  } else if (!o.features_out.empty()) {
+    throw UsageError("--features_out needs --segment START:COUNT");
+  }
   o.run.threads = threads;
   o.run.subsample = subsample;
   o.run.frame_cnt = frame_cnt;

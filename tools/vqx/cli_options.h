@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/segment.h"
 #include "io/open_input.h"
 #include "io/readers.h"
 #include "output/number_format.h"
@@ -32,6 +33,9 @@ struct CliOptions {
   std::string report;               // --report: the HTML report's file, "" = none
   unsigned report_worst = 6;        // --report_worst: thumbnail pairs of the worst frames
   RunSettings run;
+  // --segment START:COUNT with --features_out FILE: raw values of that frame range for vqx merge.
+  std::optional<SegmentRange> segment;
+  std::string features_out;
   bool quiet = false;
   bool show_version = false;
   bool list_features = false;

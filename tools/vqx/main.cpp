@@ -27,6 +27,7 @@ extern "C" {
 #include "output/percentiles.h"
 #include "output/progress_text.h"
 #include "report_capture.h"
+#include "segment_commands.h"
 
 namespace vqx::cli {
 namespace {
@@ -149,6 +150,7 @@ void print_model_means(const std::vector<vmaf::LoadedModel>& models, const Resul
 }
 
 int run(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "merge") == 0) return run_merge(argc, argv);
   auto parsed = parse_command_line(argc, argv);
   if (!parsed) return 0;
   CliOptions& o = *parsed;
@@ -206,6 +208,14 @@ int run(int argc, char** argv) {
         "spline, neighbor) scales the distorted frames to the reference's size",
         r.width, r.height, d.width, d.height));
 
+  if (o.segment) {
+    o.run.warn = print_warning;
+    o.run.backend_chosen = [&](const BackendChoice& choice) {
+      if (!o.quiet) std::fprintf(stderr, "vqx: backend %s\n", choice.description.c_str());
+    };
+    write_segment(o, requests, reference, distorted);
+    return 0;
+  }
   const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
   Progress progress(show_progress, show_progress ? expected_frames(o, r, d) : std::nullopt);
   o.run.progress = [&](uint64_t n) { progress.update(n); };
