@@ -10,10 +10,14 @@
 // define stay baseline code.
 // GCC 12 takes the _mm512_undefined_* placeholders inside its own intrinsics for uninitialised
 // values (GCC bug 105593), at the header's lines.
+#if !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
+#if !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 #include <algorithm>
 #include <bit>
