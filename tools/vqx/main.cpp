@@ -20,13 +20,13 @@ extern "C" {
 #include "live_output.h"
 #include "core/error.h"
 #include "io/frame_count.h"
-#include "io/nvdec.h"
 #include "metrics/vmaf/model.h"
 #include "output/html_report.h"
 #include "output/output_file.h"
 #include "output/percentiles.h"
 #include "output/progress_text.h"
 #include "report_capture.h"
+#include "run_plan.h"
 #include "segment_commands.h"
 
 namespace vqx::cli {
@@ -37,18 +37,6 @@ constexpr int kExitInput = 2;
 constexpr int kExitRuntime = 3;
 
 void print_warning(const std::string& message) { std::fprintf(stderr, "vqx: warning: %s\n", message.c_str()); }
-
-InputOptions input_options(const CliOptions& o, const StreamSelector& stream, int decode_gpu) {
-  InputOptions options;
-  options.gpu = decode_gpu;
-  options.raw = o.raw;
-  options.stream = stream;
-  options.decoder = o.decoder;
-  // Several concurrent reads per frame keep Y4M file reading off the critical path.
-  options.y4m_read_threads = std::clamp(std::thread::hardware_concurrency() / 2, 1u, 8u);
-  options.warn = print_warning;
-  return options;
-}
 
 void list_features() {
   for (const auto* m : metric_registry()) {
@@ -163,37 +151,12 @@ int run(int argc, char** argv) {
     return 0;
   }
 
-  // As libvmaf: without -n, VMAF is predicted, with vmaf_v0.6.1 when no model is named.
-  std::vector<vmaf::LoadedModel> models;
-  // A preset's models with -n only add their features, as in libvmaf.
-  if (o.no_prediction && o.explicit_models)
-    throw UsageError("-m/--model and -n/--no_prediction contradict each other");
-  if (!o.no_prediction || !o.models.empty())
-    models = vmaf::load_models(o.models.empty() ? std::vector<std::string>{"version=vmaf_v0.6.1"} : o.models);
-  std::vector<MetricRequest> requests;
-  if (models.empty()) {
-    for (const auto& f : o.features) requests.push_back(parse_metric_request(f));
-  } else {
-    requests = vmaf::model_metric_requests(models, o.features);
-  }
-  if (o.no_prediction) models.clear();  // features only: no score, live or final
-  if (requests.empty()) throw UsageError("no feature requested; add --feature NAME (see --list-features)");
-
-  // A run on CUDA decodes with NVDEC into the device memory the metrics read, and scales a ladder
-  // rung there (the engine's upload step); on the CPU the reading thread scales it with libswscale.
-  const BackendChoice backend = choose_backend(requests, o.run);
-  const bool on_cuda = backend.backend == Backend::kCuda;
-  if (o.decoder == DecoderChoice::kNvdec && !on_cuda)
-    throw RuntimeFailure(nvdec_built() ? fmt::format("--decoder nvdec: NVDEC decodes for the CUDA backend, and this "
-                                                     "run is on {}",
-                                                     backend.description)
-                                       : "--decoder nvdec: this vqx has no NVDEC decoder; use --decoder cpu");
+  RunPlan plan = plan_run(o);
+  const std::vector<vmaf::LoadedModel>& models = plan.models;
   // The report's thumbnails come from frames on the host: with it, compressed input is decoded
   // in software (NVDEC keeps the frames in device memory).
-  const int decode_gpu = on_cuda && o.report.empty() ? o.run.gpu : -1;
-  if (on_cuda) o.run.scale = o.scale;
-  auto inputs = open_input_pair(o.reference, input_options(o, o.ref_stream, decode_gpu), o.distorted,
-                                input_options(o, o.dis_stream, decode_gpu), on_cuda ? std::nullopt : o.scale);
+  OpenedRun opened = open_run(o, plan, !o.report.empty(), print_warning);
+  InputPair& inputs = opened.inputs;
   if (!o.quiet) {
     for (const auto& [name, input] : {std::pair{"reference", &inputs.reference}, {"distorted", &inputs.distorted}})
       if (!input->decoder.empty()) std::fprintf(stderr, "vqx: %s decoder: %s\n", name, input->decoder.c_str());
@@ -202,18 +165,13 @@ int run(int argc, char** argv) {
   FrameSource& distorted = *inputs.distorted.source;
   const PictureFormat& r = reference.format();
   const PictureFormat& d = distorted.format();
-  if (!o.run.scale && (r.width != d.width || r.height != d.height))
-    throw InputError(fmt::format(
-        "geometry mismatch: reference is {}x{}, distorted is {}x{}; --scale bicubic (or bilinear, lanczos, "
-        "spline, neighbor) scales the distorted frames to the reference's size",
-        r.width, r.height, d.width, d.height));
 
   if (o.segment) {
     o.run.warn = print_warning;
     o.run.backend_chosen = [&](const BackendChoice& choice) {
       if (!o.quiet) std::fprintf(stderr, "vqx: backend %s\n", choice.description.c_str());
     };
-    write_segment(o, requests, reference, distorted);
+    write_segment(o, plan.requests, reference, distorted);
     return 0;
   }
   const bool show_progress = !o.quiet && ::isatty(STDERR_FILENO);
@@ -237,7 +195,7 @@ int run(int argc, char** argv) {
       capture->frame_read(frame, ref, dis, table);
     };
   }
-  auto report = run_metrics(reference, distorted, requests, o.run);
+  auto report = run_metrics(reference, distorted, plan.requests, o.run);
   progress.finish();
   vmaf::apply_models(models, report->table);
   if (::isatty(STDERR_FILENO) && (!o.quiet || o.output.empty())) print_model_means(models, report->table, o.numbers);
