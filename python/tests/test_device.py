@@ -140,3 +140,25 @@ def test_device_errors():
         other = vqx.Scorer(48, 32, "420", 8, features=["psnr"], backend="cuda", gpu=1)
         with pytest.raises(vqx.InputError, match="the array is on cuda:0, and this Scorer runs on cuda:1"):
             other.push((y, c, c), (y, c, c))
+
+
+def test_cuda_array_interface_alone(clips):
+    """An array that offers only __cuda_array_interface__ is read in place through cupy."""
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("cupy")
+
+    class InterfaceOnly:
+        def __init__(self, tensor):
+            self.tensor = tensor  # keeps the memory alive
+            self.__cuda_array_interface__ = tensor.__cuda_array_interface__
+
+    _, fmt, refs, diss = clips("n576", 4)
+    results = []
+    for wrap in (lambda t: t, InterfaceOnly):
+        scorer = vqx.Scorer(fmt["width"], fmt["height"], "420", 8, features=["psnr"], backend="cuda")
+        for r, d in zip(refs, diss):
+            scorer.push(tuple(wrap(torch.from_numpy(p.copy()).cuda()) for p in r),
+                        tuple(wrap(torch.from_numpy(p.copy()).cuda()) for p in d))
+        results.append(scorer.finish())
+        assert scorer.stats()["host_frames_read"] == 0
+    assert results[0].metrics["psnr_y"].tolist() == results[1].metrics["psnr_y"].tolist()

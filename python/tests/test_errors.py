@@ -87,3 +87,18 @@ def test_cuda_unavailable():
     with pytest.raises(vqx.RuntimeFailure):
         vqx.Scorer(48, 32, "420", 8, features=["psnr"], backend="cuda")
     assert vqx.Scorer(48, 32, "420", 8, features=["psnr"]).backend.startswith("cpu")
+
+
+def test_device_array_without_dlpack_needs_cupy():
+    try:
+        import cupy  # noqa: F401
+        pytest.skip("cupy is installed")
+    except ImportError:
+        pass
+
+    class InterfaceOnly:
+        __cuda_array_interface__ = {"shape": (32, 48), "typestr": "|u1", "data": (0, True), "version": 3}
+
+    scorer = vqx.Scorer(48, 32, "420", 8, features=["psnr"], backend="cpu")
+    with pytest.raises(vqx.InputError, match="only __cuda_array_interface__ needs cupy"):
+        scorer.push((InterfaceOnly(), frame()[1], frame()[2]), frame())

@@ -224,7 +224,8 @@ class Scorer:
     A frame is a tuple ``(Y, Cb, Cr)`` of 2-D arrays (plane_height x plane_width; chroma of odd
     sizes rounds up), a 3-D array ``(3, H, W)`` for 4:4:4, a 2-D array for 4:0:0, or a 1-D array
     in raw .yuv layout. Arrays are numpy (or anything with the buffer protocol or DLPack) on the
-    host, or torch / cupy arrays on the Scorer's CUDA device: those are read in place by the
+    host, or torch / cupy arrays (DLPack; ``__cuda_array_interface__`` alone through cupy) on the
+    Scorer's CUDA device: those are read in place by the
     CUDA backend after the work queued on ``stream`` (default: the array library's current
     stream), with no copy to the host. Temporal metrics (VMAF's motion) run across calls;
     :meth:`finish` ends the clip. One clip is all host or all device arrays.
@@ -270,7 +271,15 @@ class Scorer:
                                  f"(4:0:0) or a 1-D raw frame; got a {ndim}-D array")
         out = []
         for p in planes:
-            if not _is_device(p) and not hasattr(p, "__dlpack__"):
+            if hasattr(p, "__cuda_array_interface__") and not hasattr(p, "__dlpack__"):
+                # A device array without DLPack (numba's, say): cupy views it in place.
+                try:
+                    import cupy
+                except ImportError as e:
+                    raise InputError("a device array with only __cuda_array_interface__ needs cupy to be "
+                                     "read in place (or give a torch / cupy array)") from e
+                p = cupy.asarray(p)
+            elif not _is_device(p) and not hasattr(p, "__dlpack__"):
                 p = np.asarray(p)
             if isinstance(p, np.ndarray) and p.ndim == 2 and p.strides[1] != p.itemsize:
                 p = np.ascontiguousarray(p)
