@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "ctc_presets.h"
+#include "engine/cuda_backend.h"
 #include "output/percentiles.h"
 
 namespace vqx::cli {
@@ -64,6 +65,26 @@ SegmentRange parse_segment(const std::string& text) {
 
 }  // namespace
 
+std::vector<int> parse_gpu_list(const std::string& text) {
+  std::vector<int> devices;
+  if (text == "all") {
+    for (int d = 0; d < 64 && cuda_device_available(d); ++d) devices.push_back(d);
+    if (devices.empty()) throw UsageError("--gpu all: no usable CUDA device");
+    return devices;
+  }
+  size_t begin = 0;
+  for (;;) {
+    const size_t end = std::min(text.find(',', begin), text.size());
+    const std::string item = text.substr(begin, end - begin);
+    if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos)
+      throw UsageError(fmt::format("--gpu {}: expected a device index, a list A,B,... or all", text));
+    devices.push_back(std::stoi(item));
+    if (end == text.size()) break;
+    begin = end + 1;
+  }
+  return devices;
+}
+
 std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     for (const char* flag : kUnsupportedFlags)
@@ -81,7 +102,7 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   uint64_t subsample = 1, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
   unsigned cpumask = 0, gpumask = 0;
-  int gpu = 0;
+  std::string gpu = "0";
   unsigned gpu_frames = 0;
   bool xml = false, json = false, csv = false, sub = false, profile = false, no_cuda = false;
 
@@ -144,7 +165,8 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   app.add_option("--precision", precision, "Number format: N (%.Ng, 1-17), max/full (%.17g) or legacy (%.6f); default as libvmaf");
   app.add_option("--backend", backend,
                  "auto (default: cuda when a device is present and every feature has a CUDA twin), cpu or cuda");
-  app.add_option("--gpu", gpu, "CUDA device index")->check(CLI::NonNegativeNumber);
+  app.add_option("--gpu", gpu,
+                 "CUDA device index, or several (A,B,... or all): the clip is split between them, scores unchanged");
   app.add_option("--gpu_frames", gpu_frames,
                  "CUDA: frames per metric on the device at once (default 0 = as many as fit 1 GiB, at most 4)")
       ->check(CLI::Range(0u, 16u));
@@ -231,7 +253,11 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
       throw UsageError("--backend cuda contradicts --no_cuda/--gpumask");
     o.run.backend = Backend::kCpu;
   }
-  o.run.gpu = gpu;
+  o.gpus = parse_gpu_list(gpu);
+  o.run.gpu = o.gpus.front();
+  if (o.gpus.size() > 1 && (o.segment || !o.ndjson.empty() || !o.report.empty() || subsample > 1))
+    throw UsageError("--gpu with several devices splits the clip, which --segment, --ndjson, --report and "
+                     "--subsample do not combine with");
   o.run.profile = profile;
   o.run.gpu_frames = gpu_frames;
   return o;

@@ -36,10 +36,15 @@ struct CliOptions {
   // --segment START:COUNT with --features_out FILE: raw values of that frame range for vqx merge.
   std::optional<SegmentRange> segment;
   std::string features_out;
+  // --gpu: the CUDA devices; several (or one listed twice) split the clip between them.
+  std::vector<int> gpus = {0};
   bool quiet = false;
   bool show_version = false;
   bool list_features = false;
 };
+
+// --gpu: "N", "A,B,..." or "all" (every usable CUDA device); throws UsageError.
+std::vector<int> parse_gpu_list(const std::string& text);
 
 // Returns nullopt when help was printed. Throws UsageError for anything malformed.
 std::optional<CliOptions> parse_command_line(int argc, char** argv);

@@ -26,6 +26,7 @@ extern "C" {
 #include "output/percentiles.h"
 #include "output/progress_text.h"
 #include "report_capture.h"
+#include "multi_device.h"
 #include "run_plan.h"
 #include "segment_commands.h"
 
@@ -195,10 +196,31 @@ int run(int argc, char** argv) {
       capture->frame_read(frame, ref, dis, table);
     };
   }
-  auto report = run_metrics(reference, distorted, plan.requests, o.run);
+  std::unique_ptr<RunReport> report;
+  std::unique_ptr<MergedParts> merged;
+  if (o.gpus.size() > 1) {
+    // Each device reopens both inputs: they must be files whose frames can be counted.
+    const bool raw = o.raw.has_value();
+    const bool counted = o.reference != "-" && o.distorted != "-" && estimate_frame_count(o.reference, r, raw) &&
+                         (o.scale || estimate_frame_count(o.distorted, d, raw));
+    const auto frames = counted ? expected_frames(o, r, d) : std::nullopt;
+    if (!frames || *frames == 0)
+      throw UsageError("--gpu with several devices needs inputs whose frame count the files tell (not pipes)");
+    merged = run_on_devices(o, plan.requests, *frames, [&](int gpu) {
+      CliOptions on_device = o;
+      on_device.run.gpu = gpu;
+      return open_run(on_device, plan, false, print_warning).inputs;
+    });
+  } else {
+    report = run_metrics(reference, distorted, plan.requests, o.run);
+  }
+  ResultTable& table = report ? report->table : merged->table;
+  const double wall_seconds = report ? report->wall_seconds : merged->wall_seconds;
+  const uint32_t width = report ? report->format.width : merged->width;
+  const uint32_t height = report ? report->format.height : merged->height;
   progress.finish();
-  vmaf::apply_models(models, report->table);
-  if (::isatty(STDERR_FILENO) && (!o.quiet || o.output.empty())) print_model_means(models, report->table, o.numbers);
+  vmaf::apply_models(models, table);
+  if (::isatty(STDERR_FILENO) && (!o.quiet || o.output.empty())) print_model_means(models, table, o.numbers);
 
   if (capture) {
     ReportContent content;
@@ -208,26 +230,26 @@ int run(int argc, char** argv) {
     content.backend = backend_line;
     content.numbers = o.numbers;
     content.percentiles = o.percentiles.empty() ? kDefaultPercentiles : o.percentiles;
-    content.worst = capture->finish(report->table);
+    content.worst = capture->finish(table);
     content.primary = capture->primary();
-    write_output_file(o.report, [&](std::ostream& out) { write_html_report(out, report->table, content); });
+    write_output_file(o.report, [&](std::ostream& out) { write_html_report(out, table, content); });
   }
   if (o.output.empty()) return 0;
   OutputInfo info;
   info.version = std::string("vqx-") + VQX_VERSION;
-  info.fps = report->wall_seconds > 0 ? double(report->table.frame_count()) / report->wall_seconds : 0;
-  info.width = report->format.width;
-  info.height = report->format.height;
+  info.fps = wall_seconds > 0 ? double(table.frame_count()) / wall_seconds : 0;
+  info.width = width;
+  info.height = height;
   info.numbers = o.numbers;
   info.percentiles = o.percentiles;
   if (o.output == "-") {
-    write_results(std::cout, o.format, report->table, info);
+    write_results(std::cout, o.format, table, info);
     std::cout.flush();
     if (!std::cout) throw RuntimeFailure("cannot write the results to standard output");
     return 0;
   }
   write_output_file(o.output,
-                    [&](std::ostream& out) { write_results(out, o.format, report->table, info); });
+                    [&](std::ostream& out) { write_results(out, o.format, table, info); });
   return 0;
 }
 
