@@ -61,7 +61,8 @@ std::span<const uint8_t> InputStream::peek(size_t bytes) {
 size_t InputStream::read(void* dst, size_t bytes) {
   auto* out = static_cast<uint8_t*>(dst);
   size_t from_peek = std::min(bytes, peeked_.size() - replayed_);
-  std::memcpy(out, peeked_.data() + replayed_, from_peek);
+  // Nothing peeked: peeked_.data() may be null, which memcpy may not take even for no bytes.
+  if (from_peek > 0) std::memcpy(out, peeked_.data() + replayed_, from_peek);
   replayed_ += from_peek;
   if (replayed_ == peeked_.size() && !peeked_.empty()) {
     peeked_.clear();
