@@ -13,8 +13,6 @@ extern "C" {
 namespace vqx {
 namespace {
 
-constexpr size_t kRowAlignment = 64;
-
 std::optional<AVPixelFormat> planar_format(const PictureFormat& f) {
   if (f.color != ColorModel::kYCbCr) return std::nullopt;
   const int index = f.bit_depth == 8 ? 0 : f.bit_depth == 9 ? 1 : f.bit_depth == 10 ? 2

@@ -4,8 +4,10 @@
 // context, the same planar format in and out, SWS_ACCURATE_RND | SWS_BITEXACT, so the pixels do
 // not depend on the machine's SIMD). The CUDA twin (engine/cuda/device_scaler.h) gives the same
 // samples; core/scale_filter.h holds the modes.
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 
 #include "core/frame_source.h"
 #include "core/picture.h"
@@ -28,10 +30,16 @@ class PictureScaler {
   void scale(const Picture& in, Picture& out);
 
  private:
+  static constexpr size_t kRowAlignment = 64;
+  // Storage from `new (std::align_val_t(kRowAlignment)) uint8_t[]` is freed with the same
+  // alignment (a plain delete[] is a new/delete mismatch).
+  struct AlignedDelete {
+    void operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t(kRowAlignment)); }
+  };
   // libswscale's SIMD reads and writes past the last sample of a row (and row), as FFmpeg's
   // frames allow: the planes it works on are padded copies.
   struct PaddedPlanes {
-    std::unique_ptr<uint8_t[]> storage;
+    std::unique_ptr<uint8_t[], AlignedDelete> storage;
     uint8_t* data[4] = {};
     int stride[4] = {};
   };
