@@ -13,9 +13,11 @@ jobs=${3:-$(nproc)}
 out=${4:-$(mktemp -d)}
 mkdir -p "$out"
 
+# Every target has a seed corpus and is built: none is left out without a word.
 targets=()
-for corpus in "$root"/tests/fuzz/corpus/*/; do
-  name=$(basename "$corpus")
+for src in "$root"/tests/fuzz/*_fuzz.cpp; do
+  name=$(basename "$src" .cpp)
+  [[ -d $root/tests/fuzz/corpus/$name ]] || { echo "fuzz: $name has no tests/fuzz/corpus/$name/" >&2; exit 1; }
   [[ -x $build/tests/fuzz/$name ]] || { echo "fuzz: $name is not built in $build" >&2; exit 1; }
   targets+=("$name")
 done
@@ -33,6 +35,12 @@ run_one() {
   echo "fuzz: $name $seconds s ${execs:-0} runs $inputs inputs: $status"
   if [[ $status != ok ]]; then
     grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$log" | head -20 >&2 || true
+    # The reproducer in the log too (base64), for a run whose files are gone, such as CI's.
+    local artifact
+    for artifact in "$out/$name"-*; do
+      [[ -f $artifact ]] || continue
+      echo "fuzz: $name reproducer $(basename "$artifact"), base64: $(head -c 4096 "$artifact" | base64 -w0)" >&2
+    done
     return 1
   fi
 }

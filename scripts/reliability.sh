@@ -43,49 +43,68 @@ cc=${VQX_SANITIZER_CC:-clang-16}
 cxx=${VQX_SANITIZER_CXX:-clang++-16}
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# Reports name source lines when a symbolizer is found (any LLVM version reads clang 16's tables).
+symbolizer=$(command -v llvm-symbolizer-16 || command -v llvm-symbolizer || true)
+symbolizer=${symbolizer:+:external_symbolizer_path=$symbolizer}
 # Reports stop the test; leaks count as failures; the fuzzers keep their own settings.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:detect_stack_use_after_return=1$symbolizer}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1$symbolizer}
+export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1$symbolizer}
 
 run_step() { [[ ,$steps, == *,$1,* ]]; }
 log=$(mktemp -d)
+echo "reliability: logs in $log" >&2
 rows=()
 step_start=0
 begin() { step_start=$(date +%s); echo "reliability: $1" >&2; }
 elapsed() { echo $(( $(date +%s) - step_start )); }
-# "N tests" and the pass count from a ctest log.
+# Runs a command with its output in LOG; a failure shows the log's end and stops the script, so a
+# failed configure or build is as visible as a failed test.
+logged() {  # LOG COMMAND...
+  local out=$1
+  shift
+  "$@" >"$out" 2>&1 || { tail -60 "$out" >&2; echo "reliability: failed: $* (log: $out)" >&2; exit 1; }
+}
+# "N tests, M failed" from a ctest log; a run that found no tests fails.
 ctest_summary() {
-  sed -n 's/^[0-9]*% tests passed, \([0-9]*\) tests failed out of \([0-9]*\)/\2 tests, \1 failed/p' "$1" | tail -1
+  local summary
+  summary=$(sed -n 's/^[0-9]*% tests passed, \([0-9]*\) tests failed out of \([0-9]*\)$/\2 tests, \1 failed/p' "$1" | tail -1)
+  [[ -n $summary && $summary != "0 tests,"* ]] || { echo "reliability: no tests ran ($1)" >&2; exit 1; }
+  echo "$summary"
 }
 
+# Line tables are all a sanitizer report needs to name the source line; full debug information
+# only makes the build slower.
 configure() {  # DIR SANITIZE EXTRA...
   local dir=$1 sanitize=$2
   shift 2
-  CC=$cc CXX=$cxx cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  logged "$log/configure-$(basename "$dir").log" env CC="$cc" CXX="$cxx" \
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
     "${launcher[@]}" -DVQX_CUDA=OFF -DVQX_BUILD_BENCH=OFF -DVQX_SANITIZE="$sanitize" \
-    -DVQX_SHARED_DIR="${VQX_SHARED_DIR:-$root/../shared}" "$@" >"$log/configure-$(basename "$dir").log"
+    -DVQX_SHARED_DIR="${VQX_SHARED_DIR:-$root/../shared}" "$@"
 }
 
 # 1. AddressSanitizer + UndefinedBehaviorSanitizer: the whole CPU suite but long/.
 if run_step asan; then
   begin "ASan+UBSan build"
   configure build-asan address,undefined -DVQX_BUILD_FUZZ=ON
-  cmake --build build-asan -j"$jobs" >"$log/asan-build.log"
+  logged "$log/asan-build.log" cmake --build build-asan -j"$jobs"
   asan_build=$(elapsed)
   begin "ASan+UBSan tests"
   (cd build-asan && ctest -j"$jobs" -LE long --output-on-failure --timeout 1800) >"$log/asan-test.log" 2>&1 ||
     { tail -60 "$log/asan-test.log" >&2; exit 1; }
-  rows+=("| AddressSanitizer + UndefinedBehaviorSanitizer (clang 16, -fno-sanitize-recover, leaks checked) | the CPU test suite, every label but \`long\` | $(ctest_summary "$log/asan-test.log") | build $asan_build s, tests $(elapsed) s |")
+  asan_result=$(ctest_summary "$log/asan-test.log")
+  rows+=("| AddressSanitizer + UndefinedBehaviorSanitizer (clang 16, -fno-sanitize-recover, leaks checked) | the CPU test suite, every label but \`long\` | $asan_result | build $asan_build s, tests $(elapsed) s |")
 fi
 
-# 2. Fuzzing, two targets at a time, in the ASan+UBSan build.
+# 2. Fuzzing, one target per core at a time, in the ASan+UBSan build (no rebuild after step 1).
 if run_step fuzz; then
   begin "fuzzing"
   configure build-asan address,undefined -DVQX_BUILD_FUZZ=ON
   fuzz_targets=$(cd tests/fuzz && ls ./*_fuzz.cpp | sed 's|^\./||; s|\.cpp$||')
   # shellcheck disable=SC2086
-  cmake --build build-asan -j"$jobs" --target $fuzz_targets >"$log/fuzz-build.log"
+  logged "$log/fuzz-build.log" cmake --build build-asan -j"$jobs" --target $fuzz_targets
   bash scripts/fuzz.sh build-asan "$fuzz_seconds" "$jobs" "$log/fuzz" >"$log/fuzz.log" ||
     { cat "$log/fuzz.log" >&2; exit 1; }
   fuzz_wall=$(elapsed)
@@ -102,28 +121,31 @@ tsan_tests='^(ThreadPool|Engine|Y4mParallel|ReadAhead|ManyInstances|ThreadsFarAb
 if run_step tsan; then
   begin "TSan build"
   configure build-tsan thread
-  cmake --build build-tsan -j"$jobs" --target "${tsan_targets[@]}" >"$log/tsan-build.log"
+  logged "$log/tsan-build.log" cmake --build build-tsan -j"$jobs" --target "${tsan_targets[@]}"
   tsan_build=$(elapsed)
   begin "TSan tests"
   (cd build-tsan && ctest -j"$jobs" -R "$tsan_tests" --output-on-failure --timeout 1800) >"$log/tsan-test.log" 2>&1 ||
     { tail -60 "$log/tsan-test.log" >&2; exit 1; }
-  rows+=("| ThreadSanitizer (clang 16) | ${tsan_targets[*]} | $(ctest_summary "$log/tsan-test.log") | build $tsan_build s, tests $(elapsed) s |")
+  tsan_result=$(ctest_summary "$log/tsan-test.log")
+  rows+=("| ThreadSanitizer (clang 16) | ${tsan_targets[*]} | $tsan_result | build $tsan_build s, tests $(elapsed) s |")
 fi
 
 # 4. The release build's long-run, load and fault tests (CI runs them in scripts/test.sh).
 if run_step release; then
   begin "long-run, load and fault tests ($release)"
-  cmake --build "$release" -j"$jobs" --target vqx_cli long_run_test many_instances_test \
-    output_file_test cli_output_faults_test >"$log/release-build.log"
+  logged "$log/release-build.log" cmake --build "$release" -j"$jobs" --target vqx_cli \
+    long_run_test long_run_report_test many_instances_test output_file_test cli_output_faults_test
   (cd "$release" && ctest -j"$jobs" -L 'long|load' -V) >"$log/long.log" 2>&1 ||
     { tail -60 "$log/long.log" >&2; exit 1; }
   rss=$(grep -o '\[ load \] cpu.*' "$log/long.log" | sed 's/\[ load \] //' | head -1)
-  rows+=("| Long run and load, CPU | 100,000 frames of 64x64 (psnr, vif, adm, motion) whose values repeat with the input; every metric at once (23 instances) at 2, 16 x cores and 256 threads, each column equal to the instance alone; frame buffers bounded by memory; refused threads | $(ctest_summary "$log/long.log"); $rss | $(elapsed) s |")
+  long_result=$(ctest_summary "$log/long.log")
+  rows+=("| Long run and load, CPU | 100,000 frames of 64x64 (psnr, vif, adm, motion) whose values repeat with the input; every metric at once (23 instances) at 2, 16 x cores and 256 threads, each column equal to the instance alone; frame buffers bounded by memory; refused threads | $long_result; $rss | $(elapsed) s |")
   begin "output fault tests ($release)"
   (cd "$release" && ctest -j"$jobs" -R '^(CliOutputFaults|OutputFile)\.' --output-on-failure) >"$log/faults.log" 2>&1 ||
     { tail -60 "$log/faults.log" >&2; exit 1; }
   skipped=$(grep -c 'Skipped' "$log/faults.log" || true)
-  rows+=("| Output faults | full tmpfs, file-size limit, /dev/full, FIFO whose reader leaves, missing folder: error, exit 3, no partial file | $(ctest_summary "$log/faults.log"), $skipped skipped | $(elapsed) s |")
+  faults_result=$(ctest_summary "$log/faults.log")
+  rows+=("| Output faults | full tmpfs, file-size limit, /dev/full, FIFO whose reader leaves, missing folder: error, exit 3, no partial file | $faults_result, $skipped skipped | $(elapsed) s |")
 fi
 
 if [[ -n $table ]]; then
