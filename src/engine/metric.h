@@ -1,6 +1,6 @@
 #pragma once
-// The metric plug-in interface. A metric folder defines one MetricDescriptor (name, options, and
-// factories for its backends); metrics/registry.cpp lists the descriptors.
+// The metric plug-in interface. A metric folder defines one MetricDescriptor (name, options, the
+// outputs VMAF models read, and factories for its backends); metrics/registry.cpp lists them.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -77,6 +77,11 @@ class CpuMetric {
   virtual void flush(FeatureWriter& /*out*/) {}
 };
 
+struct ModelOutput {
+  std::string internal;  // e.g. VMAF_integer_feature_vif_scale0_score
+  std::string printed;   // e.g. integer_vif_scale0
+};
+
 struct MetricDescriptor {
   std::string name;
   std::string summary;
@@ -84,6 +89,9 @@ struct MetricDescriptor {
   std::function<std::unique_ptr<CpuMetric>(const OptionValues&)> make_cpu;
   // Null until the metric has a CUDA twin; always null in CPU-only builds.
   std::function<std::unique_ptr<CudaMetric>(const OptionValues&)> make_cuda;
+  // The outputs VMAF model files may read: the internal name a model's feature_names use and
+  // the printed base name (libvmaf's alias table, vmaf.md 1). Empty for metrics no model reads.
+  std::vector<ModelOutput> model_outputs = {};
 };
 
 // Every metric, in registration order (which fixes the order of output columns).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -10,21 +11,60 @@
 
 namespace vqx {
 
+namespace {
+
+OptionSpec make_spec(std::string name, OptionType type, OptionValue def, double min, double max,
+                     std::vector<std::string> choices, std::string help) {
+  OptionSpec spec;
+  spec.name = std::move(name);
+  spec.type = type;
+  spec.default_value = std::move(def);
+  spec.min = min;
+  spec.max = max;
+  spec.choices = std::move(choices);
+  spec.help = std::move(help);
+  return spec;
+}
+
+}  // namespace
+
 OptionSpec OptionSpec::Bool(std::string name, bool def, std::string help) {
-  return {std::move(name), OptionType::kBool, def, 0, 1, {}, std::move(help)};
+  return make_spec(std::move(name), OptionType::kBool, def, 0, 1, {}, std::move(help));
 }
 OptionSpec OptionSpec::Int(std::string name, int64_t def, int64_t min, int64_t max,
                            std::string help) {
-  return {std::move(name), OptionType::kInt, def, double(min), double(max), {}, std::move(help)};
+  return make_spec(std::move(name), OptionType::kInt, def, double(min), double(max), {},
+                   std::move(help));
 }
 OptionSpec OptionSpec::Double(std::string name, double def, double min, double max,
                               std::string help) {
-  return {std::move(name), OptionType::kDouble, def, min, max, {}, std::move(help)};
+  return make_spec(std::move(name), OptionType::kDouble, def, min, max, {}, std::move(help));
 }
 OptionSpec OptionSpec::String(std::string name, std::string def, std::vector<std::string> choices,
                               std::string help) {
-  return {std::move(name), OptionType::kString, std::move(def), 0, 0, std::move(choices),
-          std::move(help)};
+  return make_spec(std::move(name), OptionType::kString, std::move(def), 0, 0, std::move(choices),
+                   std::move(help));
+}
+
+OptionSpec OptionSpec::param(std::string suffix_alias) && {
+  feature_param = true;
+  alias = std::move(suffix_alias);
+  return std::move(*this);
+}
+
+const OptionSpec* find_option(const std::vector<OptionSpec>& specs, std::string_view name) {
+  for (const auto& s : specs)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+std::vector<const OptionSpec*> feature_params_by_name(const std::vector<OptionSpec>& specs) {
+  std::vector<const OptionSpec*> params;
+  for (const auto& s : specs)
+    if (s.feature_param) params.push_back(&s);
+  std::sort(params.begin(), params.end(),
+            [](const OptionSpec* a, const OptionSpec* b) { return a->name < b->name; });
+  return params;
 }
 
 OptionValues::OptionValues(const std::vector<OptionSpec>& specs) {
@@ -116,9 +156,7 @@ OptionValues parse_options(const std::vector<OptionSpec>& specs, std::string_vie
                                    metric, pair));
     std::string_view key = pair.substr(0, eq);
     std::string_view value = pair.substr(eq + 1);
-    const OptionSpec* spec = nullptr;
-    for (const auto& s : specs)
-      if (s.name == key) spec = &s;
+    const OptionSpec* spec = find_option(specs, key);
     if (!spec) {
       std::vector<std::string> names;
       for (const auto& s : specs) names.push_back(s.name);

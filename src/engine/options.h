@@ -23,6 +23,14 @@ struct OptionSpec {
   // Accepted values for kString; empty means any text.
   std::vector<std::string> choices;
   std::string help;
+  // libvmaf's feature parameters (VMAF_OPT_FLAG_FEATURE_PARAM): a non-default value appends
+  // "_<alias>[_<value>]" to the metric's output names and keys its instance (vmaf.md 5).
+  bool feature_param = false;
+  std::string alias;  // the name used in that suffix; empty: the option's name
+
+  // Marks the option a feature parameter named `alias` in output names ("" for its own name).
+  OptionSpec param(std::string suffix_alias) &&;
+  const std::string& suffix_name() const { return alias.empty() ? name : alias; }
 
   static OptionSpec Bool(std::string name, bool def, std::string help);
   static OptionSpec Int(std::string name, int64_t def, int64_t min, int64_t max, std::string help);
@@ -30,6 +38,11 @@ struct OptionSpec {
   static OptionSpec String(std::string name, std::string def, std::vector<std::string> choices,
                            std::string help);
 };
+
+// The option called `name`, or null.
+const OptionSpec* find_option(const std::vector<OptionSpec>& specs, std::string_view name);
+// The feature parameters of `specs` sorted by option name: the order of name suffixes.
+std::vector<const OptionSpec*> feature_params_by_name(const std::vector<OptionSpec>& specs);
 
 // The values of every declared option: defaults, overridden by what the user gave.
 class OptionValues {

@@ -51,7 +51,10 @@ void list_features() {
             else return fmt::format("{}", v);
           },
           spec.default_value);
-      std::cout << "    " << spec.name << " (default " << def << "): " << spec.help << "\n";
+      // A feature parameter's alias is what a non-default value adds to the output names.
+      std::string alias = spec.feature_param ? ", alias " + spec.suffix_name() : "";
+      std::cout << "    " << spec.name << " (default " << def << alias << "): " << spec.help
+                << "\n";
     }
   }
 }

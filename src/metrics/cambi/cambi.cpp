@@ -217,6 +217,9 @@ const MetricDescriptor& cambi_descriptor() {
 #else
       nullptr,
 #endif
+      {
+          {"Cambi_feature_cambi_score", "cambi"},
+      },
   };
   return descriptor;
 }

@@ -11,84 +11,71 @@
 #include "core/error.h"
 
 namespace vqx::cambi {
-namespace {
 
 // ---- Options and output names (spec 2) ------------------------------------------------------
 
-// Feature params: a non-default value is appended to the output name as _<alias>_<value>, in
-// alphabetical order of the option name (spec 2.2).
-struct FeatureParam {
-  const char* name;
-  const char* alias;
-};
-constexpr FeatureParam kFeatureParams[] = {
-    {"cambi_eotf", "ceot"},
-    {"cambi_high_res_speedup", "hrs"},
-    {"cambi_max_val", "cmxv"},
-    {"cambi_topk", "ctpk"},
-    {"cambi_vis_lum_threshold", "vlt"},
-    {"enc_bitdepth", "encbd"},
-    {"enc_height", "ench"},
-    {"enc_width", "encw"},
-    {"eotf", "eotf"},
-    {"max_log_contrast", "mlc"},
-    {"src_height", "srch"},
-    {"src_width", "srcw"},
-    {"topk", "topk"},
-    {"tvi_threshold", "tvit"},
-    {"window_size", "ws"},
-};
-
-}  // namespace
-
 std::vector<OptionSpec> option_specs() {
   return {
-      OptionSpec::Double("cambi_max_val", 1000.0, 0.0, 1000.0, "clip of the reported scores"),
-      OptionSpec::Int("enc_width", 0, 180, 7680, "processing width (default: input width)"),
-      OptionSpec::Int("enc_height", 0, 150, 7680, "processing height (default: input height)"),
+      OptionSpec::Double("cambi_max_val", 1000.0, 0.0, 1000.0, "clip of the reported scores")
+          .param("cmxv"),
+      OptionSpec::Int("enc_width", 0, 180, 7680, "processing width (default: input width)")
+          .param("encw"),
+      OptionSpec::Int("enc_height", 0, 150, 7680, "processing height (default: input height)")
+          .param("ench"),
       OptionSpec::Int("enc_bitdepth", 0, 6, 16,
-                      "encode bit depth; below 10 turns anti-dithering on (default: input's)"),
-      OptionSpec::Int("src_width", 0, 320, 7680, "processing width of the source (full_ref)"),
-      OptionSpec::Int("src_height", 0, 200, 4320, "processing height of the source (full_ref)"),
-      OptionSpec::Int("window_size", 65, 15, 127, "window at 4K before size adjustment"),
-      OptionSpec::Double("topk", 0.6, 0.0001, 1.0, "fraction of pixels pooled per scale"),
-      OptionSpec::Double("cambi_topk", 0.6, 0.0001, 1.0, "pooling fraction when topk is default"),
-      OptionSpec::Double("tvi_threshold", 0.019, 0.0001, 1.0, "visibility threshold dL/L"),
+                      "encode bit depth; below 10 turns anti-dithering on (default: input's)")
+          .param("encbd"),
+      OptionSpec::Int("src_width", 0, 320, 7680, "processing width of the source (full_ref)")
+          .param("srcw"),
+      OptionSpec::Int("src_height", 0, 200, 4320, "processing height of the source (full_ref)")
+          .param("srch"),
+      OptionSpec::Int("window_size", 65, 15, 127, "window at 4K before size adjustment")
+          .param("ws"),
+      OptionSpec::Double("topk", 0.6, 0.0001, 1.0, "fraction of pixels pooled per scale").param(""),
+      OptionSpec::Double("cambi_topk", 0.6, 0.0001, 1.0, "pooling fraction when topk is default")
+          .param("ctpk"),
+      OptionSpec::Double("tvi_threshold", 0.019, 0.0001, 1.0, "visibility threshold dL/L")
+          .param("tvit"),
       OptionSpec::Double("cambi_vis_lum_threshold", 0.0, 0.0, 300.0,
-                         "luminance (cd/m2) below which banding is ignored"),
-      OptionSpec::Int("max_log_contrast", 2, 0, 5, "log2 of the number of contrasts"),
+                         "luminance (cd/m2) below which banding is ignored")
+          .param("vlt"),
+      OptionSpec::Int("max_log_contrast", 2, 0, 5, "log2 of the number of contrasts").param("mlc"),
       OptionSpec::String("heatmaps_path", "", {}, "folder for per-scale c-value heatmaps"),
       OptionSpec::Bool("full_ref", false, "also score the reference (cambi_source)"),
-      OptionSpec::String("eotf", "bt1886", {"bt1886", "pq"}, "EOTF of the TVI tables"),
+      OptionSpec::String("eotf", "bt1886", {"bt1886", "pq"}, "EOTF of the TVI tables").param(""),
       OptionSpec::String("cambi_eotf", "bt1886", {"bt1886", "pq"},
-                         "EOTF, takes precedence over eotf when not bt1886"),
+                         "EOTF, takes precedence over eotf when not bt1886")
+          .param("ceot"),
       OptionSpec::Int("cambi_high_res_speedup", 0, 0, 2160,
-                      "1080, 1440 or 2160: halve the work at and above that size"),
+                      "1080, 1440 or 2160: halve the work at and above that size")
+          .param("hrs"),
   };
 }
 
 std::vector<std::string> feature_names(const OptionValues& o) {
   static const std::vector<OptionSpec> specs = option_specs();
   std::string name = "cambi";
-  for (const FeatureParam& fp : kFeatureParams) {
-    const OptionSpec& spec = *std::find_if(specs.begin(), specs.end(),
-                                           [&](const OptionSpec& s) { return s.name == fp.name; });
+  // Feature params: a non-default value is appended as _<alias>_<value>, in alphabetical order
+  // of the option name (spec 2.2).
+  for (const OptionSpec* param : feature_params_by_name(specs)) {
+    const OptionSpec& spec = *param;
+    const std::string& key = spec.name;
     char value[64];
     switch (spec.type) {
       case OptionType::kInt: {
-        int64_t v = o.get_int(fp.name);
+        int64_t v = o.get_int(key);
         if (v == std::get<int64_t>(spec.default_value)) continue;
         std::snprintf(value, sizeof value, "%d", int(v));
         break;
       }
       case OptionType::kDouble: {
-        double v = o.get_double(fp.name);
+        double v = o.get_double(key);
         if (v == std::get<double>(spec.default_value)) continue;
         std::snprintf(value, sizeof value, "%g", v);
         break;
       }
       case OptionType::kString: {
-        const std::string& v = o.get_string(fp.name);
+        const std::string& v = o.get_string(key);
         if (v == std::get<std::string>(spec.default_value)) continue;
         std::snprintf(value, sizeof value, "%s", v.c_str());
         break;
@@ -96,7 +83,7 @@ std::vector<std::string> feature_names(const OptionValues& o) {
       case OptionType::kBool:
         continue;  // no boolean feature params
     }
-    name += fmt::format("_{}_{}", fp.alias, value);
+    name += fmt::format("_{}_{}", spec.suffix_name(), value);
   }
   if (o.get_bool("full_ref")) return {name, "cambi_source", "cambi_full_reference"};
   return {name};

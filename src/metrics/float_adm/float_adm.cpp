@@ -19,20 +19,6 @@ using float_adm::Bands;
 
 constexpr int kScales = 4;
 
-const std::vector<vmaf_common::FeatureParam> kFeatureParams = {
-    {"adm_enhn_gain_limit", "egl"}, {"adm_norm_view_dist", "nvd"},
-    {"adm_noise_weight", "nw"},     {"adm_csf_scale", "scf"},
-    {"adm_csf_diag_scale", "scfd"}, {"adm_ref_display_height", "rdf"},
-    {"adm_csf_mode", "csf"},        {"adm_bypass_cm", "bcm"},
-    {"adm_adm3_apply_hm", "aah"},   {"adm_p_norm", "apn"},
-    {"adm_dlm_weight", "dlmw"},     {"adm_min_val", "min"},
-    {"adm_f1s0", "f1s0"},           {"adm_f1s1", "f1s1"},
-    {"adm_f1s2", "f1s2"},           {"adm_f1s3", "f1s3"},
-    {"adm_f2s0", "f2s0"},           {"adm_f2s1", "f2s1"},
-    {"adm_f2s2", "f2s2"},           {"adm_f2s3", "f2s3"},
-    {"adm_skip_aim_scale", "sasc"}, {"adm_skip_scale0", "ssz"},
-};
-
 double option(const OptionValues& o, const std::string& name) {
   return vmaf_common::normalise_double_option(o.get_double(name));
 }
@@ -55,7 +41,7 @@ class FloatAdmCpu final : public CpuMetric {
         p_norm_(option(o, "adm_p_norm")),
         dlm_weight_(option(o, "adm_dlm_weight")),
         min_val_(option(o, "adm_min_val")),
-        suffix_(vmaf_common::name_suffix(float_adm_descriptor().options, o, kFeatureParams)) {
+        suffix_(vmaf_common::name_suffix(float_adm_descriptor().options, o)) {
     float_adm::CsfOptions csf;
     csf.mode = int(o.get_int("adm_csf_mode"));
     csf.norm_view_dist = option(o, "adm_norm_view_dist");
@@ -198,46 +184,60 @@ const MetricDescriptor& float_adm_descriptor() {
           OptionSpec::Bool("debug", false,
                            "also output adm, adm_num, adm_den and each scale's num and den"),
           OptionSpec::Double("adm_enhn_gain_limit", 100.0, 1.0, 100.0,
-                             "enhancement gain cap in the decoupling, 1 disables it (alias egl)"),
+                             "enhancement gain cap in the decoupling, 1 disables it")
+              .param("egl"),
           OptionSpec::Double("adm_norm_view_dist", 3.0, 0.75, 24.0,
-                             "viewing distance in display heights (alias nvd)"),
-          OptionSpec::Double("adm_noise_weight", 0.03125, 0.0, 1500.0,
-                             "noise floor weight (alias nw)"),
-          OptionSpec::Double("adm_csf_scale", 1.0, 0.0, 50.0, "Barten CSF scale (alias scf)"),
-          OptionSpec::Double("adm_csf_diag_scale", 1.0, 0.0, 50.0,
-                             "Barten CSF diagonal scale (alias scfd)"),
+                             "viewing distance in display heights")
+              .param("nvd"),
+          OptionSpec::Double("adm_noise_weight", 0.03125, 0.0, 1500.0, "noise floor weight")
+              .param("nw"),
+          OptionSpec::Double("adm_csf_scale", 1.0, 0.0, 50.0, "Barten CSF scale").param("scf"),
+          OptionSpec::Double("adm_csf_diag_scale", 1.0, 0.0, 50.0, "Barten CSF diagonal scale")
+              .param("scfd"),
           OptionSpec::Int("adm_ref_display_height", 1080, 1, 4320,
-                          "reference display height in pixels (alias rdf)"),
+                          "reference display height in pixels")
+              .param("rdf"),
           OptionSpec::Int("adm_csf_mode", 0, 0, 9,
-                          "CSF: 0 Watson 97, 1 Barten, 2 ADM (others: Watson) (alias csf)"),
-          OptionSpec::Int("adm_bypass_cm", 0, 0, 1, "1 bypasses the contrast masking (alias bcm)"),
-          OptionSpec::Bool("adm_adm3_apply_hm", false,
-                           "ADM3 as the harmonic mean of ADM2 and AIM (alias aah)"),
-          OptionSpec::Double("adm_p_norm", 3.0, 1.0, 20.0, "pooling p-norm (alias apn)"),
+                          "CSF: 0 Watson 97, 1 Barten, 2 ADM (others: Watson)")
+              .param("csf"),
+          OptionSpec::Int("adm_bypass_cm", 0, 0, 1, "1 bypasses the contrast masking").param("bcm"),
+          OptionSpec::Bool("adm_adm3_apply_hm", false, "ADM3 as the harmonic mean of ADM2 and AIM")
+              .param("aah"),
+          OptionSpec::Double("adm_p_norm", 3.0, 1.0, 20.0, "pooling p-norm").param("apn"),
           OptionSpec::Double("adm_dlm_weight", 0.5, 0.0, 1.0,
-                             "weight of ADM2 against 1 - AIM in ADM3 (alias dlmw)"),
-          OptionSpec::Double("adm_min_val", 0.0, 0.0, 1.0, "lower clip of ADM3 (alias min)"),
-          OptionSpec::Double("adm_f1s0", -1.0, -1.0, 10.0,
-                             "scale 0 h/v CSF factor when >= 0 (alias f1s0)"),
-          OptionSpec::Double("adm_f1s1", -1.0, -1.0, 10.0,
-                             "scale 1 h/v CSF factor when >= 0 (alias f1s1)"),
-          OptionSpec::Double("adm_f1s2", -1.0, -1.0, 10.0,
-                             "scale 2 h/v CSF factor when >= 0 (alias f1s2)"),
-          OptionSpec::Double("adm_f1s3", -1.0, -1.0, 10.0,
-                             "scale 3 h/v CSF factor when >= 0 (alias f1s3)"),
-          OptionSpec::Double("adm_f2s0", -1.0, -1.0, 10.0,
-                             "scale 0 diagonal CSF factor when >= 0 (alias f2s0)"),
-          OptionSpec::Double("adm_f2s1", -1.0, -1.0, 10.0,
-                             "scale 1 diagonal CSF factor when >= 0 (alias f2s1)"),
-          OptionSpec::Double("adm_f2s2", -1.0, -1.0, 10.0,
-                             "scale 2 diagonal CSF factor when >= 0 (alias f2s2)"),
-          OptionSpec::Double("adm_f2s3", -1.0, -1.0, 10.0,
-                             "scale 3 diagonal CSF factor when >= 0 (alias f2s3)"),
-          OptionSpec::Int("adm_skip_aim_scale", -1, 0, 3, "scale left out of AIM (alias sasc)"),
-          OptionSpec::Bool("adm_skip_scale0", false, "scale 0 contributes nothing (alias ssz)"),
+                             "weight of ADM2 against 1 - AIM in ADM3")
+              .param("dlmw"),
+          OptionSpec::Double("adm_min_val", 0.0, 0.0, 1.0, "lower clip of ADM3").param("min"),
+          OptionSpec::Double("adm_f1s0", -1.0, -1.0, 10.0, "scale 0 h/v CSF factor when >= 0")
+              .param("f1s0"),
+          OptionSpec::Double("adm_f1s1", -1.0, -1.0, 10.0, "scale 1 h/v CSF factor when >= 0")
+              .param("f1s1"),
+          OptionSpec::Double("adm_f1s2", -1.0, -1.0, 10.0, "scale 2 h/v CSF factor when >= 0")
+              .param("f1s2"),
+          OptionSpec::Double("adm_f1s3", -1.0, -1.0, 10.0, "scale 3 h/v CSF factor when >= 0")
+              .param("f1s3"),
+          OptionSpec::Double("adm_f2s0", -1.0, -1.0, 10.0, "scale 0 diagonal CSF factor when >= 0")
+              .param("f2s0"),
+          OptionSpec::Double("adm_f2s1", -1.0, -1.0, 10.0, "scale 1 diagonal CSF factor when >= 0")
+              .param("f2s1"),
+          OptionSpec::Double("adm_f2s2", -1.0, -1.0, 10.0, "scale 2 diagonal CSF factor when >= 0")
+              .param("f2s2"),
+          OptionSpec::Double("adm_f2s3", -1.0, -1.0, 10.0, "scale 3 diagonal CSF factor when >= 0")
+              .param("f2s3"),
+          OptionSpec::Int("adm_skip_aim_scale", -1, 0, 3, "scale left out of AIM").param("sasc"),
+          OptionSpec::Bool("adm_skip_scale0", false, "scale 0 contributes nothing").param("ssz"),
       },
       [](const OptionValues& o) { return std::make_unique<FloatAdmCpu>(o); },
       nullptr,
+      {
+          {"VMAF_feature_adm2_score", "adm2"},
+          {"VMAF_feature_aim_score", "aim"},
+          {"VMAF_feature_adm3_score", "adm3"},
+          {"VMAF_feature_adm_scale0_score", "adm_scale0"},
+          {"VMAF_feature_adm_scale1_score", "adm_scale1"},
+          {"VMAF_feature_adm_scale2_score", "adm_scale2"},
+          {"VMAF_feature_adm_scale3_score", "adm_scale3"},
+      },
   };
   return descriptor;
 }

@@ -18,12 +18,6 @@ namespace {
 // Upstream's bilinear resampler keeps its column tables on the stack and refuses wider outputs.
 constexpr uint32_t kBilinearMaxWidth = 7680;
 
-const std::vector<vmaf_common::FeatureParam> kFeatureParams = {
-    {"motion_force_zero", "force_0"}, {"motion_fps_weight", "mfw"}, {"motion_blend_factor", "mbf"},
-    {"motion_blend_offset", "mbo"},   {"motion_add_scale1", "mdc"}, {"motion_filter_size", "mfs"},
-    {"motion_add_uv", "mau"},         {"motion_max_val", "mmxv"},
-};
-
 // Upstream's blur taps (motion_tools.h), double literals rounded to f32.
 std::vector<float> blur_taps(int64_t filter_size) {
   if (filter_size == 1) return {0.0f, 0.0f, 1.0f, 0.0f, 0.0f};
@@ -71,7 +65,7 @@ class FloatMotionCpu final : public CpuMetric {
         blend_offset_(vmaf_common::normalise_double_option(o.get_double("motion_blend_offset"))),
         max_val_(vmaf_common::normalise_double_option(o.get_double("motion_max_val"))),
         taps_(blur_taps(o.get_int("motion_filter_size"))),
-        suffix_(vmaf_common::name_suffix(float_motion_descriptor().options, o, kFeatureParams)) {}
+        suffix_(vmaf_common::name_suffix(float_motion_descriptor().options, o)) {}
 
   std::vector<std::string> feature_names() const override {
     std::vector<std::string> names = {"motion2", "motion3"};
@@ -176,22 +170,27 @@ const MetricDescriptor& float_motion_descriptor() {
       "float_motion",
       {
           OptionSpec::Bool("debug", true, "also output motion, the unfiltered per-frame score"),
-          OptionSpec::Bool("motion_force_zero", false, "every motion score is 0 (alias force_0)"),
-          OptionSpec::Double("motion_fps_weight", 1.0, 0.0, 5.0,
-                             "multiplies every score (alias mfw)"),
-          OptionSpec::Double("motion_blend_factor", 1.0, 0.0, 1.0, "motion3 blend (alias mbf)"),
-          OptionSpec::Double("motion_blend_offset", 40.0, 0.0, 1000.0,
-                             "motion3 blend knee (alias mbo)"),
-          OptionSpec::Bool("motion_add_scale1", false,
-                           "add the motion of half-size planes (alias mdc)"),
-          OptionSpec::Int("motion_filter_size", 5, 0, 9,
-                          "blur: 1 none, 3 three taps, else five (alias mfs)"),
-          OptionSpec::Bool("motion_add_uv", false, "add the Cb and Cr planes' motion (alias mau)"),
-          OptionSpec::Double("motion_max_val", 10000.0, 0.0, 10000.0,
-                             "clip of every score (alias mmxv)"),
+          OptionSpec::Bool("motion_force_zero", false, "every motion score is 0").param("force_0"),
+          OptionSpec::Double("motion_fps_weight", 1.0, 0.0, 5.0, "multiplies every score")
+              .param("mfw"),
+          OptionSpec::Double("motion_blend_factor", 1.0, 0.0, 1.0, "motion3 blend").param("mbf"),
+          OptionSpec::Double("motion_blend_offset", 40.0, 0.0, 1000.0, "motion3 blend knee")
+              .param("mbo"),
+          OptionSpec::Bool("motion_add_scale1", false, "add the motion of half-size planes")
+              .param("mdc"),
+          OptionSpec::Int("motion_filter_size", 5, 0, 9, "blur: 1 none, 3 three taps, else five")
+              .param("mfs"),
+          OptionSpec::Bool("motion_add_uv", false, "add the Cb and Cr planes' motion").param("mau"),
+          OptionSpec::Double("motion_max_val", 10000.0, 0.0, 10000.0, "clip of every score")
+              .param("mmxv"),
       },
       [](const OptionValues& o) { return std::make_unique<FloatMotionCpu>(o); },
       nullptr,
+      {
+          {"VMAF_feature_motion2_score", "motion2"},
+          {"VMAF_feature_motion_score", "motion"},
+          {"VMAF_feature_motion3_score", "motion3"},
+      },
   };
   return descriptor;
 }

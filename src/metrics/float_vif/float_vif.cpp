@@ -22,14 +22,6 @@ constexpr int kScales = 4;
 // Upstream's bilinear resampler keeps its column tables on the stack and refuses wider outputs.
 constexpr uint32_t kBilinearMaxWidth = 7680;
 
-const std::vector<vmaf_common::FeatureParam> kFeatureParams = {
-    {"vif_enhn_gain_limit", "egl"},  {"vif_kernelscale", "ks"},
-    {"vif_prescale", "ps"},          {"vif_scale1_min_val", "s1miv"},
-    {"vif_scale2_min_val", "s2miv"}, {"vif_scale3_min_val", "s3miv"},
-    {"vif_prescale_method", "pm"},   {"vif_sigma_nsq", "snsq"},
-    {"vif_skip_scale0", "ssclz"},
-};
-
 double option(const OptionValues& o, const char* name) {
   return vmaf_common::normalise_double_option(o.get_double(name));
 }
@@ -50,7 +42,7 @@ class FloatVifCpu final : public CpuMetric {
         min_val_{0.0, option(o, "vif_scale1_min_val"), option(o, "vif_scale2_min_val"),
                  option(o, "vif_scale3_min_val")},
         method_(speed::parse_prescale_method(o.get_string("vif_prescale_method"))),
-        suffix_(vmaf_common::name_suffix(float_vif_descriptor().options, o, kFeatureParams)) {
+        suffix_(vmaf_common::name_suffix(float_vif_descriptor().options, o)) {
     if (!speed::is_valid_kernel_scale(kernel_scale_))
       throw UsageError(
           fmt::format("feature 'float_vif': vif_kernelscale={:g} is not one of libvmaf's 21 "
@@ -185,25 +177,33 @@ const MetricDescriptor& float_vif_descriptor() {
           OptionSpec::Bool("debug", false,
                            "also output vif, vif_num, vif_den and each scale's num and den"),
           OptionSpec::Double("vif_enhn_gain_limit", 100.0, 1.0, 100.0,
-                             "enhancement gain cap, 1 disables the gain (alias egl)"),
+                             "enhancement gain cap, 1 disables the gain")
+              .param("egl"),
           OptionSpec::Double("vif_kernelscale", 1.0, 0.1, 4.0,
-                             "Gaussian width factor, one of libvmaf's 21 kernel scales (alias ks)"),
-          OptionSpec::Double("vif_prescale", 1.0, 0.1, 4.0, "resize factor before VIF (alias ps)"),
-          OptionSpec::Double("vif_scale1_min_val", 0.0, 0.0, 1.0,
-                             "lower clip of vif_scale1 (alias s1miv)"),
-          OptionSpec::Double("vif_scale2_min_val", 0.0, 0.0, 1.0,
-                             "lower clip of vif_scale2 (alias s2miv)"),
-          OptionSpec::Double("vif_scale3_min_val", 0.0, 0.0, 1.0,
-                             "lower clip of vif_scale3 (alias s3miv)"),
+                             "Gaussian width factor, one of libvmaf's 21 kernel scales")
+              .param("ks"),
+          OptionSpec::Double("vif_prescale", 1.0, 0.1, 4.0, "resize factor before VIF").param("ps"),
+          OptionSpec::Double("vif_scale1_min_val", 0.0, 0.0, 1.0, "lower clip of vif_scale1")
+              .param("s1miv"),
+          OptionSpec::Double("vif_scale2_min_val", 0.0, 0.0, 1.0, "lower clip of vif_scale2")
+              .param("s2miv"),
+          OptionSpec::Double("vif_scale3_min_val", 0.0, 0.0, 1.0, "lower clip of vif_scale3")
+              .param("s3miv"),
           OptionSpec::String("vif_prescale_method", "nearest",
-                             {"nearest", "bilinear", "bicubic", "lanczos4"},
-                             "prescale resampler (alias pm)"),
-          OptionSpec::Double("vif_sigma_nsq", 2.0, 0.0, 5.0, "neural noise variance (alias snsq)"),
-          OptionSpec::Bool("vif_skip_scale0", false,
-                           "scale 0 is not computed, vif_scale0 is 0 (alias ssclz)"),
+                             {"nearest", "bilinear", "bicubic", "lanczos4"}, "prescale resampler")
+              .param("pm"),
+          OptionSpec::Double("vif_sigma_nsq", 2.0, 0.0, 5.0, "neural noise variance").param("snsq"),
+          OptionSpec::Bool("vif_skip_scale0", false, "scale 0 is not computed, vif_scale0 is 0")
+              .param("ssclz"),
       },
       [](const OptionValues& o) { return std::make_unique<FloatVifCpu>(o); },
       nullptr,
+      {
+          {"VMAF_feature_vif_scale0_score", "vif_scale0"},
+          {"VMAF_feature_vif_scale1_score", "vif_scale1"},
+          {"VMAF_feature_vif_scale2_score", "vif_scale2"},
+          {"VMAF_feature_vif_scale3_score", "vif_scale3"},
+      },
   };
   return descriptor;
 }

@@ -22,14 +22,6 @@ namespace {
 
 using namespace integer_adm;
 
-// adm_skip_aim, debug and vqx's adm_simd_compat are not feature parameters (no name suffix).
-const std::vector<vmaf_common::FeatureParam> kFeatureParams = {
-    {"adm_enhn_gain_limit", "egl"}, {"adm_norm_view_dist", "nvd"}, {"adm_ref_display_height", "rdh"},
-    {"adm_csf_mode", "csf"},        {"adm_csf_scale", "scf"},      {"adm_csf_diag_scale", "scfd"},
-    {"adm_noise_weight", "nw"},     {"adm_dlm_weight", "dlmw"},    {"adm_min_val", "min"},
-    {"adm_skip_scale0", "ssz"},
-};
-
 constexpr size_t kRowGrain = 16;
 
 SimdCompat parse_compat(const std::string& s) {
@@ -77,7 +69,7 @@ class IntegerAdmCpu final : public CpuMetric {
         skip_aim_(o.get_bool("adm_skip_aim")),
         debug_(o.get_bool("debug")),
         compat_(parse_compat(o.get_string("adm_simd_compat"))),
-        suffix_(vmaf_common::name_suffix(integer_adm_descriptor().options, o, kFeatureParams)) {
+        suffix_(vmaf_common::name_suffix(integer_adm_descriptor().options, o)) {
     const double nvd = vmaf_common::normalise_double_option(o.get_double("adm_norm_view_dist"));
     const int rdh = int(o.get_int("adm_ref_display_height"));
     // Upstream fails every extract() call in this case (3.1); vqx refuses it up front.
@@ -228,22 +220,26 @@ const MetricDescriptor& integer_adm_descriptor() {
       "libvmaf's integer ADM (integer_adm2, integer_aim, integer_adm3, per-scale), bit-exact",
       {
           OptionSpec::Double("adm_enhn_gain_limit", 100.0, 1.0, 100.0,
-                             "enhancement gain cap in the decoupling (alias egl)"),
+                             "enhancement gain cap in the decoupling")
+              .param("egl"),
           OptionSpec::Double("adm_norm_view_dist", 3.0, 0.75, 24.0,
-                             "viewing distance in picture heights (alias nvd)"),
-          OptionSpec::Int("adm_ref_display_height", 1080, 1, 4320,
-                          "display height in pixels (alias rdh)"),
+                             "viewing distance in picture heights")
+              .param("nvd"),
+          OptionSpec::Int("adm_ref_display_height", 1080, 1, 4320, "display height in pixels")
+              .param("rdh"),
           OptionSpec::Int("adm_csf_mode", 0, 0, 3,
                           "0 Watson97, 2 Barten-Watson blend table, 3 blend table MAE; 1 (Barten) "
-                          "is refused (alias csf)"),
-          OptionSpec::Double("adm_csf_scale", 1.0, 0.0, 50.0, "CSF mode 1 only (alias scf)"),
-          OptionSpec::Double("adm_csf_diag_scale", 1.0, 0.0, 50.0, "CSF mode 1 only (alias scfd)"),
-          OptionSpec::Double("adm_noise_weight", 0.03125, 0.0, 1500.0,
-                             "additive noise floor term (alias nw)"),
+                          "is refused")
+              .param("csf"),
+          OptionSpec::Double("adm_csf_scale", 1.0, 0.0, 50.0, "CSF mode 1 only").param("scf"),
+          OptionSpec::Double("adm_csf_diag_scale", 1.0, 0.0, 50.0, "CSF mode 1 only").param("scfd"),
+          OptionSpec::Double("adm_noise_weight", 0.03125, 0.0, 1500.0, "additive noise floor term")
+              .param("nw"),
           OptionSpec::Double("adm_dlm_weight", 0.5, 0.0, 1.0,
-                             "weight of ADM2 against 1-AIM in ADM3 (alias dlmw)"),
-          OptionSpec::Double("adm_min_val", 0.0, 0.0, 1.0, "lower clip of ADM3 (alias min)"),
-          OptionSpec::Bool("adm_skip_scale0", false, "scale 0 contributes nothing (alias ssz)"),
+                             "weight of ADM2 against 1-AIM in ADM3")
+              .param("dlmw"),
+          OptionSpec::Double("adm_min_val", 0.0, 0.0, 1.0, "lower clip of ADM3").param("min"),
+          OptionSpec::Bool("adm_skip_scale0", false, "scale 0 contributes nothing").param("ssz"),
           OptionSpec::Bool("adm_skip_aim", false, "skip the AIM passes: integer_aim = 0"),
           OptionSpec::Bool("debug", false, "also output integer_adm, its num/den and per scale"),
           OptionSpec::String("adm_simd_compat", "avx2", {"avx2", "avx512", "none"},
@@ -256,6 +252,15 @@ const MetricDescriptor& integer_adm_descriptor() {
 #else
       nullptr,
 #endif
+      {
+          {"VMAF_integer_feature_adm2_score", "integer_adm2"},
+          {"VMAF_integer_feature_aim_score", "integer_aim"},
+          {"VMAF_integer_feature_adm3_score", "integer_adm3"},
+          {"integer_adm_scale0", "integer_adm_scale0"},
+          {"integer_adm_scale1", "integer_adm_scale1"},
+          {"integer_adm_scale2", "integer_adm_scale2"},
+          {"integer_adm_scale3", "integer_adm_scale3"},
+      },
   };
   return descriptor;
 }

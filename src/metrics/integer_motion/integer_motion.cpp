@@ -25,13 +25,6 @@ namespace {
 
 using namespace integer_motion;
 
-const std::vector<vmaf_common::FeatureParam> kFeatureParams = {
-    {"motion_force_zero", "force_0"},       {"motion_max_val", "mmxv"},
-    {"motion_fps_weight", "mfw"},           {"motion_blend_factor", "mbf"},
-    {"motion_blend_offset", "mbo"},         {"motion_five_frame_window", "mffw"},
-    {"motion_moving_average", "mma"},
-};
-
 constexpr size_t kRowGrain = 32;
 
 class IntegerMotionCpu final : public CpuMetric {
@@ -41,7 +34,7 @@ class IntegerMotionCpu final : public CpuMetric {
         force_zero_(o.get_bool("motion_force_zero")),
         fps_weight_(vmaf_common::normalise_double_option(o.get_double("motion_fps_weight"))),
         debug_(o.get_bool("debug")),
-        suffix_(vmaf_common::name_suffix(integer_motion_descriptor().options, o, kFeatureParams)) {
+        suffix_(vmaf_common::name_suffix(integer_motion_descriptor().options, o)) {
     MotionPostOptions post;
     post.five_frame_window = o.get_bool("motion_five_frame_window");
     post.moving_average = o.get_bool("motion_moving_average");
@@ -148,18 +141,21 @@ const MetricDescriptor& integer_motion_descriptor() {
       "motion",
       "libvmaf's integer motion (SAD score, integer_motion2, integer_motion3), bit-exact",
       {
-          OptionSpec::Bool("motion_force_zero", false, "every motion score is 0 (alias force_0)"),
+          OptionSpec::Bool("motion_force_zero", false, "every motion score is 0").param("force_0"),
           OptionSpec::Double("motion_max_val", 10000.0, 0.0, 10000.0,
-                             "clip of the SAD score and of motion3 (alias mmxv)"),
-          OptionSpec::Double("motion_fps_weight", 1.0, 0.0, 5.0,
-                             "multiplies the SAD score (alias mfw)"),
-          OptionSpec::Double("motion_blend_factor", 1.0, 0.0, 1.0, "motion3 blend (alias mbf)"),
-          OptionSpec::Double("motion_blend_offset", 40.0, 0.0, 1000.0,
-                             "motion3 blend knee (alias mbo)"),
+                             "clip of the SAD score and of motion3")
+              .param("mmxv"),
+          OptionSpec::Double("motion_fps_weight", 1.0, 0.0, 5.0, "multiplies the SAD score")
+              .param("mfw"),
+          OptionSpec::Double("motion_blend_factor", 1.0, 0.0, 1.0, "motion3 blend").param("mbf"),
+          OptionSpec::Double("motion_blend_offset", 40.0, 0.0, 1000.0, "motion3 blend knee")
+              .param("mbo"),
           OptionSpec::Bool("motion_five_frame_window", false,
-                           "compare frame n with n-2, for high frame rates (alias mffw)"),
+                           "compare frame n with n-2, for high frame rates")
+              .param("mffw"),
           OptionSpec::Bool("motion_moving_average", false,
-                           "motion3 = mean of this and the previous value (alias mma)"),
+                           "motion3 = mean of this and the previous value")
+              .param("mma"),
           OptionSpec::Bool("debug", false, "also output integer_motion (= the SAD score)"),
       },
       [](const OptionValues& o) { return make_integer_motion_cpu(o, motion_kernels()); },
@@ -168,6 +164,11 @@ const MetricDescriptor& integer_motion_descriptor() {
 #else
       nullptr,
 #endif
+      {
+          {"VMAF_integer_feature_motion_sad_score", "VMAF_integer_feature_motion_sad_score"},
+          {"VMAF_integer_feature_motion2_score", "integer_motion2"},
+          {"VMAF_integer_feature_motion3_score", "integer_motion3"},
+      },
   };
   return descriptor;
 }

@@ -19,11 +19,6 @@ namespace {
 
 using namespace integer_vif;
 
-const std::vector<vmaf_common::FeatureParam> kFeatureParams = {
-    {"vif_enhn_gain_limit", "egl"},
-    {"vif_skip_scale0", "ssclz"},
-};
-
 // Rows per parallel task: fixed, so the split never depends on the thread count (the sums are
 // exact integers anyway).
 constexpr size_t kRowGrain = 32;
@@ -35,7 +30,7 @@ class IntegerVifCpu final : public CpuMetric {
         gain_limit_(vmaf_common::normalise_double_option(o.get_double("vif_enhn_gain_limit"))),
         skip_scale0_(o.get_bool("vif_skip_scale0")),
         debug_(o.get_bool("debug")),
-        suffix_(vmaf_common::name_suffix(integer_vif_descriptor().options, o, kFeatureParams)) {}
+        suffix_(vmaf_common::name_suffix(integer_vif_descriptor().options, o)) {}
 
   std::vector<std::string> feature_names() const override {
     std::vector<std::string> names;
@@ -155,9 +150,12 @@ const MetricDescriptor& integer_vif_descriptor() {
       "libvmaf's integer VIF (integer_vif_scale0..3), bit-exact",
       {
           OptionSpec::Double("vif_enhn_gain_limit", 100.0, 1.0, 100.0,
-                             "upper bound of the enhancement gain (alias egl in names)"),
-          OptionSpec::Bool("vif_skip_scale0", false, "do not compute scale 0; it is written as 0"),
-          OptionSpec::Bool("debug", false, "also output integer_vif, its num/den and per-scale num/den"),
+                             "upper bound of the enhancement gain")
+              .param("egl"),
+          OptionSpec::Bool("vif_skip_scale0", false, "do not compute scale 0; it is written as 0")
+              .param("ssclz"),
+          OptionSpec::Bool("debug", false,
+                           "also output integer_vif, its num/den and per-scale num/den"),
       },
       [](const OptionValues& o) { return make_integer_vif_cpu(o, vif_kernels()); },
 #ifdef VQX_HAVE_CUDA
@@ -165,6 +163,12 @@ const MetricDescriptor& integer_vif_descriptor() {
 #else
       nullptr,
 #endif
+      {
+          {"VMAF_integer_feature_vif_scale0_score", "integer_vif_scale0"},
+          {"VMAF_integer_feature_vif_scale1_score", "integer_vif_scale1"},
+          {"VMAF_integer_feature_vif_scale2_score", "integer_vif_scale2"},
+          {"VMAF_integer_feature_vif_scale3_score", "integer_vif_scale3"},
+      },
   };
   return descriptor;
 }

@@ -21,25 +21,6 @@ namespace vqx {
 namespace speed {
 namespace {
 
-enum class Kind : uint8_t { kDouble, kInt, kString };
-struct OptionInfo {
-  const char* name;
-  const char* alias;
-  Kind kind;
-  double default_number;  // doubles and ints
-};
-// Sorted by option name: the order of the name suffixes (vmaf.md 5). Defaults as speed.md 1.2.
-constexpr OptionInfo kOptions[] = {
-    {"speed_kernelscale", "ks", Kind::kDouble, 1.0},
-    {"speed_max_val", "mxv", Kind::kDouble, 1000.0},
-    {"speed_nn_floor", "nnf", Kind::kDouble, 0.0},
-    {"speed_prescale", "ps", Kind::kDouble, 1.0},
-    {"speed_prescale_method", "psm", Kind::kString, 0.0},
-    {"speed_sigma_nn", "snn", Kind::kDouble, 0.29},
-    {"speed_weight_var_mode", "wvm", Kind::kInt, 0.0},
-};
-constexpr const char* kDefaultMethod = "nearest";
-
 // vmaf.md 5: a value that sscanf("%f %c") reads as exactly one float is replaced by "%g" of its
 // strtof value, so at most 6 significant digits (of an f32) survive.
 std::string normalised_text(const std::string& text) {
@@ -92,31 +73,36 @@ SpeedParams resolve_params(const OptionValues& o) {
 }
 
 std::vector<std::string> output_names(const OptionValues& o) {
+  // The suffix of every feature parameter the user gave with a non-default value, in option
+  // name order (vmaf.md 5); defaults as speed.md 1.2.
   std::string suffix;
-  for (const OptionInfo& opt : kOptions) {
-    if (!o.is_set(opt.name)) continue;
+  for (const OptionSpec* param : feature_params_by_name(speed_chroma_descriptor().options)) {
+    const std::string& name = param->name;
+    if (!o.is_set(name)) continue;
     std::string shown;
-    switch (opt.kind) {
-      case Kind::kString:
-        shown = o.get_string(opt.name);
-        if (shown == kDefaultMethod) continue;
+    switch (param->type) {
+      case OptionType::kString:
+        shown = o.get_string(name);
+        if (shown == std::get<std::string>(param->default_value)) continue;
         break;
-      case Kind::kInt: {
-        const int64_t v = option_int(o, opt.name);
-        if (double(v) == opt.default_number) continue;
+      case OptionType::kInt: {
+        const int64_t v = option_int(o, name.c_str());
+        if (v == std::get<int64_t>(param->default_value)) continue;
         shown = fmt::format("{}", v);
         break;
       }
-      case Kind::kDouble: {
-        const double v = option_double(o, opt.name);
-        if (v == opt.default_number) continue;
+      case OptionType::kDouble: {
+        const double v = option_double(o, name.c_str());
+        if (v == std::get<double>(param->default_value)) continue;
         char buf[64];
         std::snprintf(buf, sizeof buf, "%g", v);
         shown = buf;
         break;
       }
+      case OptionType::kBool:
+        continue;  // speed_chroma has no boolean option
     }
-    suffix += fmt::format("_{}_{}", opt.alias, shown);
+    suffix += fmt::format("_{}_{}", param->suffix_name(), shown);
   }
   return {"speed_chroma_u" + suffix, "speed_chroma_v" + suffix, "speed_chroma_uv" + suffix};
 }
@@ -238,20 +224,25 @@ const MetricDescriptor& speed_chroma_descriptor() {
       "SpEED-QA entropy difference on the chroma planes, libvmaf's speed_chroma (VMAF v1 models)",
       {
           OptionSpec::Double("speed_kernelscale", 1.0, 0.1, 4.0,
-                             "Gaussian kernel scale; one of libvmaf's 21 scales (alias ks)"),
+                             "Gaussian kernel scale; one of libvmaf's 21 scales")
+              .param("ks"),
           OptionSpec::Double("speed_prescale", 1.0, 0.1, 4.0,
-                             "resample the chroma planes by this factor first (alias ps)"),
+                             "resample the chroma planes by this factor first")
+              .param("ps"),
           OptionSpec::String("speed_prescale_method", "nearest",
                              {"nearest", "bilinear", "bicubic", "lanczos4"},
-                             "prescale resampler; bicubic and lanczos4 are refused (alias psm)"),
-          OptionSpec::Double("speed_sigma_nn", 0.29, 0.1, 2.0,
-                             "neural noise standard deviation (alias snn)"),
+                             "prescale resampler; bicubic and lanczos4 are refused")
+              .param("psm"),
+          OptionSpec::Double("speed_sigma_nn", 0.29, 0.1, 2.0, "neural noise standard deviation")
+              .param("snn"),
           OptionSpec::Double("speed_nn_floor", 0.0, 0.0, 1.0,
-                             "entropy floor above the noise, relative (alias nnf)"),
-          OptionSpec::Double("speed_max_val", 1000.0, 0.0, 1000.0,
-                             "clip the outputs at this value (alias mxv)"),
+                             "entropy floor above the noise, relative")
+              .param("nnf"),
+          OptionSpec::Double("speed_max_val", 1000.0, 0.0, 1000.0, "clip the outputs at this value")
+              .param("mxv"),
           OptionSpec::Int("speed_weight_var_mode", 0, 0, 6,
-                          "how block variances weight the entropies, 0-6 (alias wvm)"),
+                          "how block variances weight the entropies, 0-6")
+              .param("wvm"),
       },
       [](const OptionValues& o) {
         return std::make_unique<speed::SpeedChromaCpu>(o, speed::speed_kernels());
@@ -261,6 +252,11 @@ const MetricDescriptor& speed_chroma_descriptor() {
 #else
       nullptr,
 #endif
+      {
+          {"Speed_chroma_feature_speed_chroma_u_score", "speed_chroma_u"},
+          {"Speed_chroma_feature_speed_chroma_v_score", "speed_chroma_v"},
+          {"Speed_chroma_feature_speed_chroma_uv_score", "speed_chroma_uv"},
+      },
   };
   return descriptor;
 }

@@ -18,12 +18,6 @@
 namespace vqx {
 namespace {
 
-const std::vector<vmaf_common::FeatureParam> kFeatureParams = {
-    {"speed_kernelscale", "ks"},   {"speed_prescale", "ps"},  {"speed_prescale_method", "psm"},
-    {"speed_sigma_nn", "snn"},     {"speed_nn_floor", "nnf"}, {"speed_max_val", "mxv"},
-    {"speed_use_ref_diff", "urd"},
-};
-
 double option(const OptionValues& o, const char* name) {
   return vmaf_common::normalise_double_option(o.get_double(name));
 }
@@ -43,7 +37,7 @@ class SpeedTemporalCpu final : public CpuMetric {
  public:
   explicit SpeedTemporalCpu(const OptionValues& o)
       : use_ref_diff_(o.get_bool("speed_use_ref_diff")),
-        suffix_(vmaf_common::name_suffix(speed_temporal_descriptor().options, o, kFeatureParams)) {
+        suffix_(vmaf_common::name_suffix(speed_temporal_descriptor().options, o)) {
     params_.kernel_scale = float(option(o, "speed_kernelscale"));
     params_.prescale = option(o, "speed_prescale");
     params_.method = speed::parse_prescale_method(o.get_string("speed_prescale_method"));
@@ -133,21 +127,25 @@ const MetricDescriptor& speed_temporal_descriptor() {
       "SpEED-QA entropy difference of luma frame differences, libvmaf's speed_temporal",
       {
           OptionSpec::Double("speed_kernelscale", 1.0, 0.1, 4.0,
-                             "Gaussian kernel scale; one of libvmaf's 21 scales (alias ks)"),
+                             "Gaussian kernel scale; one of libvmaf's 21 scales")
+              .param("ks"),
           OptionSpec::Double("speed_prescale", 1.0, 0.1, 4.0,
-                             "resample the differences by this factor first (alias ps)"),
+                             "resample the differences by this factor first")
+              .param("ps"),
           OptionSpec::String("speed_prescale_method", "nearest",
-                             {"nearest", "bilinear", "bicubic", "lanczos4"},
-                             "prescale resampler (alias psm)"),
-          OptionSpec::Double("speed_sigma_nn", 0.29, 0.1, 2.0,
-                             "neural noise standard deviation (alias snn)"),
+                             {"nearest", "bilinear", "bicubic", "lanczos4"}, "prescale resampler")
+              .param("psm"),
+          OptionSpec::Double("speed_sigma_nn", 0.29, 0.1, 2.0, "neural noise standard deviation")
+              .param("snn"),
           OptionSpec::Double("speed_nn_floor", 0.0, 0.0, 1.0,
-                             "entropy floor above the noise, relative (alias nnf)"),
-          OptionSpec::Double(
-              "speed_max_val", 1000.0, 0.0, 1000.0,
-              "accepted and named as libvmaf's, which never clips speed_temporal (alias mxv)"),
+                             "entropy floor above the noise, relative")
+              .param("nnf"),
+          OptionSpec::Double("speed_max_val", 1000.0, 0.0, 1000.0,
+                             "accepted and named as libvmaf's, which never clips speed_temporal")
+              .param("mxv"),
           OptionSpec::Bool("speed_use_ref_diff", false,
-                           "distorted difference against the current reference frame (alias urd)"),
+                           "distorted difference against the current reference frame")
+              .param("urd"),
       },
       [](const OptionValues& o) { return std::make_unique<SpeedTemporalCpu>(o); },
       nullptr,

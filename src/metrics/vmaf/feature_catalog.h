@@ -1,39 +1,24 @@
 #pragma once
-// What a VMAF model needs to know about the feature extractors it reads, independent of the
-// extractors' code: which extractor provides an internal feature name, the printed (alias) name,
-// and every option with its alias, type, default, range and whether it is a "feature parameter"
-// (a non-default value renames the output). Tables from shared/spec/vmaf.md 1-4, cambi.md 2.1,
-// speed.md 1.2. The naming rule is vmaf.md 5.
+// What a VMAF model needs to know about the feature extractors it reads: which extractor provides
+// an internal feature name, the printed (alias) name, and every option with its alias, type,
+// default, range and whether it is a "feature parameter" (a non-default value renames the
+// output). All of it comes from the metrics' own declarations (MetricDescriptor::options and
+// model_outputs); the naming rule is vmaf.md 5.
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "engine/metric.h"
 #include "engine/options.h"
 
 namespace vqx::vmaf {
 
-struct CatalogOption {
-  std::string name;
-  std::string alias;  // empty: the name is used in output names
-  OptionType type = OptionType::kBool;
-  OptionValue default_value;
-  bool feature_param = true;
-  double min = 0, max = 0;           // for kInt and kDouble
-  std::vector<std::string> choices;  // for kString; empty = any
-};
+// A metric that VMAF models may read: one with model outputs, in registration order.
+using CatalogExtractor = MetricDescriptor;
 
-struct CatalogExtractor {
-  std::string name;  // the --feature name, e.g. "adm"
-  std::vector<CatalogOption> options;
-  // Provided outputs: internal name (as in model files) -> printed name (libvmaf's alias table).
-  std::vector<std::pair<std::string, std::string>> outputs;
-
-  const CatalogOption* find_option(std::string_view option) const;
-};
-
-const std::vector<CatalogExtractor>& feature_catalog();
+const std::vector<const CatalogExtractor*>& feature_catalog();
 const CatalogExtractor* find_extractor(std::string_view name);
 
 // The extractor providing `feature` (an internal name such as VMAF_integer_feature_adm2_score,
@@ -52,8 +37,8 @@ std::string normalize_json_number(double value);
 
 // A typed value of one option, after libvmaf's per-type parsing of the normalised text.
 // Throws std::invalid_argument with a one-line reason when the text is not valid for the option.
-OptionValue parse_catalog_value(const CatalogOption& option, const std::string& text);
-bool is_default_value(const CatalogOption& option, const OptionValue& value);
+OptionValue parse_catalog_value(const OptionSpec& option, const std::string& text);
+bool is_default_value(const OptionSpec& option, const OptionValue& value);
 // The value as it appears in an output name suffix: %d, %g or the string.
 std::string suffix_value_text(const OptionValue& value);
 

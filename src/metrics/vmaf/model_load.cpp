@@ -139,7 +139,7 @@ std::vector<OptionSetting> parse_opts_dict(const ModelParser& p, const json& dic
     else
       p.fail(fmt::format("feature {} option \"{}\" must be a number, bool or string", feature.name,
                          key));
-    const CatalogOption* option = extractor.find_option(key);
+    const OptionSpec* option = find_option(extractor.options, key);
     if (!option)
       p.fail(fmt::format("feature {}: extractor '{}' has no option '{}'", feature.name,
                          extractor.name, key));
@@ -379,7 +379,7 @@ LoadedModel ModelLoader::single(const json& root, const ModelRequest& request, s
     if (!used)
       throw UsageError(
           fmt::format("{}: model {} does not use extractor '{}'", where, p.label(), o.extractor));
-    const CatalogOption* option = extractor->find_option(o.option);
+    const OptionSpec* option = find_option(extractor->options, o.option);
     if (!option) {
       std::vector<std::string> known;
       for (const auto& c : extractor->options) known.push_back(c.name);

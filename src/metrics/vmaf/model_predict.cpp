@@ -134,7 +134,7 @@ FeatureRequest request_of(const ModelFeature& f) {
   const CatalogExtractor& extractor = *find_extractor(f.extractor);
   std::vector<std::string> given;
   for (const auto& [name, value] : f.options) {
-    const CatalogOption& option = *extractor.find_option(name);
+    const OptionSpec& option = *find_option(extractor.options, name);
     if (!is_default_value(option, parse_catalog_value(option, value)))
       given.push_back(name + "=" + value);
   }
@@ -176,7 +176,7 @@ std::string user_request_key(const std::string& text) {
       rest = colon < rest.size() ? rest.substr(colon + 1) : std::string_view{};
       size_t e = pair.find('=');
       if (e == std::string_view::npos) return "";
-      const CatalogOption* option = extractor->find_option(pair.substr(0, e));
+      const OptionSpec* option = find_option(extractor->options, pair.substr(0, e));
       if (!option) return "";
       std::string value = normalize_option_text(pair.substr(e + 1));
       try {

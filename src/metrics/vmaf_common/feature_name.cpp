@@ -16,48 +16,35 @@ double normalise_double_option(double value) {
   return std::atof(text);
 }
 
-namespace {
-
-const OptionSpec& find_spec(const std::vector<OptionSpec>& specs, const std::string& name) {
-  for (const auto& s : specs)
-    if (s.name == name) return s;
-  throw std::logic_error("feature parameter '" + name + "' is not a declared option");
-}
-
-}  // namespace
-
-std::string name_suffix(const std::vector<OptionSpec>& specs, const OptionValues& values,
-                        const std::vector<FeatureParam>& params) {
-  std::vector<const FeatureParam*> sorted;
-  for (const auto& p : params) sorted.push_back(&p);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const FeatureParam* a, const FeatureParam* b) { return a->option < b->option; });
+std::string name_suffix(const std::vector<OptionSpec>& specs, const OptionValues& values) {
   std::string suffix;
-  for (const FeatureParam* p : sorted) {
-    const OptionSpec& spec = find_spec(specs, p->option);
+  for (const OptionSpec* p : feature_params_by_name(specs)) {
+    const OptionSpec& spec = *p;
     switch (spec.type) {
       case OptionType::kBool: {
-        bool v = values.get_bool(p->option);
-        if (v != std::get<bool>(spec.default_value) && v) suffix += "_" + p->alias;
+        bool v = values.get_bool(spec.name);
+        if (v != std::get<bool>(spec.default_value) && v) suffix += "_" + spec.suffix_name();
         break;
       }
       case OptionType::kInt: {
-        int64_t v = values.get_int(p->option);
-        if (v != std::get<int64_t>(spec.default_value)) suffix += fmt::format("_{}_{}", p->alias, v);
+        int64_t v = values.get_int(spec.name);
+        if (v != std::get<int64_t>(spec.default_value))
+          suffix += fmt::format("_{}_{}", spec.suffix_name(), v);
         break;
       }
       case OptionType::kDouble: {
-        double v = normalise_double_option(values.get_double(p->option));
+        double v = normalise_double_option(values.get_double(spec.name));
         if (v != std::get<double>(spec.default_value)) {
           char text[64];
           std::snprintf(text, sizeof text, "%g", v);
-          suffix += "_" + p->alias + "_" + text;
+          suffix += "_" + spec.suffix_name() + "_" + text;
         }
         break;
       }
       case OptionType::kString: {
-        const std::string& v = values.get_string(p->option);
-        if (v != std::get<std::string>(spec.default_value)) suffix += "_" + p->alias + "_" + v;
+        const std::string& v = values.get_string(spec.name);
+        if (v != std::get<std::string>(spec.default_value))
+          suffix += "_" + spec.suffix_name() + "_" + v;
         break;
       }
     }

@@ -9,20 +9,14 @@
 
 namespace vqx::vmaf_common {
 
-// An option that is a libvmaf "feature parameter": a non-default value renames the outputs.
-struct FeatureParam {
-  std::string option;  // option name, e.g. "adm_enhn_gain_limit"
-  std::string alias;   // name suffix, e.g. "egl"
-};
-
 // libvmaf passes numeric option text through strtof and prints it back with %g before parsing it
 // as a double (vmaf.md 5), so at most 6 significant digits survive. Returns that value.
 double normalise_double_option(double value);
 
-// "_<alias>[_<value>]..." for the feature parameters whose value differs from the default,
-// sorted by option name (vmaf.md 5). Doubles are compared after normalise_double_option.
-std::string name_suffix(const std::vector<OptionSpec>& specs, const OptionValues& values,
-                        const std::vector<FeatureParam>& params);
+// "_<alias>[_<value>]..." for the feature parameters (OptionSpec::feature_param) whose value
+// differs from the default, sorted by option name (vmaf.md 5). Doubles are compared after
+// normalise_double_option.
+std::string name_suffix(const std::vector<OptionSpec>& specs, const OptionValues& values);
 
 // Applies `suffix` to every name.
 std::vector<std::string> with_suffix(std::vector<std::string> names, const std::string& suffix);
