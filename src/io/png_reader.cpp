@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/png_errors.h"
 #include "io/file_stream.h"
 #include "io/readers.h"
 
@@ -26,18 +27,12 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "16-bit samples are swapped to little-endian host order");
 
-struct PngSession {
+// The decoder's libpng structures and the message of its last error.
+struct PngReadState {
   png_structp png = nullptr;
   png_infop info = nullptr;
-  char message[256] = {};
+  PngError error;
 };
-
-void on_error(png_structp png, png_const_charp text) {
-  auto* session = static_cast<PngSession*>(png_get_error_ptr(png));
-  std::snprintf(session->message, sizeof session->message, "%s", text ? text : "libpng error");
-  png_longjmp(png, 1);
-}
-void on_warning(png_structp, png_const_charp) {}
 
 struct PngHeader {
   uint32_t width = 0, height = 0;
@@ -46,35 +41,35 @@ struct PngHeader {
   size_t row_bytes = 0;
 };
 
-// Reads the header and sets up the transforms. Returns false with session.message on error.
-bool read_header(PngSession& session, std::FILE* file, PngHeader& header) {
-  if (setjmp(png_jmpbuf(session.png))) return false;
-  png_init_io(session.png, file);
-  png_set_sig_bytes(session.png, 8);
+// Reads the header and sets up the transforms. Returns false with state.error.message on error.
+bool read_header(PngReadState& state, std::FILE* file, PngHeader& header) {
+  if (setjmp(png_jmpbuf(state.png))) return false;
+  png_init_io(state.png, file);
+  png_set_sig_bytes(state.png, 8);
   // The dimension limit is checked by validate_format as well; this keeps libpng from allocating.
-  png_set_user_limits(session.png, kMaxDimension, kMaxDimension);
-  png_set_benign_errors(session.png, 0);  // a truncated or inconsistent stream is an error
-  png_read_info(session.png, session.info);
-  const png_byte color = png_get_color_type(session.png, session.info);
-  const png_byte depth = png_get_bit_depth(session.png, session.info);
-  png_set_expand(session.png);  // palette -> RGB, grey < 8 bits -> 8, tRNS -> alpha
+  png_set_user_limits(state.png, kMaxDimension, kMaxDimension);
+  png_set_benign_errors(state.png, 0);  // a truncated or inconsistent stream is an error
+  png_read_info(state.png, state.info);
+  const png_byte color = png_get_color_type(state.png, state.info);
+  const png_byte depth = png_get_bit_depth(state.png, state.info);
+  png_set_expand(state.png);  // palette -> RGB, grey < 8 bits -> 8, tRNS -> alpha
   if (color == PNG_COLOR_TYPE_GRAY || color == PNG_COLOR_TYPE_GRAY_ALPHA)
-    png_set_gray_to_rgb(session.png);
-  if (depth == 16) png_set_swap(session.png);
-  png_set_interlace_handling(session.png);
-  png_read_update_info(session.png, session.info);
-  header.width = png_get_image_width(session.png, session.info);
-  header.height = png_get_image_height(session.png, session.info);
-  header.channels = png_get_channels(session.png, session.info);
-  header.depth = png_get_bit_depth(session.png, session.info);
-  header.row_bytes = png_get_rowbytes(session.png, session.info);
+    png_set_gray_to_rgb(state.png);
+  if (depth == 16) png_set_swap(state.png);
+  png_set_interlace_handling(state.png);
+  png_read_update_info(state.png, state.info);
+  header.width = png_get_image_width(state.png, state.info);
+  header.height = png_get_image_height(state.png, state.info);
+  header.channels = png_get_channels(state.png, state.info);
+  header.depth = png_get_bit_depth(state.png, state.info);
+  header.row_bytes = png_get_rowbytes(state.png, state.info);
   return true;
 }
 
-bool read_pixels(PngSession& session, png_bytepp rows) {
-  if (setjmp(png_jmpbuf(session.png))) return false;
-  png_read_image(session.png, rows);
-  png_read_end(session.png, nullptr);
+bool read_pixels(PngReadState& state, png_bytepp rows) {
+  if (setjmp(png_jmpbuf(state.png))) return false;
+  png_read_image(state.png, rows);
+  png_read_end(state.png, nullptr);
   return true;
 }
 
@@ -110,21 +105,22 @@ class PngReader final : public FrameSource {
     if (read_fully(file.get(), signature, 8) != 8 || png_sig_cmp(signature, 0, 8) != 0)
       fail("not a PNG file");
 
-    PngSession session;
-    session.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &session, on_error, on_warning);
-    if (session.png) session.info = png_create_info_struct(session.png);
-    if (!session.png || !session.info) {
-      png_destroy_read_struct(&session.png, &session.info, nullptr);
+    PngReadState state;
+    state.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &state.error, record_png_error,
+                                       ignore_png_warning);
+    if (state.png) state.info = png_create_info_struct(state.png);
+    if (!state.png || !state.info) {
+      png_destroy_read_struct(&state.png, &state.info, nullptr);
       throw RuntimeFailure("cannot allocate the PNG decoder");
     }
     struct Cleanup {
-      PngSession& s;
+      PngReadState& s;
       ~Cleanup() { png_destroy_read_struct(&s.png, &s.info, nullptr); }
-    } cleanup{session};
+    } cleanup{state};
 
     PngHeader header;
-    if (!read_header(session, file.get(), header))
-      fail(fmt::format("invalid PNG ({})", session.message));
+    if (!read_header(state, file.get(), header))
+      fail(fmt::format("invalid PNG ({})", state.error.message));
     if (header.channels != 3 && header.channels != 4)
       fail(fmt::format("unsupported PNG layout ({} channels after expansion)", header.channels));
 
@@ -139,8 +135,8 @@ class PngReader final : public FrameSource {
     std::vector<uint8_t> pixels(header.row_bytes * header.height);
     std::vector<png_bytep> rows(header.height);
     for (uint32_t y = 0; y < header.height; ++y) rows[y] = pixels.data() + size_t{y} * header.row_bytes;
-    if (!read_pixels(session, rows.data()))
-      fail(fmt::format("corrupt or truncated PNG ({})", session.message));
+    if (!read_pixels(state, rows.data()))
+      fail(fmt::format("corrupt or truncated PNG ({})", state.error.message));
 
     image_ = Picture(format_);
     if (header.depth == 16) split_planes<uint16_t>(pixels, header, image_);

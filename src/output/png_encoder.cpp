@@ -9,21 +9,14 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/png_errors.h"
 
 namespace vqx {
 namespace {
 
 struct PngWrite {
   std::string* bytes = nullptr;
-  char message[256] = {};
 };
-
-void on_error(png_structp png, png_const_charp text) {
-  auto* write = static_cast<PngWrite*>(png_get_error_ptr(png));
-  std::snprintf(write->message, sizeof write->message, "%s", text ? text : "libpng error");
-  png_longjmp(png, 1);
-}
-void on_warning(png_structp, png_const_charp) {}
 
 void append(png_structp png, png_bytep data, png_size_t length) {
   auto* write = static_cast<PngWrite*>(png_get_io_ptr(png));
@@ -47,8 +40,10 @@ bool write_image(png_structp png, png_infop info, PngWrite& write, const Thumbna
 
 std::string encode_png(const Thumbnail& thumbnail) {
   std::string bytes;
-  PngWrite write{&bytes, {}};
-  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &write, on_error, on_warning);
+  PngWrite write{&bytes};
+  PngError error;
+  png_structp png =
+      png_create_write_struct(PNG_LIBPNG_VER_STRING, &error, record_png_error, ignore_png_warning);
   png_infop info = png ? png_create_info_struct(png) : nullptr;
   if (!info) {
     png_destroy_write_struct(&png, nullptr);
@@ -59,7 +54,7 @@ std::string encode_png(const Thumbnail& thumbnail) {
     rows[y] = const_cast<png_bytep>(thumbnail.rgb.data() + size_t(y) * thumbnail.width * 3);
   const bool ok = write_image(png, info, write, thumbnail, rows.data());
   png_destroy_write_struct(&png, &info);
-  if (!ok) throw RuntimeFailure(std::string("cannot encode a report thumbnail as PNG: ") + write.message);
+  if (!ok) throw RuntimeFailure(std::string("cannot encode a report thumbnail as PNG: ") + error.message);
   return bytes;
 }
 
