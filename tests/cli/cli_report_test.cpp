@@ -96,6 +96,17 @@ void expect_thumbnail_of(const Picture& shown, const Picture& frame, const std::
   EXPECT_EQ(differ, 0u) << what << ": the thumbnail is not the frame as scored";
 }
 
+// Each shown frame's two thumbnails are those of the frame at its index in the Y4M files.
+void expect_thumbnails_of_y4m(const std::vector<ShownFrame>& shown, const std::string& ref_y4m,
+                              const std::string& dis_y4m) {
+  for (const auto& s : shown) {
+    auto ref = open_y4m(ref_y4m, "reference");
+    auto dis = open_y4m(dis_y4m, "distorted");
+    expect_thumbnail_of(s.reference, frame_of(*ref, s.frame), fmt::format("reference frame {}", s.frame));
+    expect_thumbnail_of(s.distorted, frame_of(*dis, s.frame), fmt::format("distorted frame {}", s.frame));
+  }
+}
+
 // The frames of the `count` lowest (highest with `higher_worse`) values of `feature` in a JSON
 // output, ties to the earlier frame.
 std::vector<uint64_t> worst_in_json(const nlohmann::json& json, const std::string& feature, size_t count,
@@ -139,12 +150,7 @@ TEST(CliReport, VmafWorstFramesAreTheRunsLowestWithTheirOwnPixels) {
   const auto shown = shown_frames(html);
   ASSERT_EQ(shown.size(), 6u);
   EXPECT_EQ(frames_of(shown), worst_in_json(json, "vmaf", 6));
-  for (const auto& s : shown) {
-    auto ref = open_y4m(dir + "/ref.y4m", "reference");
-    auto dis = open_y4m(dir + "/dis.y4m", "distorted");
-    expect_thumbnail_of(s.reference, frame_of(*ref, s.frame), fmt::format("reference frame {}", s.frame));
-    expect_thumbnail_of(s.distorted, frame_of(*dis, s.frame), fmt::format("distorted frame {}", s.frame));
-  }
+  expect_thumbnails_of_y4m(shown, dir + "/ref.y4m", dir + "/dis.y4m");
   // One panel per metric of the JSON output, the vmaf one first; the pooled values as there.
   EXPECT_EQ(count(html, "<svg class=\"plot\""), json["pooled_metrics"].size());
   EXPECT_NE(html.find("<div class=\"plots\">\n<div class=\"panel\" data-metric=\"vmaf\">"), std::string::npos);
@@ -203,12 +209,7 @@ TEST(CliReport, CompressedInputsShowTheirDecodedFrames) {
   const auto shown = shown_frames(html);
   ASSERT_EQ(shown.size(), 6u);
   EXPECT_EQ(frames_of(shown), worst_in_json(json, "psnr_y", 6));
-  for (const auto& s : shown) {
-    auto ref_y4m = open_y4m(ref + ".y4m", "reference");
-    auto dis_y4m = open_y4m(dis + ".y4m", "distorted");
-    expect_thumbnail_of(s.reference, frame_of(*ref_y4m, s.frame), "reference");
-    expect_thumbnail_of(s.distorted, frame_of(*dis_y4m, s.frame), "distorted");
-  }
+  expect_thumbnails_of_y4m(shown, ref + ".y4m", dis + ".y4m");
 }
 
 TEST(CliReport, SubsampledFramesAndCambiWhereMoreIsWorse) {
