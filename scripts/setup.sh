@@ -6,6 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${1:-$root/build}
+mkdir -p "$build" && build=$(cd "$build" && pwd)  # absolute: CMake is given paths inside it
 shared=${VQX_SHARED_DIR:-$root/../shared}
 
 if [[ ${VQX_SKIP_APT:-0} != 1 ]]; then
@@ -16,7 +17,7 @@ if [[ ${VQX_SKIP_APT:-0} != 1 ]]; then
     cmake ninja-build g++ clang-16 libclang-rt-16-dev xz-utils pkg-config \
     libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev libgmock-dev libbenchmark-dev libpng-dev \
     libavformat-dev libavcodec-dev libavutil-dev libswscale-dev ffmpeg python3-skimage python3-numpy \
-    python3-venv python3-pip python3-pandas \
+    python3-venv python3-pip python3-dev python3-pandas \
     chromium fonts-dejavu-core >/dev/null
 fi
 
