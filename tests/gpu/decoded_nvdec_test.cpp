@@ -8,6 +8,7 @@
 #include <gmock/gmock.h>
 
 #include <cstring>
+#include <sstream>
 
 #include "core/error.h"
 #include "gpu/gpu_support.h"
@@ -159,7 +160,16 @@ TEST(NvdecFallback, PipedInputIsReplayedToTheSoftwareDecoder) {
     CliResult from_pipe = run_command(fmt::format("cat {} | {} {} -d - 2>&1", path, VQX_CLI_PATH, common));
     ASSERT_EQ(from_file.status, 0) << from_file.output;
     ASSERT_EQ(from_pipe.status, 0) << from_pipe.output;
-    EXPECT_EQ(from_pipe.output, from_file.output);
+    // The short-input warning names the input: its path for the file, "(standard input)" for the
+    // pipe. The scores and the rest of what the runs print must be the same.
+    const auto without_warnings = [](const std::string& text) {
+      std::string kept, line;
+      std::istringstream lines(text);
+      while (std::getline(lines, line))
+        if (line.rfind("vqx: warning:", 0) != 0) kept += line + "\n";
+      return kept;
+    };
+    EXPECT_EQ(without_warnings(from_pipe.output), without_warnings(from_file.output));
   }
 }
 

@@ -55,8 +55,11 @@ std::string encoded_case_name(const EncodedCase& c) {
 std::unique_ptr<RunReport> score_everything(FrameSource& reference, FrameSource& distorted,
                                             const RunSettings& settings) {
   std::vector<std::string> model_args;
-  for (const auto& version : vmaf::builtin_model_versions())
+  for (const auto& version : vmaf::builtin_model_versions()) {
+    // The float models read float_vif/float_adm/float_motion, which have no CUDA twin (README).
+    if (settings.backend == Backend::kCuda && version.rfind("vmaf_float_", 0) == 0) continue;
     model_args.push_back(fmt::format("version={0}:name={0}", version));
+  }
   auto models = vmaf::load_models(model_args);
   auto requests = vmaf::model_metric_requests(
       models, {"psnr", "float_ssim", "float_ms_ssim", "cambi", "ssimulacra2", "speed_chroma"});
