@@ -2,6 +2,8 @@
 // The instruction-set levels of the kernel dispatch tables (core/cpu_features.h) that this host
 // can run, for twin tests: each level adds one feature to the one before, in the order the
 // tables apply them, up to the host's own features.
+#include <gtest/gtest.h>
+
 #include <string>
 #include <vector>
 
@@ -31,4 +33,14 @@ inline std::vector<CpuLevel> host_cpu_levels() {
   return levels;
 }
 
+// Every level up to AVX-512, whatever the host has: the table an AVX-512 host builds.
+inline CpuFeatures avx512_features() {
+  CpuFeatures f;
+  f.avx2 = f.fma = f.avx512 = true;
+  return f;
+}
+
 }  // namespace vqx::test
+
+#define VQX_REQUIRE_AVX512() \
+  if (!::vqx::host_cpu_features().avx512) GTEST_SKIP() << "the CPU lacks AVX-512 F/BW/DQ/VL"

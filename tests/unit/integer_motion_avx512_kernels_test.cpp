@@ -23,15 +23,6 @@ const MotionKernels& plain() {
   return k;
 }
 
-CpuFeatures avx512_features() {
-  CpuFeatures f;
-  f.avx2 = f.fma = f.avx512 = true;
-  return f;
-}
-
-#define VQX_REQUIRE_AVX512() \
-  if (!host_cpu_features().avx512) GTEST_SKIP() << "the CPU lacks AVX-512 F/BW/DQ/VL"
-
 TEST(IntegerMotionAvx512Kernels, EveryEntryIsTheLevelsOwnAndTheHostsOnAvx512Cpus) {
   VQX_REQUIRE_AVX512();
   CpuFeatures avx2 = avx512_features();
