@@ -113,11 +113,16 @@ def test_no_frame_crosses_to_the_host(clips, tmp_path):
     if not copies:
         pytest.skip("the profiler recorded no copies (CUPTI unavailable)")
     down = [e["args"].get("bytes", 0) for e in copies if "DtoH" in e["name"]]
-    up = [e["args"].get("bytes", 0) for e in copies if "HtoD" in e["name"]]
     chroma_plane = (fmt["width"] // 2) * (fmt["height"] // 2)
     assert max(down, default=0) < chroma_plane, down
-    assert max(up, default=0) < chroma_plane, up
-    assert any("DtoD" in e["name"] for e in copies)
+    # Frames come in device to device; the only large uploads are the metrics' constant tables
+    # (VIF's 128 KiB log table among them), written while the engine sets up, before it copies
+    # in the first frame.
+    frame_copies = [e["ts"] for e in copies if "DtoD" in e["name"]]
+    assert len(frame_copies) >= 2 * 6, len(frame_copies)
+    late_uploads = [e["args"].get("bytes", 0) for e in copies
+                    if "HtoD" in e["name"] and e["ts"] > min(frame_copies)]
+    assert max(late_uploads, default=0) < chroma_plane, late_uploads
 
 
 def test_device_errors():
