@@ -7,7 +7,10 @@ For VMAF v0.6.1 and the ssimulacra2 + float_ms_ssim + cambi trio, at 1080p (band
   cli      the CLI on the same frames from a Y4M in memory (/dev/shm), --backend cuda, wall
   device   the engine's device time per frame: cuda_throughput_bench (the engine's schedule, one
            uploaded pair replayed), when its binary is found
-and the binding's overhead = scorer / device - 1 (target: under 5% at 4K). Without the fixtures
+and the binding's overhead = scorer / device - 1 (target: under 5% at 4K). The scorer and cli
+figures are per-frame costs in steady state, (median t(N) - median t(S)) / (N - S) over runs of N
+(--frames) and S (--short) frames, interleaved --reps times, so that set-up (CUDA context, the
+metrics' tables), the pipeline's fill and the final flush cancel out. Without the fixtures
 (VQX_FIXTURES), synthetic frames of the same sizes stand in.
 
     PYTHONPATH=build/python python bench/python_overhead.py --build build [--frames 96]
@@ -16,7 +19,7 @@ import argparse
 import json
 import os
 import pathlib
-import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -33,36 +36,50 @@ SETS = {"vmaf_v0.6.1": (["version=vmaf_v0.6.1"], []),
 THROUGHPUT_FILTER = {"vmaf_v0.6.1": "vmaf_features", "trio": "trio"}
 
 
-def scorer_ms(torch, vqx, fmt, refs, diss, models, features, frames):
+def scorer_seconds(torch, vqx, fmt, dev, models, features, frames):
+    """Wall seconds of one Scorer run over `frames` frames, and the seconds spent inside push()."""
+    start = time.perf_counter()
+    s = vqx.Scorer(fmt["width"], fmt["height"], "420", 8, models=models, features=features, backend="cuda")
+    push_s = 0.0
+    for k in range(frames):
+        t = time.perf_counter()
+        s.push(dev[0][k % len(dev[0])], dev[1][k % len(dev[1])])
+        push_s += time.perf_counter() - t
+    result = s.finish()
+    wall = time.perf_counter() - start
+    assert s.stats()["host_frames_read"] == 0 and len(result) == frames
+    return wall, push_s
+
+
+def per_frame_ms(run, short, long, reps):
+    """(median t(long) - median t(short)) / (long - short) in ms, for each figure `run` returns:
+    set-up, the pipeline's fill and the flush cancel out, as in bench/thread_scaling.py."""
+    runs = {short: [], long: []}
+    for _ in range(reps):  # interleaved, so drift hits both lengths alike
+        for n in (short, long):
+            runs[n].append(run(n))
+    medians = {n: [statistics.median(v) for v in zip(*r)] for n, r in runs.items()}
+    return [1e3 * (b - a) / (long - short) for a, b in zip(medians[short], medians[long])]
+
+
+def scorer_ms(torch, vqx, fmt, refs, diss, models, features, short, long, reps):
     dev = [[tuple(torch.from_numpy(np.ascontiguousarray(p)).cuda() for p in f) for f in c] for c in (refs, diss)]
     torch.cuda.synchronize()
-    best = None
-    for _ in range(2):  # the first run pays CUDA's and the metrics' set-up
-        start = time.perf_counter()
-        s = vqx.Scorer(fmt["width"], fmt["height"], "420", 8, models=models, features=features, backend="cuda")
-        push_s = 0.0
-        for k in range(frames):
-            t = time.perf_counter()
-            s.push(dev[0][k % len(refs)], dev[1][k % len(diss)])
-            push_s += time.perf_counter() - t
-        result = s.finish()
-        wall = time.perf_counter() - start
-        assert s.stats()["host_frames_read"] == 0 and len(result) == frames
-        best = min(best or (wall, push_s), (wall, push_s))
-    return 1e3 * best[0] / frames, 1e3 * best[1] / frames
+    scorer_seconds(torch, vqx, fmt, dev, models, features, short)  # CUDA's and the metrics' first set-up
+    return per_frame_ms(lambda n: scorer_seconds(torch, vqx, fmt, dev, models, features, n), short, long, reps)
 
 
-def cli_ms(cli, ref, dis, models, features, frames):
+def cli_ms(cli, ref, dis, models, features, short, long, reps):
     args = [cli, "-r", ref, "-d", dis, "--backend", "cuda", "-q", "-o", "/dev/null", "--json"]
     args += sum((["-m", m] for m in models), []) + sum((["--feature", f] for f in features), [])
     if not models:
         args.append("-n")
-    best = None
-    for _ in range(2):
+
+    def run(n):
         start = time.perf_counter()
-        subprocess.run(args, check=True)
-        best = min(best or 1e9, time.perf_counter() - start)
-    return 1e3 * best / frames
+        subprocess.run(args + ["--frame_cnt", str(n)], check=True)
+        return (time.perf_counter() - start,)
+    return per_frame_ms(run, short, long, reps)[0]
 
 
 def device_ms(build, name, size):
@@ -84,7 +101,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default="build")
     parser.add_argument("--fixtures", default=os.environ.get("VQX_FIXTURES", "/var/cache/vqx-fixtures"))
-    parser.add_argument("--frames", type=int, default=96)
+    parser.add_argument("--frames", type=int, default=96, help="frames of the long runs")
+    parser.add_argument("--short", type=int, default=16, help="frames of the short runs")
+    parser.add_argument("--reps", type=int, default=3)
     args = parser.parse_args()
     import torch
     import vqx
@@ -103,9 +122,10 @@ def main():
             write_y4m(ref, fmt, [refs[k] for k in order])
             write_y4m(dis, fmt, [diss[k] for k in order])
             for name, (models, features) in SETS.items():
-                wall, push = scorer_ms(torch, vqx, fmt, refs, diss, models, features, args.frames)
+                wall, push = scorer_ms(torch, vqx, fmt, refs, diss, models, features, args.short,
+                                       args.frames, args.reps)
                 line = {"clip": clip, "set": name, "scorer_ms": wall, "push_ms": push,
-                        "cli_ms": cli_ms(cli, ref, dis, models, features, args.frames),
+                        "cli_ms": cli_ms(cli, ref, dis, models, features, args.short, args.frames, args.reps),
                         "device_ms": device_ms(args.build, name, size)}
                 base = line["device_ms"] or line["cli_ms"]
                 line["overhead"] = wall / base - 1

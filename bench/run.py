@@ -14,6 +14,9 @@ Sections (all by default; each needs the build's binaries and the fixture pairs)
   decode      compressed input: decode-only frames per second (decode_bench) of H.264, HEVC and AV1
               at 1080p and 4K, and end to end from the compressed files against their Y4M decodes
               (clips made by bench/make_decode_clips.sh with ffmpeg into --clips, kept for reuse)
+  python      what the Python binding adds to the CUDA engine on torch tensors already on the GPU
+              (bench/python_overhead.py; run.py then runs under a Python with torch, and the
+              module is found in BUILD/python)
   validation  the gpu-labelled tests, CPU-vs-CUDA CLI output and compute-sanitizer
 Sections that need a CUDA device are skipped, with a line saying so, where there is none.
 
@@ -35,7 +38,7 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-SECTIONS = ("cpu", "cuda", "profile", "cli", "threads", "decode", "validation")
+SECTIONS = ("cpu", "cuda", "profile", "cli", "threads", "decode", "python", "validation")
 TITLES = {
     "cpu": "CPU micro-benchmarks",
     "cuda": "CUDA device time per frame",
@@ -43,6 +46,7 @@ TITLES = {
     "cli": "End to end (the vqx CLI from Y4M)",
     "threads": "CPU thread scaling against libvmaf",
     "decode": "Compressed input: decoding, and end to end from compressed files",
+    "python": "Python binding on GPU tensors",
     "validation": "Device validation",
 }
 CUDA_METRICS = ("psnr", "vif", "adm", "motion", "speed_chroma", "cambi", "ssimulacra2",
@@ -353,6 +357,18 @@ def thread_scaling(build, fixtures, reps, shared):
         shutil.rmtree(work, ignore_errors=True)
 
 
+def python_overhead(build, fixtures):
+    env = dict(os.environ, VQX_FIXTURES=fixtures,
+               PYTHONPATH=os.pathsep.join(p for p in (os.path.join(build, "python"), os.environ.get("PYTHONPATH")) if p))
+    r = run([sys.executable, os.path.join(ROOT, "bench", "python_overhead.py"), "--build", build], env=env)
+    table = [l for l in r.stdout.splitlines() if l.startswith("|")]
+    if r.returncode != 0 or not table:
+        return "(no result: bench/python_overhead.py failed: " + (r.stderr.strip().splitlines() or ["no output"])[-1] + ")"
+    return ("`bench/python_overhead.py`: per-frame cost in steady state, (t(96) - t(16)) / 80 over "
+            "runs of 96 and 16 frames, median of 3 interleaved repetitions; the binding's overhead "
+            "against the engine's device time from `cuda_throughput_bench`.\n\n" + "\n".join(table))
+
+
 def replace_section(text, name, body, stamp):
     block = f"<!-- {name} -->\n## {TITLES[name]}\n\n{stamp[0].upper() + stamp[1:]}.\n\n{body}\n<!-- /{name} -->"
     pattern = re.compile(rf"<!-- {name} -->.*?<!-- /{name} -->", re.S)
@@ -397,6 +413,8 @@ def main():
             body = thread_scaling(build, args.fixtures, args.reps, args.shared)
         elif name == "decode":
             body = decode_speed(build, args.fixtures, args.reps, device, args.clips)
+        elif name == "python":
+            body = python_overhead(build, args.fixtures)
         else:
             body = validation(build, args.fixtures)
         text = replace_section(text, name, body, stamp)
