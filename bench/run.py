@@ -74,7 +74,9 @@ DECODE_CONFIGS = ("vmaf v0.6.1", "ssimulacra2 + float_ms_ssim + cambi",
 PARITY_ARGS = [["-m", "version=vmaf_v0.6.1"], ["-m", "version=vmaf_4k_v0.6.1"],
                ["-m", "version=vmaf_v1.0.16_3d0h"],
                ["-n", "--feature", "psnr", "--feature", "float_ms_ssim", "--feature", "float_ssim",
-                "--feature", "cambi=full_ref=true"]]  # ssimulacra2's twin is within 2e-12, not equal
+                "--feature", "cambi=full_ref=true"],
+               ["-n", "--feature", "speed_chroma", "--feature", "psnr_hvs"],
+               ["-n", "--feature", "ssimulacra2"]]  # ssimulacra2's twin is within 2e-12, not equal
 
 
 def run(cmd, env=None, timeout=None):
@@ -299,6 +301,18 @@ def profiles(build, fixtures):
     return "\n\n".join(parts)
 
 
+def json_values(doc):
+    """(frame, name) -> value for every per-frame and pooled number of a vqx JSON file."""
+    out = {}
+    for frame in doc.get("frames", []):
+        for name, value in frame.get("metrics", {}).items():
+            out[(frame.get("frameNum"), name)] = float(value)
+    for name, pooled in doc.get("pooled_metrics", {}).items():
+        for stat, value in pooled.items():
+            out[("pooled", name, stat)] = float(value)
+    return out
+
+
 def validation(build, fixtures):
     env = dict(os.environ, VQX_FIXTURES=fixtures, VQX_REQUIRE_FIXTURES="1")
     rows = []
@@ -307,21 +321,29 @@ def validation(build, fixtures):
     failed = [l.strip() for l in tests.stdout.splitlines() if "(Failed)" in l]
     rows.append(["gpu-labelled tests (`ctest -L gpu`)", (summary or ["no summary"])[-1]
                  + ("; failed: " + ", ".join(failed) if failed else "")])
-    same = []
-    for pair in ("n576", "band1080", "odd853", "hbd720", "uhd4k"):
-        for args in PARITY_ARGS:
-            out = {}
+    # Every value of every frame and the pooled values, CPU against CUDA, per option set.
+    for args in PARITY_ARGS:
+        equal = total = 0
+        worst = 0.0
+        for pair in ("n576", "band1080", "odd853", "hbd720", "uhd4k"):
+            values = {}
             for backend in ("cpu", "cuda"):
                 path = f"{tempfile.gettempdir()}/vqx_parity_{backend}.json"
                 vqx(build, ["-r", f"{fixtures}/{pair}/ref.y4m", "-d", f"{fixtures}/{pair}/dis.y4m",
                             "--json", "--precision", "max", "--backend", backend, "-o", path] + args)
                 with open(path) as f:
-                    out[backend] = f.read().split("\n", 3)[-1]  # past version and fps
-            same.append((pair, " ".join(args), out["cpu"] == out["cuda"]))
-    differ = [f"{p} [{a}]" for p, a, s in same if not s]
-    rows.append(["CLI JSON at %.17g, `--backend cpu` vs `cuda`",
-                 f"{sum(s for *_, s in same)} of {len(same)} identical"
-                 + ("; differ: " + ", ".join(differ) if differ else "")])
+                    values[backend] = json_values(json.load(f))
+            for key, a in values["cpu"].items():
+                b = values["cuda"].get(key)
+                total += 1
+                if b is not None and (a == b or (a != a and b != b)):
+                    equal += 1
+                elif b is not None:
+                    worst = max(worst, abs(a - b))
+                else:
+                    worst = float("inf")
+        rows.append([f"CLI JSON at %.17g, `--backend cpu` vs `cuda`, 5 fixtures: `{' '.join(args)}`",
+                     f"{equal} of {total} values identical" + (f"; max |diff| {worst:.3g}" if equal < total else "")])
     sanitizer = shutil.which("compute-sanitizer") or "/usr/local/cuda/bin/compute-sanitizer"
     for tool in ("memcheck", "racecheck"):
         r = run([sanitizer, "--tool", tool, "--error-exitcode", "9", os.path.join(build, "vqx"),
