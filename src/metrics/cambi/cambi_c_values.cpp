@@ -9,13 +9,15 @@
 //     trapezoid |[a, b] n [j - pad, j + pad]| to hist[level][j] in one sweep over j, instead of
 //     one (2 pad + 1)-wide update per pixel.
 // Counts are exact integers (uint16, wrap-free since no count exceeds 4225), so neither the
-// update order nor the split of rows into independently started chunks can change a value.
+// update order nor the split of rows into independently started chunks can change a value. The
+// scans, updates and per-run c-values are the kernels of cambi_kernels.h.
 #include <algorithm>
 #include <bit>
 #include <cstring>
 #include <mutex>
 
 #include "core/thread_pool.h"
+#include "metrics/cambi/cambi_kernels.h"
 #include "metrics/cambi/cambi_stages.h"
 
 namespace vqx::cambi {
@@ -23,60 +25,35 @@ namespace {
 
 // Adds (Sign = +1) or removes (-1) the run [a, b] of one level: hist[j] += overlap of [a, b] with
 // [j - pad, j + pad], for the j in [0, w) where that is non-zero. The overlap is a trapezoid:
-// rising 1..m-1, a plateau of m = min(run, window), falling m-1..1.
+// rising 1..m-1, a plateau of m = min(run, window), falling m-1..1, each part one linear update.
 template <int Sign>
-void apply_run(uint16_t* hist, int w, int pad, int a, int b) {
+void apply_run(const CambiKernels& k, uint16_t* hist, int w, int pad, int a, int b) {
   const int window = 2 * pad + 1;
   const int m = std::min(b - a + 1, window);
   const int j0 = a - pad, j1 = b + pad;
   const int rise_end = j0 + m - 1;  // first plateau column
   const int fall_begin = j1 - m + 2;  // first column after the plateau
-  {
-    int lo = std::max(j0, 0), hi = std::min(rise_end, w);
-    for (int j = lo; j < hi; ++j) hist[j] = uint16_t(hist[j] + Sign * (j - j0 + 1));
-  }
-  {
-    int lo = std::max(rise_end, 0), hi = std::min(fall_begin, w);
-    const uint16_t delta = uint16_t(Sign * m);
-    for (int j = lo; j < hi; ++j) hist[j] = uint16_t(hist[j] + delta);
-  }
-  {
-    int lo = std::max(fall_begin, 0), hi = std::min(j1 + 1, w);
-    for (int j = lo; j < hi; ++j) hist[j] = uint16_t(hist[j] + Sign * (j1 - j + 1));
-  }
+  k.add_linear(hist, std::max(j0, 0), std::min(rise_end, w), Sign * (1 - j0), Sign);
+  k.add_linear(hist, std::max(rise_end, 0), std::min(fall_begin, w), Sign * m, 0);
+  k.add_linear(hist, std::max(fall_begin, 0), std::min(j1 + 1, w), Sign * (j1 + 1), -Sign);
 }
 
-// Calls apply(level, a, b) for every maximal run [a, b] of equal counted levels of key(c).
-template <typename Key, typename Apply>
-void for_each_run(int w, Key key, Apply apply) {
-  int c = 0;
-  while (c < w) {
-    const uint16_t l = key(c);
+// Calls apply(level, a, b) for every maximal run [a, b] of equal counted levels of row[c, end).
+template <typename Apply>
+void for_each_run(const CambiKernels& k, const uint16_t* row, int c, int end, Apply apply) {
+  while (c < end) {
     const int start = c;
-    while (++c < w && key(c) == l) {
-    }
-    if (l != kNotCounted) apply(l, start, c - 1);
+    c = k.run_end(row, c, end);
+    if (row[start] != kNotCounted) apply(row[start], start, c - 1);
   }
-}
-
-// First column >= c where the rows differ, or w; compares four columns at a time.
-inline int first_difference(const uint16_t* a, const uint16_t* b, int c, int w) {
-  for (; c + 4 <= w; c += 4) {
-    uint64_t x, y;
-    std::memcpy(&x, a + c, sizeof x);
-    std::memcpy(&y, b + c, sizeof y);
-    if (x != y) break;
-  }
-  while (c < w && a[c] == b[c]) ++c;
-  return c;
 }
 
 class SlidingHistogram {
  public:
   // `cells` holds band + 1 rows of w counts; row `band` stays zero (the count of any level
   // outside the band).
-  SlidingHistogram(uint16_t* cells, int w, int band, int pad)
-      : cells_(cells), w_(w), band_(band), pad_(pad) {
+  SlidingHistogram(const CambiKernels& kernels, uint16_t* cells, int w, int band, int pad)
+      : k_(kernels), cells_(cells), w_(w), band_(band), pad_(pad) {
     std::memset(cells_, 0, size_t(w) * size_t(band + 1) * sizeof(uint16_t));
   }
   const uint16_t* level(int l) const { return cells_ + size_t(l) * size_t(w_); }
@@ -85,25 +62,25 @@ class SlidingHistogram {
   // Adds (+1) or removes (-1) a whole row of levels.
   template <int Sign>
   void apply_row(const uint16_t* row) {
-    for_each_run(w_, [&](int c) { return row[c]; },
-                 [&](uint16_t l, int a, int b) { apply_run<Sign>(level_mut(l), w_, pad_, a, b); });
+    for_each_run(k_, row, 0, w_, [&](uint16_t l, int a, int b) {
+      apply_run<Sign>(k_, level_mut(l), w_, pad_, a, b);
+    });
   }
 
   // Replaces row `out` by row `in` in the window; columns where they agree change nothing.
   void replace_row(const uint16_t* out, const uint16_t* in) {
     int c = 0;
     while (c < w_) {
-      c = first_difference(out, in, c, w_);
+      c = k_.first_difference(out, in, c, w_);
       if (c == w_) break;
-      int end = c + 1;
-      while (end < w_ && out[end] != in[end]) ++end;
+      const int end = k_.first_agreement(out, in, c + 1, w_);
       // [c, end) is a maximal stretch of changed columns: its leaving levels are removed and
       // its entering levels added, each as runs of equal levels.
-      for_each_run(end - c, [&](int k) { return out[c + k]; }, [&](uint16_t l, int a, int b) {
-        apply_run<-1>(level_mut(l), w_, pad_, c + a, c + b);
+      for_each_run(k_, out, c, end, [&](uint16_t l, int a, int b) {
+        apply_run<-1>(k_, level_mut(l), w_, pad_, a, b);
       });
-      for_each_run(end - c, [&](int k) { return in[c + k]; }, [&](uint16_t l, int a, int b) {
-        apply_run<+1>(level_mut(l), w_, pad_, c + a, c + b);
+      for_each_run(k_, in, c, end, [&](uint16_t l, int a, int b) {
+        apply_run<+1>(k_, level_mut(l), w_, pad_, a, b);
       });
       c = end;
     }
@@ -111,47 +88,34 @@ class SlidingHistogram {
 
  private:
   uint16_t* level_mut(int l) { return cells_ + size_t(l) * size_t(w_); }
+  const CambiKernels& k_;
   uint16_t* cells_;
   int w_, band_, pad_;
 };
 
-// c = max over d of f32(w_d * p0 * pm) * R[p0 + pm] (spec 6.3 step 3): int product, one
-// round-to-nearest int->f32 conversion, one f32 multiply. c is a max of non-negative values, so
-// the order of the d does not matter. Evaluated for a run [a, b) of pixels with the same level,
-// one d at a time, so that every count is a contiguous read of one histogram row.
-void evaluate_run(int l, uint32_t diffs, const SlidingHistogram& hist, const LevelParams& p,
-                  const float* lut, int a, int b, float* out) {
-  const uint16_t* p0s = hist.level(l);
-  for (int j = a; j < b; ++j) out[j] = 0.0f;
-  while (diffs) {
-    const int d = std::countr_zero(diffs);
-    diffs &= diffs - 1;
-    const uint16_t* ups = hist.level_or_zero(l + d + 1);
-    const uint16_t* downs = hist.level_or_zero(l - d - 1);
-    const int weight = p.diff_weights[d];
-    for (int j = a; j < b; ++j) {
-      const int p0 = p0s[j];
-      const int pm = std::max(ups[j], downs[j]);
-      const float val = float(weight * p0 * pm) * lut[p0 + pm];
-      out[j] = std::max(out[j], val);
-    }
-  }
-}
-
-void evaluate_row(const uint16_t* levels, int w, const SlidingHistogram& hist,
-                  const std::vector<uint32_t>& contrasts, const LevelParams& p, const float* lut,
-                  float* out) {
+// c = max over d of f32(w_d * p0 * pm) * R[p0 + pm] (spec 6.3 step 3), evaluated for each run of
+// pixels with the same level, so that every count is a contiguous read of one histogram row.
+void evaluate_row(const CambiKernels& k, const uint16_t* levels, int w,
+                  const SlidingHistogram& hist, const std::vector<uint32_t>& contrasts,
+                  const LevelParams& p, const float* lut, float* out) {
+  ContrastRows rows[kMaxNumDiffs];
   int j = 0;
   while (j < w) {
     const uint16_t l = levels[j];
     const int start = j;
-    while (++j < w && levels[j] == l) {
+    j = k.run_end(levels, j, w);
+    uint32_t diffs = l == kNotCounted ? 0 : contrasts[l];
+    int count = 0;
+    while (diffs) {
+      const int d = std::countr_zero(diffs);
+      diffs &= diffs - 1;
+      rows[count++] = {hist.level_or_zero(l + d + 1), hist.level_or_zero(l - d - 1),
+                       p.diff_weights[d]};
     }
-    const uint32_t diffs = l == kNotCounted ? 0 : contrasts[l];
-    if (diffs)
-      evaluate_run(l, diffs, hist, p, lut, start, j, out);
+    if (count)
+      k.evaluate_run(hist.level(l), rows, count, lut, start, j, out);
     else
-      for (int k = start; k < j; ++k) out[k] = 0.0f;
+      std::fill(out + start, out + j, 0.0f);
   }
 }
 
@@ -159,11 +123,12 @@ void evaluate_row(const uint16_t* levels, int w, const SlidingHistogram& hist,
 void c_value_rows(const uint16_t* levels, int w, int h, int pad, const LevelParams& p,
                   const std::vector<uint32_t>& contrasts, int r0, int r1, uint16_t* cells,
                   float* out) {
+  const CambiKernels& k = cambi_kernels();
   const float* lut = reciprocal_lut().data();
-  SlidingHistogram hist(cells, w, p.band, pad);
+  SlidingHistogram hist(k, cells, w, p.band, pad);
   for (int r = std::max(0, r0 - pad); r <= std::min(h - 1, r0 + pad); ++r)
     hist.apply_row<+1>(levels + size_t(r) * w);
-  evaluate_row(levels + size_t(r0) * w, w, hist, contrasts, p, lut, out + size_t(r0) * w);
+  evaluate_row(k, levels + size_t(r0) * w, w, hist, contrasts, p, lut, out + size_t(r0) * w);
   for (int i = r0 + 1; i < r1; ++i) {
     const int leaving = i - pad - 1, entering = i + pad;
     if (leaving >= 0 && entering < h)
@@ -172,7 +137,7 @@ void c_value_rows(const uint16_t* levels, int w, int h, int pad, const LevelPara
       hist.apply_row<-1>(levels + size_t(leaving) * w);
     else if (entering < h)
       hist.apply_row<+1>(levels + size_t(entering) * w);
-    evaluate_row(levels + size_t(i) * w, w, hist, contrasts, p, lut, out + size_t(i) * w);
+    evaluate_row(k, levels + size_t(i) * w, w, hist, contrasts, p, lut, out + size_t(i) * w);
   }
 }
 

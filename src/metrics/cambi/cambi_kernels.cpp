@@ -1,0 +1,62 @@
+// The plain twins of the CAMBI c-value kernels (cambi_kernels.h), one element at a time, and the
+// table builder: these entries first, then each level's overrides.
+#include "metrics/cambi/cambi_kernels.h"
+
+#include <algorithm>
+
+namespace vqx::cambi {
+namespace {
+
+int first_difference(const uint16_t* a, const uint16_t* b, int c, int end) {
+  while (c < end && a[c] == b[c]) ++c;
+  return c;
+}
+
+int first_agreement(const uint16_t* a, const uint16_t* b, int c, int end) {
+  while (c < end && a[c] != b[c]) ++c;
+  return c;
+}
+
+int run_end(const uint16_t* row, int c, int end) {
+  const uint16_t v = row[c];
+  while (++c < end && row[c] == v) {
+  }
+  return c;
+}
+
+void add_linear(uint16_t* hist, int lo, int hi, int base, int slope) {
+  for (int j = lo; j < hi; ++j) hist[j] = uint16_t(hist[j] + base + slope * j);
+}
+
+void evaluate_run(const uint16_t* p0s, const ContrastRows* rows, int count, const float* lut,
+                  int a, int b, float* out) {
+  for (int j = a; j < b; ++j) {
+    const int p0 = p0s[j];
+    float c = 0.0f;
+    for (int r = 0; r < count; ++r) {
+      const int pm = std::max(rows[r].up[j], rows[r].down[j]);
+      c = std::max(c, float(rows[r].weight * p0 * pm) * lut[p0 + pm]);
+    }
+    out[j] = c;
+  }
+}
+
+}  // namespace
+
+CambiKernels plain_cambi_kernels() {
+  return {first_difference, first_agreement, run_end, add_linear, evaluate_run};
+}
+
+CambiKernels make_cambi_kernels(const CpuFeatures& cpu) {
+  CambiKernels k = plain_cambi_kernels();
+  if (cpu.avx2) install_avx2_kernels(k);
+  if (cpu.avx512) install_avx512_kernels(k);
+  return k;
+}
+
+const CambiKernels& cambi_kernels() {
+  static const CambiKernels kernels = make_cambi_kernels(host_cpu_features());
+  return kernels;
+}
+
+}  // namespace vqx::cambi

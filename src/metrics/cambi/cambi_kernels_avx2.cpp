@@ -1,0 +1,119 @@
+// The AVX2 level of the CAMBI c-value kernels (cambi_kernels.h): 16 levels per compare or update,
+// 8 pixels per c-value step (one gather of the reciprocal table). Same values as the plain twins
+// (cambi_kernels.cpp); the tails run the plain loops.
+// Everything between the target pragmas has internal linkage; the headers come first, so the
+// inline functions they define stay baseline code.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <bit>
+
+#include "core/cpu_features.h"
+#include "metrics/cambi/cambi_kernels.h"
+
+VQX_BEGIN_TARGET_AVX2
+
+namespace vqx::cambi {
+namespace {
+
+// Bit 2k of the mask stands for lane k (movemask gives two bits per 16-bit lane).
+inline int lane_of(uint32_t byte_mask) { return std::countr_zero(byte_mask) >> 1; }
+
+inline __m256i load16(const uint16_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+}
+
+int first_difference(const uint16_t* a, const uint16_t* b, int c, int end) {
+  for (; c + 16 <= end; c += 16) {
+    const uint32_t same = uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi16(load16(a + c), load16(b + c))));
+    if (same != 0xFFFFFFFFu) return c + lane_of(~same);
+  }
+  while (c < end && a[c] == b[c]) ++c;
+  return c;
+}
+
+int first_agreement(const uint16_t* a, const uint16_t* b, int c, int end) {
+  for (; c + 16 <= end; c += 16) {
+    const uint32_t same = uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi16(load16(a + c), load16(b + c))));
+    if (same != 0) return c + lane_of(same);
+  }
+  while (c < end && a[c] != b[c]) ++c;
+  return c;
+}
+
+int run_end(const uint16_t* row, int c, int end) {
+  const uint16_t v = row[c];
+  const __m256i vv = _mm256_set1_epi16(short(v));
+  for (++c; c + 16 <= end; c += 16) {
+    const uint32_t same = uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi16(load16(row + c), vv)));
+    if (same != 0xFFFFFFFFu) return c + lane_of(~same);
+  }
+  while (c < end && row[c] == v) ++c;
+  return c;
+}
+
+void add_linear(uint16_t* hist, int lo, int hi, int base, int slope) {
+  int j = lo;
+  if (hi - j >= 16) {
+    // Lane k holds base + slope * (j + k), stepped by 16 * slope; 16-bit lanes wrap modulo 2^16
+    // exactly as the plain twin's uint16 store does.
+    const __m256i lanes = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    __m256i inc = _mm256_add_epi16(_mm256_set1_epi16(short(base + slope * j)),
+                                   _mm256_mullo_epi16(lanes, _mm256_set1_epi16(short(slope))));
+    const __m256i step = _mm256_set1_epi16(short(16 * slope));
+    for (; j + 16 <= hi; j += 16) {
+      __m256i* p = reinterpret_cast<__m256i*>(hist + j);
+      _mm256_storeu_si256(p, _mm256_add_epi16(_mm256_loadu_si256(p), inc));
+      inc = _mm256_add_epi16(inc, step);
+    }
+  }
+  for (; j < hi; ++j) hist[j] = uint16_t(hist[j] + base + slope * j);
+}
+
+void evaluate_run(const uint16_t* p0s, const ContrastRows* rows, int count, const float* lut,
+                  int a, int b, float* out) {
+  int j = a;
+  for (; j + 8 <= b; j += 8) {
+    const __m256i p0 = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p0s + j)));
+    __m256 c = _mm256_setzero_ps();
+    for (int r = 0; r < count; ++r) {
+      const __m128i up = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[r].up + j));
+      const __m128i down = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[r].down + j));
+      const __m256i pm = _mm256_cvtepu16_epi32(_mm_max_epu16(up, down));
+      // weight * p0 * pm <= 9 * 4225^2 < 2^31: the int32 product is exact, as the plain one.
+      const __m256i product =
+          _mm256_mullo_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(rows[r].weight), p0), pm);
+      const __m256 reciprocal = _mm256_i32gather_ps(lut, _mm256_add_epi32(p0, pm), 4);
+      // Finite non-negative values, no -0: max_ps is std::max here.
+      c = _mm256_max_ps(c, _mm256_mul_ps(_mm256_cvtepi32_ps(product), reciprocal));
+    }
+    _mm256_storeu_ps(out + j, c);
+  }
+  for (; j < b; ++j) {
+    const int p0 = p0s[j];
+    float c = 0.0f;
+    for (int r = 0; r < count; ++r) {
+      const int pm = std::max(rows[r].up[j], rows[r].down[j]);
+      c = std::max(c, float(rows[r].weight * p0 * pm) * lut[p0 + pm]);
+    }
+    out[j] = c;
+  }
+}
+
+}  // namespace
+}  // namespace vqx::cambi
+
+VQX_END_TARGET
+
+namespace vqx::cambi {
+
+// Baseline code: filling the table must not itself need AVX2.
+void install_avx2_kernels(CambiKernels& k) {
+  k.first_difference = first_difference;
+  k.first_agreement = first_agreement;
+  k.run_end = run_end;
+  k.add_linear = add_linear;
+  k.evaluate_run = evaluate_run;
+}
+
+}  // namespace vqx::cambi
