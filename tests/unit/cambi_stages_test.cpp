@@ -4,6 +4,7 @@
 
 #include <bit>
 #include <cmath>
+#include <array>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -317,6 +318,27 @@ TEST(CambiCValues, LargeWindowAndTallPlaneSplitIntoChunksEqualsDefinition) {
   size_t nonzero = 0;
   for (float v : plain) nonzero += v != 0.0f;
   EXPECT_GT(nonzero, plain.size() / 4);  // the input really exercises the formula
+}
+
+TEST(CambiCValues, WidePlaneSplitIntoColumnStripsEqualsDefinition) {
+  // Wider than one histogram strip (a few hundred columns for these bands), with runs crossing
+  // the strip edges, for the narrow and the widest window.
+  ThreadPool pool(2);
+  std::mt19937 rng(8);
+  for (Eotf eotf : {Eotf::kBt1886, Eotf::kPq})
+    for (auto [w, h, window] : {std::array<unsigned, 3>{1100, 40, 17}, {1300, 12, 65}}) {
+      const LevelParams p = make_level_params(eotf, 0.019, 2, 0.0);
+      auto img = random_image(w, h, rng, std::max(0, p.tvi[0] - p.num_diffs - 6), 8);
+      std::vector<uint8_t> mask(img.size());
+      for (auto& m : mask) m = uint8_t((rng() % 16) != 0);
+      std::vector<float> fast(img.size(), -1.0f), plain(img.size(), -2.0f);
+      c_values(img.data(), mask.data(), w, h, window, p, fast.data(), &pool);
+      c_values_plain(img.data(), mask.data(), w, h, window, p, plain.data());
+      expect_same_bits(fast, plain, w, std::to_string(w) + " wide, ws " + std::to_string(window));
+      size_t nonzero = 0;
+      for (float v : plain) nonzero += v != 0.0f;
+      EXPECT_GT(nonzero, plain.size() / 4);
+    }
 }
 
 // ---- top-K pooling: exact count against the literal quick-select ------------------------------
