@@ -50,6 +50,7 @@ TEST(CambiKernels, HostTableFollowsTheCpu) {
   EXPECT_EQ(host.run_end != plain().run_end, fast);
   EXPECT_EQ(host.add_linear != plain().add_linear, fast);
   EXPECT_EQ(host.evaluate_run != plain().evaluate_run, fast);
+  EXPECT_EQ(host.count_and_sum != plain().count_and_sum, fast);
 }
 
 // Every scan from every start c of [offset, offset + n), on pairs of rows that mostly agree.
@@ -142,6 +143,50 @@ TEST(CambiKernels, EvaluateRunEveryLengthAndContrastCount) {
           }
         }
     }
+}
+
+// The pooling's count and exact sum on c-values of every length 0..64 and start 0..3, mostly
+// zero or not, and with one value outside the representable set (negative, -0, below 0.5, 2^14
+// and above, NaN) at every position.
+TEST(CambiKernels, CountAndSumEveryLengthAndBadValue) {
+  const float* lut = cambi::reciprocal_lut().data();
+  std::mt19937 rng(13);
+  auto c_value = [&] {
+    const int p0 = 1 + int(rng() % 2112), pm = 1 + int(rng() % 2112);
+    return float(int(1 + rng() % 9) * p0 * pm) * lut[p0 + pm];
+  };
+  const float bad[] = {-1.0f, -0.0f, 0.25f, 16384.0f, 1e30f, std::bit_cast<float>(0x7FC00000u)};
+  auto check = [&](const std::vector<float>& v, int a, int n, const std::string& what) {
+    size_t nonzero = 0;
+    uint64_t sum = 0;
+    const bool ok = plain().count_and_sum(v.data() + a, size_t(n), &nonzero, &sum);
+    for (const auto& [name, fast] : fast_tables()) {
+      size_t fast_nonzero = 1;
+      uint64_t fast_sum = 1;
+      ASSERT_EQ(ok, fast.count_and_sum(v.data() + a, size_t(n), &fast_nonzero, &fast_sum))
+          << name << " " << what;
+      if (!ok) continue;
+      ASSERT_EQ(nonzero, fast_nonzero) << name << " " << what;
+      ASSERT_EQ(sum, fast_sum) << name << " " << what;
+    }
+  };
+  for (double zeros : {0.0, 0.9})
+    for (int a = 0; a < 4; ++a)
+      for (int n = 0; n <= 64; ++n) {
+        std::vector<float> v(size_t(a + n));
+        for (auto& x : v) x = (rng() % 1000 < zeros * 1000) ? 0.0f : c_value();
+        check(v, a, n, "n " + std::to_string(n));
+        for (int at = 0; at < n; ++at)
+          for (float b : bad) {
+            auto with_bad = v;
+            with_bad[size_t(a + at)] = b;
+            check(with_bad, a, n, "n " + std::to_string(n) + " bad at " + std::to_string(at));
+          }
+      }
+  // A plane's worth: sums far above 2^32 units.
+  std::vector<float> large(2000000);
+  for (auto& x : large) x = c_value();
+  check(large, 0, int(large.size()), "2M values");
 }
 
 }  // namespace

@@ -394,6 +394,14 @@ TEST(CambiTopK, LargeSumsFallBackToTheQuickSelectOrder) {
   ASSERT_GT(exact_sum * 0.6, std::ldexp(1.0, 29));
   EXPECT_EQ(std::bit_cast<uint64_t>(top_k_mean(v, k)),
             std::bit_cast<uint64_t>(top_k_mean_quickselect(copy, k)));
+  // Fewer non-zero values than K, as in most CAMBI planes, and still a sum above 2^29.
+  auto sparse = random_c_values(2000000, rng, 2112, 0.5);
+  auto sparse_copy = sparse;
+  double sparse_sum = 0;
+  for (float x : sparse) sparse_sum += x;
+  ASSERT_GT(sparse_sum, std::ldexp(1.0, 29));
+  EXPECT_EQ(std::bit_cast<uint64_t>(top_k_mean(sparse, k * 2)),
+            std::bit_cast<uint64_t>(top_k_mean_quickselect(sparse_copy, k * 2)));
 }
 
 TEST(CambiScore, WeightsScalesAndDividesByTheWindowArea) {

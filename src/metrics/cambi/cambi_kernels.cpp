@@ -3,6 +3,7 @@
 #include "metrics/cambi/cambi_kernels.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace vqx::cambi {
 namespace {
@@ -41,10 +42,27 @@ void evaluate_run(const uint16_t* p0s, const ContrastRows* rows, int count, cons
   }
 }
 
+bool count_and_sum(const float* values, size_t n, size_t* nonzero, uint64_t* sum) {
+  size_t count = 0;
+  uint64_t total = 0;
+  bool representable = true;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t bits = std::bit_cast<uint32_t>(values[i]);
+    if (bits == 0) continue;
+    const uint32_t e = bits >> 23;  // biased exponent; the sign bit would make it >= 256
+    representable &= e >= 126 && e <= 140;
+    ++count;
+    total += uint64_t((bits & 0x7FFFFFu) | 0x800000u) << ((e - 126) & 15);
+  }
+  *nonzero = count;
+  *sum = total;
+  return representable;
+}
+
 }  // namespace
 
 CambiKernels plain_cambi_kernels() {
-  return {first_difference, first_agreement, run_end, add_linear, evaluate_run};
+  return {first_difference, first_agreement, run_end, add_linear, evaluate_run, count_and_sum};
 }
 
 CambiKernels make_cambi_kernels(const CpuFeatures& cpu) {

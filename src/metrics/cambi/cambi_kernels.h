@@ -2,7 +2,9 @@
 // The inner loops of the CAMBI c-values (shared/spec/cambi.md 6.3) as a dispatch table
 // (core/cpu_features.h): scans along rows of counted levels, the linear updates of the sliding
 // histograms and the per-pixel c-value of a run of equal levels. Every level computes the same
-// integers and floats as the plain twin, bit for bit (cambi_kernels_test).
+// integers and floats as the plain twin, bit for bit (cambi_kernels_test). The pooling's first
+// pass (spec 6.4) is here too.
+#include <cstddef>
 #include <cstdint>
 
 #include "core/cpu_features.h"
@@ -31,6 +33,10 @@ struct CambiKernels {
   // with p0 = p0s[j] and pm = max(up[j], down[j]), for j in [a, b) (spec 6.3 step 3).
   void (*evaluate_run)(const uint16_t* p0s, const ContrastRows* rows, int count,
                        const float* lut, int a, int b, float* out);
+  // The number of non-zero values among n c-values and their exact sum in units of 2^-24; false
+  // when some value is not a non-negative multiple of 2^-24 below 2^14 (then the counts are
+  // meaningless).
+  bool (*count_and_sum)(const float* values, size_t n, size_t* nonzero, uint64_t* sum);
 };
 
 // The plain twin, then the entries of every level `cpu` has.

@@ -100,6 +100,52 @@ void evaluate_run(const uint16_t* p0s, const ContrastRows* rows, int count, cons
   }
 }
 
+bool count_and_sum(const float* values, size_t n, size_t* nonzero, uint64_t* sum) {
+  // Per lane: zero -> nothing; else the mantissa with its hidden bit shifted by exponent - 126
+  // into a 64-bit lane. A term has at most 38 bits and a lane sums n / 8 of them: exact for any
+  // plane below 2^29 values (a 4K plane has 2^23).
+  const __m256i zero = _mm256_setzero_si256(), fifteen = _mm256_set1_epi32(15);
+  __m256i count = zero, bad = zero, sum_lo = zero, sum_hi = zero;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256i bits = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(values + i));
+    const __m256i is_zero = _mm256_cmpeq_epi32(bits, zero);
+    const __m256i shift = _mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(126));
+    // shift >= 15 unsigned (exponent outside [126, 140]) on a non-zero lane.
+    bad = _mm256_or_si256(bad, _mm256_andnot_si256(
+                                   is_zero, _mm256_cmpeq_epi32(_mm256_max_epu32(shift, fifteen), shift)));
+    count = _mm256_sub_epi32(count, _mm256_andnot_si256(is_zero, _mm256_set1_epi32(-1)));
+    const __m256i mantissa = _mm256_andnot_si256(
+        is_zero, _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFF)),
+                                 _mm256_set1_epi32(0x800000)));
+    const __m256i s = _mm256_and_si256(shift, fifteen);
+    sum_lo = _mm256_add_epi64(sum_lo, _mm256_sllv_epi64(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(mantissa)),
+                                                        _mm256_cvtepu32_epi64(_mm256_castsi256_si128(s))));
+    sum_hi = _mm256_add_epi64(sum_hi, _mm256_sllv_epi64(_mm256_cvtepu32_epi64(_mm256_extracti128_si256(mantissa, 1)),
+                                                        _mm256_cvtepu32_epi64(_mm256_extracti128_si256(s, 1))));
+  }
+  alignas(32) uint64_t sums[8];
+  alignas(32) uint32_t counts[8];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(sums), sum_lo);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(sums + 4), sum_hi);
+  _mm256_store_si256(reinterpret_cast<__m256i*>(counts), count);
+  uint64_t total = 0;
+  size_t c = 0;
+  for (int l = 0; l < 8; ++l) total += sums[l], c += counts[l];
+  bool representable = _mm256_testz_si256(bad, bad);
+  for (; i < n; ++i) {
+    const uint32_t bits = std::bit_cast<uint32_t>(values[i]);
+    if (bits == 0) continue;
+    const uint32_t e = bits >> 23;
+    representable &= e >= 126 && e <= 140;
+    ++c;
+    total += uint64_t((bits & 0x7FFFFFu) | 0x800000u) << ((e - 126) & 15);
+  }
+  *nonzero = c;
+  *sum = total;
+  return representable;
+}
+
 }  // namespace
 }  // namespace vqx::cambi
 
@@ -114,6 +160,7 @@ void install_avx2_kernels(CambiKernels& k) {
   k.run_end = run_end;
   k.add_linear = add_linear;
   k.evaluate_run = evaluate_run;
+  k.count_and_sum = count_and_sum;
 }
 
 }  // namespace vqx::cambi

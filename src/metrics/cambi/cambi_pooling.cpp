@@ -4,7 +4,8 @@
 // order the selection leaves them. Every non-zero c-value is >= 0.5 and < 2^14, so it is an
 // integer multiple of 2^-24; while the top-K sum is below 2^29 every partial f64 sum is exact, and
 // the result is the exact sum whatever the order. top_k_mean therefore finds the exact sum with
-// a two-level radix count (no reordering, two linear passes), and replays the literal
+// a two-level radix count (no reordering, two linear passes; one pass when at most K values are
+// non-zero, as is usual), and replays the literal
 // quick-select only when that sum reaches 2^29, where upstream's order can round differently.
 #include <algorithm>
 #include <bit>
@@ -12,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "metrics/cambi/cambi_kernels.h"
 #include "metrics/cambi/cambi_stages.h"
 
 namespace vqx::cambi {
@@ -79,6 +81,18 @@ double approximate_total(std::span<const float> values) {
 }  // namespace
 
 double top_k_mean(std::span<float> values, size_t k) {
+  // c-values are mostly zero: when at most k are not, the top K are all of them plus zeros, whose
+  // sum is the sum of everything. Below 2^29 (2^53 units) that is upstream's sum exactly; above,
+  // upstream's order matters: replay it.
+  {
+    size_t nonzero = 0;
+    uint64_t sum = 0;
+    if (cambi_kernels().count_and_sum(values.data(), values.size(), &nonzero, &sum) &&
+        nonzero <= k) {
+      if (sum >= (uint64_t{1} << 53)) return top_k_mean_quickselect(values, k);
+      return std::ldexp(double(sum), -24) / double(k);
+    }
+  }
   // The top-K mean is at least the mean of all values: when even that puts the top-K sum above
   // 2^29 (with a margin far above the bound's error), upstream's order matters; replay it.
   const double limit = std::ldexp(1.0, 29);
