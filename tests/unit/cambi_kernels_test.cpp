@@ -51,6 +51,9 @@ TEST(CambiKernels, HostTableFollowsTheCpu) {
   EXPECT_EQ(host.add_linear != plain().add_linear, fast);
   EXPECT_EQ(host.evaluate_run != plain().evaluate_run, fast);
   EXPECT_EQ(host.count_and_sum != plain().count_and_sum, fast);
+  EXPECT_EQ(host.counted_levels != plain().counted_levels, fast);
+  EXPECT_EQ(host.mode3 != plain().mode3, fast);
+  EXPECT_EQ(host.flat_row != plain().flat_row, fast);
 }
 
 // Every scan from every start c of [offset, offset + n), on pairs of rows that mostly agree.
@@ -187,6 +190,60 @@ TEST(CambiKernels, CountAndSumEveryLengthAndBadValue) {
   std::vector<float> large(2000000);
   for (auto& x : large) x = c_value();
   check(large, 0, int(large.size()), "2M values");
+}
+
+// The image stages' row loops at every length 1..64 and start 0..3, on 10-bit codes from small
+// alphabets (ties and flat stretches) and from the whole range, with bands at both ends.
+TEST(CambiKernels, ImageRowsEveryLengthAndStart) {
+  std::mt19937 rng(17);
+  for (const RowShape& shape : kShapes)
+    for (int a = 0; a < 4; ++a)
+      for (int n = 1; n <= 64; ++n) {
+        auto codes = [&](uint32_t seed) {
+          auto row = level_row(a + n + 1, seed, shape.levels, shape.max_run);
+          for (auto& v : row) v = uint16_t(shape.levels == 200 ? rng() % 1024 : v % 1024);
+          return row;
+        };
+        const auto x = codes(rng()), y = codes(rng()), z = codes(rng());
+        std::vector<uint8_t> mask(x.size());
+        for (auto& m : mask) m = uint8_t(rng() % 4 != 0);
+        const std::string what = "n " + std::to_string(n) + " start " + std::to_string(a);
+        for (auto [base, band] : {std::pair{0, 564}, {1, 2}, {500, 524}, {0, 1024}, {1023, 1}}) {
+          std::vector<uint16_t> expected(x.size(), 7), got(x.size(), 7);
+          plain().counted_levels(x.data() + a, mask.data() + a, size_t(n), base, band,
+                                 expected.data() + a);
+          for (const auto& [name, fast] : fast_tables()) {
+            std::fill(got.begin(), got.end(), uint16_t{7});
+            fast.counted_levels(x.data() + a, mask.data() + a, size_t(n), base, band, got.data() + a);
+            ASSERT_EQ(expected, got) << name << " counted_levels " << what << " base " << base;
+          }
+        }
+        {
+          std::vector<uint16_t> expected(x.size(), 7), got(x.size(), 7);
+          plain().mode3(x.data() + a, y.data() + a, z.data() + a, size_t(n), expected.data() + a);
+          for (const auto& [name, fast] : fast_tables()) {
+            std::fill(got.begin(), got.end(), uint16_t{7});
+            fast.mode3(x.data() + a, y.data() + a, z.data() + a, size_t(n), got.data() + a);
+            ASSERT_EQ(expected, got) << name << " mode3 " << what;
+          }
+        }
+        {
+          // row[i + 1] is read up to i = n - 1: the rows hold a + n + 1 codes.
+          std::vector<uint8_t> expected(x.size(), 7), got(x.size(), 7);
+          plain().flat_row(x.data() + a, y.data() + a, size_t(n), expected.data() + a);
+          for (const auto& [name, fast] : fast_tables()) {
+            std::fill(got.begin(), got.end(), uint8_t{7});
+            fast.flat_row(x.data() + a, y.data() + a, size_t(n), got.data() + a);
+            ASSERT_EQ(expected, got) << name << " flat_row " << what;
+          }
+          // Identical rows: flat wherever the row repeats itself.
+          plain().flat_row(x.data() + a, x.data() + a, size_t(n), expected.data() + a);
+          for (const auto& [name, fast] : fast_tables()) {
+            fast.flat_row(x.data() + a, x.data() + a, size_t(n), got.data() + a);
+            ASSERT_EQ(expected, got) << name << " flat_row on itself " << what;
+          }
+        }
+      }
 }
 
 }  // namespace

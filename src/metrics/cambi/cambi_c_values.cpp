@@ -198,10 +198,7 @@ constexpr size_t kStripCells = size_t{1} << 18;
 
 void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, const LevelParams& p,
                     uint16_t* levels) {
-  for (size_t i = 0; i < n; ++i) {
-    unsigned l = unsigned(image[i]) - unsigned(p.base);  // wraps for code < base
-    levels[i] = (mask[i] && l < unsigned(p.band)) ? uint16_t(l) : kNotCounted;
-  }
+  cambi_kernels().counted_levels(image, mask, n, p.base, p.band, levels);
 }
 
 std::vector<uint32_t> level_contrasts(const LevelParams& p) {

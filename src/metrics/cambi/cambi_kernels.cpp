@@ -1,6 +1,7 @@
 // The plain twins of the CAMBI c-value kernels (cambi_kernels.h), one element at a time, and the
 // table builder: these entries first, then each level's overrides.
 #include "metrics/cambi/cambi_kernels.h"
+#include "metrics/cambi/cambi_stages.h"
 
 #include <algorithm>
 #include <bit>
@@ -59,10 +60,32 @@ bool count_and_sum(const float* values, size_t n, size_t* nonzero, uint64_t* sum
   return representable;
 }
 
+void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, int base, int band,
+                    uint16_t* levels) {
+  for (size_t i = 0; i < n; ++i) {
+    const unsigned l = unsigned(image[i]) - unsigned(base);  // wraps for code < base
+    levels[i] = (mask[i] && l < unsigned(band)) ? uint16_t(l) : kNotCounted;
+  }
+}
+
+void mode3(const uint16_t* a, const uint16_t* b, const uint16_t* c, size_t n, uint16_t* out) {
+  for (size_t i = 0; i < n; ++i) {
+    const uint16_t lo = std::min(a[i], std::min(b[i], c[i]));
+    const uint16_t r = (b[i] == c[i]) ? b[i] : lo;
+    out[i] = (a[i] == b[i] || a[i] == c[i]) ? a[i] : r;
+  }
+}
+
+void flat_row(const uint16_t* row, const uint16_t* below, size_t n, uint8_t* flat) {
+  for (size_t i = 0; i < n; ++i)
+    flat[i] = uint8_t((row[i] == row[i + 1]) & (row[i] == below[i]));
+}
+
 }  // namespace
 
 CambiKernels plain_cambi_kernels() {
-  return {first_difference, first_agreement, run_end, add_linear, evaluate_run, count_and_sum};
+  return {first_difference, first_agreement, run_end,        add_linear, evaluate_run,
+          count_and_sum,    counted_levels,  mode3,          flat_row};
 }
 
 CambiKernels make_cambi_kernels(const CpuFeatures& cpu) {

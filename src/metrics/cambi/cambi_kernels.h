@@ -37,6 +37,15 @@ struct CambiKernels {
   // when some value is not a non-negative multiple of 2^-24 below 2^14 (then the counts are
   // meaningless).
   bool (*count_and_sum)(const float* values, size_t n, size_t* nonzero, uint64_t* sum);
+
+  // The per-pixel image stages' row loops:
+  // levels[i] = image[i] - base for a masked-in code in [base, base + band), else kNotCounted.
+  void (*counted_levels)(const uint16_t* image, const uint8_t* mask, size_t n, int base, int band,
+                         uint16_t* levels);
+  // out[i] = the majority of a[i], b[i], c[i], the smallest when all differ (spec 6.2).
+  void (*mode3)(const uint16_t* a, const uint16_t* b, const uint16_t* c, size_t n, uint16_t* out);
+  // flat[i] = 1 when row[i] == row[i + 1] and row[i] == below[i], else 0 (spec 5).
+  void (*flat_row)(const uint16_t* row, const uint16_t* below, size_t n, uint8_t* flat);
 };
 
 // The plain twin, then the entries of every level `cpu` has.

@@ -10,6 +10,7 @@
 
 #include "core/cpu_features.h"
 #include "metrics/cambi/cambi_kernels.h"
+#include "metrics/cambi/cambi_stages.h"
 
 VQX_BEGIN_TARGET_AVX2
 
@@ -146,6 +147,60 @@ bool count_and_sum(const float* values, size_t n, size_t* nonzero, uint64_t* sum
   return representable;
 }
 
+void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, int base, int band,
+                    uint16_t* levels) {
+  // l = code - base wraps below base, so l <= band - 1 (unsigned) is the band test.
+  const __m256i vbase = _mm256_set1_epi16(short(base)), top = _mm256_set1_epi16(short(band - 1));
+  const __m256i not_counted = _mm256_set1_epi16(short(kNotCounted));
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i l = _mm256_sub_epi16(load16(image + i), vbase);
+    const __m256i in_band = _mm256_cmpeq_epi16(_mm256_min_epu16(l, top), l);
+    const __m256i m = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(mask + i)));
+    const __m256i masked_out = _mm256_cmpeq_epi16(m, _mm256_setzero_si256());
+    const __m256i keep = _mm256_andnot_si256(masked_out, in_band);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(levels + i), _mm256_blendv_epi8(not_counted, l, keep));
+  }
+  for (; i < n; ++i) {
+    const unsigned l = unsigned(image[i]) - unsigned(base);
+    levels[i] = (mask[i] && l < unsigned(band)) ? uint16_t(l) : kNotCounted;
+  }
+}
+
+inline uint16_t mode3_one(uint16_t a, uint16_t b, uint16_t c) {
+  const uint16_t lo = std::min(a, std::min(b, c));
+  const uint16_t r = (b == c) ? b : lo;
+  return (a == b || a == c) ? a : r;
+}
+
+void mode3(const uint16_t* a, const uint16_t* b, const uint16_t* c, size_t n, uint16_t* out) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i va = load16(a + i), vb = load16(b + i), vc = load16(c + i);
+    const __m256i lo = _mm256_min_epu16(va, _mm256_min_epu16(vb, vc));
+    const __m256i r = _mm256_blendv_epi8(lo, vb, _mm256_cmpeq_epi16(vb, vc));
+    const __m256i a_wins = _mm256_or_si256(_mm256_cmpeq_epi16(va, vb), _mm256_cmpeq_epi16(va, vc));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_blendv_epi8(r, va, a_wins));
+  }
+  for (; i < n; ++i) out[i] = mode3_one(a[i], b[i], c[i]);
+}
+
+void flat_row(const uint16_t* row, const uint16_t* below, size_t n, uint8_t* flat) {
+  size_t i = 0;
+  const __m256i one = _mm256_set1_epi16(1);
+  for (; i + 32 <= n; i += 32) {
+    auto flat16 = [&](size_t at) {
+      const __m256i v = load16(row + at);
+      return _mm256_and_si256(one, _mm256_and_si256(_mm256_cmpeq_epi16(v, load16(row + at + 1)),
+                                                    _mm256_cmpeq_epi16(v, load16(below + at))));
+    };
+    // packus interleaves the 128-bit halves; the permute puts the 32 bytes back in order.
+    const __m256i packed = _mm256_packus_epi16(flat16(i), flat16(i + 16));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(flat + i), _mm256_permute4x64_epi64(packed, 0xD8));
+  }
+  for (; i < n; ++i) flat[i] = uint8_t((row[i] == row[i + 1]) & (row[i] == below[i]));
+}
+
 }  // namespace
 }  // namespace vqx::cambi
 
@@ -161,6 +216,9 @@ void install_avx2_kernels(CambiKernels& k) {
   k.add_linear = add_linear;
   k.evaluate_run = evaluate_run;
   k.count_and_sum = count_and_sum;
+  k.counted_levels = counted_levels;
+  k.mode3 = mode3;
+  k.flat_row = flat_row;
 }
 
 }  // namespace vqx::cambi

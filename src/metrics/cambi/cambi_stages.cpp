@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "metrics/cambi/cambi_kernels.h"
 #include "metrics/cambi/cambi_stages.h"
 
 namespace vqx::cambi {
@@ -210,12 +211,12 @@ void spatial_mask(const uint16_t* image, unsigned w, unsigned h, int mask_index,
   // over rows r-3..r+3 are kept in `vsum` and updated row by row from a ring of the last eight z
   // rows; the 7-wide horizontal sum of those is the exact 7x7 count (outside contributes 0).
   std::vector<uint8_t> ring(size_t{8} * w), vsum(w, 0);
+  const auto flat_row = cambi_kernels().flat_row;
   auto z_row = [&](unsigned r) {
     const uint16_t* row = image + size_t{r} * w;
     const uint16_t* below = r + 1 < h ? row + w : row;
     uint8_t* zr = ring.data() + size_t{r % 8} * w;
-    for (unsigned c = 0; c + 1 < w; ++c)
-      zr[c] = uint8_t((row[c] == row[c + 1]) & (row[c] == below[c]));
+    flat_row(row, below, w - 1, zr);
     zr[w - 1] = uint8_t(row[w - 1] == below[w - 1]);
     return zr;
   };
@@ -262,16 +263,9 @@ void decimate(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h
 
 namespace {
 
-// Majority of three, the smallest when all differ (spec 6.2). Written branch-free for SIMD.
-inline uint16_t mode3(uint16_t a, uint16_t b, uint16_t c) {
-  uint16_t lo = std::min(a, std::min(b, c));
-  uint16_t r = (b == c) ? b : lo;
-  return (a == b || a == c) ? a : r;
-}
-
-void horizontal_mode(const uint16_t* in, unsigned w, uint16_t* out) {
+void horizontal_mode(const CambiKernels& k, const uint16_t* in, unsigned w, uint16_t* out) {
   out[0] = in[0];
-  for (unsigned c = 1; c + 1 < w; ++c) out[c] = mode3(in[c - 1], in[c], in[c + 1]);
+  if (w > 2) k.mode3(in, in + 1, in + 2, w - 2, out + 1);
   if (w > 1) out[w - 1] = in[w - 1];
 }
 
@@ -284,15 +278,15 @@ void mode_filter(const uint16_t* in, unsigned w, unsigned h, uint16_t* out) {
   if (h == 1) return;
   std::memcpy(out + size_t{h - 1} * w, in + size_t{h - 1} * w, size_t{w} * sizeof(uint16_t));
   if (h == 2) return;
+  const CambiKernels& k = cambi_kernels();
   std::vector<uint16_t> ring(size_t{3} * w);
   uint16_t* rows[3] = {ring.data(), ring.data() + w, ring.data() + 2 * w};
-  horizontal_mode(in, w, rows[0]);
-  horizontal_mode(in + w, w, rows[1]);
+  horizontal_mode(k, in, w, rows[0]);
+  horizontal_mode(k, in + w, w, rows[1]);
   for (unsigned r = 1; r + 1 < h; ++r) {
-    horizontal_mode(in + size_t{r + 1} * w, w, rows[2]);
+    horizontal_mode(k, in + size_t{r + 1} * w, w, rows[2]);
     uint16_t* o = out + size_t{r} * w;
-    const uint16_t *a = rows[0], *b = rows[1], *c = rows[2];
-    for (unsigned j = 0; j < w; ++j) o[j] = mode3(a[j], b[j], c[j]);
+    k.mode3(rows[0], rows[1], rows[2], w, o);
     std::swap(rows[0], rows[1]);
     std::swap(rows[1], rows[2]);
   }
