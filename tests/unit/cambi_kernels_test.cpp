@@ -54,6 +54,7 @@ TEST(CambiKernels, HostTableFollowsTheCpu) {
   EXPECT_EQ(host.counted_levels != plain().counted_levels, fast);
   EXPECT_EQ(host.mode3 != plain().mode3, fast);
   EXPECT_EQ(host.flat_row != plain().flat_row, fast);
+  EXPECT_EQ(host.flat_count_row != plain().flat_count_row, fast);
 }
 
 // Every scan from every start c of [offset, offset + n), on pairs of rows that mostly agree.
@@ -241,6 +242,28 @@ TEST(CambiKernels, ImageRowsEveryLengthAndStart) {
           for (const auto& [name, fast] : fast_tables()) {
             fast.flat_row(x.data() + a, x.data() + a, size_t(n), got.data() + a);
             ASSERT_EQ(expected, got) << name << " flat_row on itself " << what;
+          }
+        }
+      }
+}
+
+// The 7-wide flat count at every length 1..64 and start 0..3, column sums 0..7 (all 7 included,
+// the largest count), thresholds across the whole count range and outside it.
+TEST(CambiKernels, FlatCountEveryLengthAndThreshold) {
+  std::mt19937 rng(19);
+  for (int a = 0; a < 4; ++a)
+    for (int n = 1; n <= 64; ++n)
+      for (unsigned top : {1u, 7u}) {
+        std::vector<uint8_t> sums(size_t(a + n + 6));
+        for (auto& v : sums) v = uint8_t(rng() % 4 == 0 ? top : rng() % (top + 1));
+        for (int threshold : {-1, 0, 7, 17, 24, 30, 48, 49, 126, 127, 300}) {
+          std::vector<uint8_t> expected(sums.size(), 7), got(sums.size(), 7);
+          plain().flat_count_row(sums.data() + a, size_t(n), threshold, expected.data() + a);
+          for (const auto& [name, fast] : fast_tables()) {
+            std::fill(got.begin(), got.end(), uint8_t{7});
+            fast.flat_count_row(sums.data() + a, size_t(n), threshold, got.data() + a);
+            ASSERT_EQ(expected, got) << name << " n " << n << " start " << a << " threshold "
+                                     << threshold;
           }
         }
       }

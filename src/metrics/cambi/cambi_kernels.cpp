@@ -81,11 +81,19 @@ void flat_row(const uint16_t* row, const uint16_t* below, size_t n, uint8_t* fla
     flat[i] = uint8_t((row[i] == row[i + 1]) & (row[i] == below[i]));
 }
 
+void flat_count_row(const uint8_t* sums, size_t n, int threshold, uint8_t* mask) {
+  for (size_t i = 0; i < n; ++i) {
+    int count = 0;
+    for (int t = 0; t < 7; ++t) count += sums[i + size_t(t)];
+    mask[i] = uint8_t(count > threshold);
+  }
+}
+
 }  // namespace
 
 CambiKernels plain_cambi_kernels() {
   return {first_difference, first_agreement, run_end,        add_linear, evaluate_run,
-          count_and_sum,    counted_levels,  mode3,          flat_row};
+          count_and_sum,    counted_levels,  mode3,          flat_row,   flat_count_row};
 }
 
 CambiKernels make_cambi_kernels(const CpuFeatures& cpu) {

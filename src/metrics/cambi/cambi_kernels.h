@@ -46,6 +46,9 @@ struct CambiKernels {
   void (*mode3)(const uint16_t* a, const uint16_t* b, const uint16_t* c, size_t n, uint16_t* out);
   // flat[i] = 1 when row[i] == row[i + 1] and row[i] == below[i], else 0 (spec 5).
   void (*flat_row)(const uint16_t* row, const uint16_t* below, size_t n, uint8_t* flat);
+  // mask[i] = 1 when sums[i] + ... + sums[i + 6] > threshold, else 0: the 7x7 flat count of the
+  // spatial mask from its column sums (each at most 7), padded with three zeros on each side.
+  void (*flat_count_row)(const uint8_t* sums, size_t n, int threshold, uint8_t* mask);
 };
 
 // The plain twin, then the entries of every level `cpu` has.

@@ -201,6 +201,27 @@ void flat_row(const uint16_t* row, const uint16_t* below, size_t n, uint8_t* fla
   for (; i < n; ++i) flat[i] = uint8_t((row[i] == row[i + 1]) & (row[i] == below[i]));
 }
 
+void flat_count_row(const uint8_t* sums, size_t n, int threshold, uint8_t* mask) {
+  size_t i = 0;
+  // A count is at most 49, so byte lanes hold it and a signed compare orders it, for thresholds
+  // a byte holds; other thresholds take the plain loop.
+  if (threshold >= 0 && threshold < 127) {
+    const __m256i limit = _mm256_set1_epi8(char(threshold)), one = _mm256_set1_epi8(1);
+    for (; i + 32 <= n; i += 32) {
+      __m256i count = _mm256_setzero_si256();
+      for (int t = 0; t < 7; ++t)
+        count = _mm256_add_epi8(count, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + i + size_t(t))));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(mask + i),
+                          _mm256_and_si256(one, _mm256_cmpgt_epi8(count, limit)));
+    }
+  }
+  for (; i < n; ++i) {
+    int count = 0;
+    for (int t = 0; t < 7; ++t) count += sums[i + size_t(t)];
+    mask[i] = uint8_t(count > threshold);
+  }
+}
+
 }  // namespace
 }  // namespace vqx::cambi
 
@@ -219,6 +240,7 @@ void install_avx2_kernels(CambiKernels& k) {
   k.counted_levels = counted_levels;
   k.mode3 = mode3;
   k.flat_row = flat_row;
+  k.flat_count_row = flat_count_row;
 }
 
 }  // namespace vqx::cambi

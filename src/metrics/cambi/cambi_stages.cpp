@@ -210,13 +210,15 @@ void spatial_mask(const uint16_t* image, unsigned w, unsigned h, int mask_index,
   // z(r, c): zero derivative to the right and below (outside counts as equal). Column sums of z
   // over rows r-3..r+3 are kept in `vsum` and updated row by row from a ring of the last eight z
   // rows; the 7-wide horizontal sum of those is the exact 7x7 count (outside contributes 0).
-  std::vector<uint8_t> ring(size_t{8} * w), vsum(w, 0);
-  const auto flat_row = cambi_kernels().flat_row;
+  // vsum has three zero columns on each side, so that every 7-wide sum reads seven entries.
+  std::vector<uint8_t> ring(size_t{8} * w), padded_vsum(size_t{w} + 6, 0);
+  uint8_t* vsum = padded_vsum.data() + 3;
+  const CambiKernels& k = cambi_kernels();
   auto z_row = [&](unsigned r) {
     const uint16_t* row = image + size_t{r} * w;
     const uint16_t* below = r + 1 < h ? row + w : row;
     uint8_t* zr = ring.data() + size_t{r % 8} * w;
-    flat_row(row, below, w - 1, zr);
+    k.flat_row(row, below, w - 1, zr);
     zr[w - 1] = uint8_t(row[w - 1] == below[w - 1]);
     return zr;
   };
@@ -233,14 +235,7 @@ void spatial_mask(const uint16_t* image, unsigned w, unsigned h, int mask_index,
       const uint8_t* zr = z_row(r + 3);
       for (unsigned c = 0; c < w; ++c) vsum[c] = uint8_t(vsum[c] + zr[c]);
     }
-    uint8_t* m = mask + size_t{r} * w;
-    int count = 0;
-    for (unsigned c = 0; c < 3 && c < w; ++c) count += vsum[c];
-    for (unsigned c = 0; c < w; ++c) {
-      if (c + 3 < w) count += vsum[c + 3];
-      if (c >= 4) count -= vsum[c - 4];
-      m[c] = uint8_t(count > mask_index);
-    }
+    k.flat_count_row(padded_vsum.data(), w, mask_index, mask + size_t{r} * w);
   }
 }
 
