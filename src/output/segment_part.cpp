@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <numeric>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -20,6 +22,32 @@ std::string hex_float(double v) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%a", v);
   return buffer;
+}
+
+template <typename T>
+struct IsVector : std::false_type {};
+template <typename T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+// Whether nlohmann's conversion of `v` to T is defined: its number-to-integer conversion is a
+// plain cast, undefined for a float (1e82) or a negative value read as an unsigned type.
+template <typename T>
+bool converts_exactly(const nlohmann::json& v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v.is_boolean();
+  } else if constexpr (std::is_integral_v<T>) {
+    if (v.is_number_unsigned()) return v.get<uint64_t>() <= uint64_t(std::numeric_limits<T>::max());
+    if (!v.is_number_integer()) return false;
+    const int64_t x = v.get<int64_t>();
+    return std::is_signed_v<T> && x >= int64_t(std::numeric_limits<T>::min()) &&
+           x <= int64_t(std::numeric_limits<T>::max());
+  } else if constexpr (IsVector<T>::value) {
+    return v.is_array() && std::all_of(v.begin(), v.end(), [](const nlohmann::json& e) {
+             return converts_exactly<typename T::value_type>(e);
+           });
+  } else {
+    return true;  // strings, doubles and JSON values: nlohmann throws on a wrong type
+  }
 }
 
 // Reads one JSON line; InputError names the file and line.
@@ -38,13 +66,21 @@ class PartReader {
     if (!value.is_object()) fail("not a JSON object");
     return true;
   }
+  template <typename T>
+  static const char* type_name() {
+    if constexpr (std::is_same_v<T, bool>) return "boolean";
+    else if constexpr (std::is_integral_v<T>) return "whole number in range";
+    else return "list of whole numbers in range";
+  }
   [[noreturn]] void fail(const std::string& what) const {
     throw InputError(fmt::format("{}: line {}: {}", name_, line_, what));
   }
   template <typename T>
   T get(const nlohmann::json& object, const char* key) const {
     try {
-      return object.at(key).get<T>();
+      const nlohmann::json& value = object.at(key);
+      if (!converts_exactly<T>(value)) fail(fmt::format("'{}' is not a {}", key, type_name<T>()));
+      return value.get<T>();
     } catch (const nlohmann::json::exception&) {
       fail(fmt::format("'{}' is missing or of the wrong type", key));
     }
