@@ -7,7 +7,7 @@
 #include <bit>
 
 namespace vqx::cambi {
-namespace {
+namespace plain {
 
 int first_difference(const uint16_t* a, const uint16_t* b, int c, int end) {
   while (c < end && a[c] == b[c]) ++c;
@@ -89,9 +89,10 @@ void flat_count_row(const uint8_t* sums, size_t n, int threshold, uint8_t* mask)
   }
 }
 
-}  // namespace
+}  // namespace plain
 
 CambiKernels plain_cambi_kernels() {
+  using namespace plain;
   return {first_difference, first_agreement, run_end,        add_linear, evaluate_run,
           count_and_sum,    counted_levels,  mode3,          flat_row,   flat_count_row};
 }

@@ -51,6 +51,21 @@ struct CambiKernels {
   void (*flat_count_row)(const uint8_t* sums, size_t n, int threshold, uint8_t* mask);
 };
 
+// The plain twin's entries, which the vector levels also call for their tails.
+namespace plain {
+int first_difference(const uint16_t* a, const uint16_t* b, int c, int end);
+int first_agreement(const uint16_t* a, const uint16_t* b, int c, int end);
+int run_end(const uint16_t* row, int c, int end);
+void add_linear(uint16_t* hist, int lo, int hi, int base, int slope);
+void evaluate_run(const uint16_t* p0s, const ContrastRows* rows, int count, const float* lut, int a, int b,
+                  float* out);
+bool count_and_sum(const float* values, size_t n, size_t* nonzero, uint64_t* sum);
+void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, int base, int band, uint16_t* levels);
+void mode3(const uint16_t* a, const uint16_t* b, const uint16_t* c, size_t n, uint16_t* out);
+void flat_row(const uint16_t* row, const uint16_t* below, size_t n, uint8_t* flat);
+void flat_count_row(const uint8_t* sums, size_t n, int threshold, uint8_t* mask);
+}  // namespace plain
+
 // The plain twin, then the entries of every level `cpu` has.
 CambiKernels make_cambi_kernels(const CpuFeatures& cpu);
 // This host's table, built once.

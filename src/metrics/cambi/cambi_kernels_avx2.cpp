@@ -1,6 +1,6 @@
 // The AVX2 level of the CAMBI c-value kernels (cambi_kernels.h): 16 levels per compare or update,
 // 8 pixels per c-value step (one gather of the reciprocal table). Same values as the plain twins
-// (cambi_kernels.cpp); the tails run the plain loops.
+// (cambi_kernels.cpp); the tails call the plain entries.
 // Everything between the target pragmas has internal linkage; the headers come first, so the
 // inline functions they define stay baseline code.
 #include <immintrin.h>
@@ -29,8 +29,7 @@ int first_difference(const uint16_t* a, const uint16_t* b, int c, int end) {
     const uint32_t same = uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi16(load16(a + c), load16(b + c))));
     if (same != 0xFFFFFFFFu) return c + lane_of(~same);
   }
-  while (c < end && a[c] == b[c]) ++c;
-  return c;
+  return plain::first_difference(a, b, c, end);
 }
 
 int first_agreement(const uint16_t* a, const uint16_t* b, int c, int end) {
@@ -38,8 +37,7 @@ int first_agreement(const uint16_t* a, const uint16_t* b, int c, int end) {
     const uint32_t same = uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi16(load16(a + c), load16(b + c))));
     if (same != 0) return c + lane_of(same);
   }
-  while (c < end && a[c] != b[c]) ++c;
-  return c;
+  return plain::first_agreement(a, b, c, end);
 }
 
 int run_end(const uint16_t* row, int c, int end) {
@@ -68,7 +66,7 @@ void add_linear(uint16_t* hist, int lo, int hi, int base, int slope) {
       inc = _mm256_add_epi16(inc, step);
     }
   }
-  for (; j < hi; ++j) hist[j] = uint16_t(hist[j] + base + slope * j);
+  plain::add_linear(hist, j, hi, base, slope);
 }
 
 void evaluate_run(const uint16_t* p0s, const ContrastRows* rows, int count, const float* lut,
@@ -90,15 +88,7 @@ void evaluate_run(const uint16_t* p0s, const ContrastRows* rows, int count, cons
     }
     _mm256_storeu_ps(out + j, c);
   }
-  for (; j < b; ++j) {
-    const int p0 = p0s[j];
-    float c = 0.0f;
-    for (int r = 0; r < count; ++r) {
-      const int pm = std::max(rows[r].up[j], rows[r].down[j]);
-      c = std::max(c, float(rows[r].weight * p0 * pm) * lut[p0 + pm]);
-    }
-    out[j] = c;
-  }
+  plain::evaluate_run(p0s, rows, count, lut, j, b, out);
 }
 
 bool count_and_sum(const float* values, size_t n, size_t* nonzero, uint64_t* sum) {
@@ -134,16 +124,11 @@ bool count_and_sum(const float* values, size_t n, size_t* nonzero, uint64_t* sum
   size_t c = 0;
   for (int l = 0; l < 8; ++l) total += sums[l], c += counts[l];
   bool representable = _mm256_testz_si256(bad, bad);
-  for (; i < n; ++i) {
-    const uint32_t bits = std::bit_cast<uint32_t>(values[i]);
-    if (bits == 0) continue;
-    const uint32_t e = bits >> 23;
-    representable &= e >= 126 && e <= 140;
-    ++c;
-    total += uint64_t((bits & 0x7FFFFFu) | 0x800000u) << ((e - 126) & 15);
-  }
-  *nonzero = c;
-  *sum = total;
+  size_t tail_count = 0;
+  uint64_t tail_sum = 0;
+  representable &= plain::count_and_sum(values + i, n - i, &tail_count, &tail_sum);
+  *nonzero = c + tail_count;
+  *sum = total + tail_sum;
   return representable;
 }
 
@@ -161,16 +146,7 @@ void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, int ba
     const __m256i keep = _mm256_andnot_si256(masked_out, in_band);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(levels + i), _mm256_blendv_epi8(not_counted, l, keep));
   }
-  for (; i < n; ++i) {
-    const unsigned l = unsigned(image[i]) - unsigned(base);
-    levels[i] = (mask[i] && l < unsigned(band)) ? uint16_t(l) : kNotCounted;
-  }
-}
-
-inline uint16_t mode3_one(uint16_t a, uint16_t b, uint16_t c) {
-  const uint16_t lo = std::min(a, std::min(b, c));
-  const uint16_t r = (b == c) ? b : lo;
-  return (a == b || a == c) ? a : r;
+  plain::counted_levels(image + i, mask + i, n - i, base, band, levels + i);
 }
 
 void mode3(const uint16_t* a, const uint16_t* b, const uint16_t* c, size_t n, uint16_t* out) {
@@ -182,7 +158,7 @@ void mode3(const uint16_t* a, const uint16_t* b, const uint16_t* c, size_t n, ui
     const __m256i a_wins = _mm256_or_si256(_mm256_cmpeq_epi16(va, vb), _mm256_cmpeq_epi16(va, vc));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_blendv_epi8(r, va, a_wins));
   }
-  for (; i < n; ++i) out[i] = mode3_one(a[i], b[i], c[i]);
+  plain::mode3(a + i, b + i, c + i, n - i, out + i);
 }
 
 void flat_row(const uint16_t* row, const uint16_t* below, size_t n, uint8_t* flat) {
@@ -198,7 +174,7 @@ void flat_row(const uint16_t* row, const uint16_t* below, size_t n, uint8_t* fla
     const __m256i packed = _mm256_packus_epi16(flat16(i), flat16(i + 16));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(flat + i), _mm256_permute4x64_epi64(packed, 0xD8));
   }
-  for (; i < n; ++i) flat[i] = uint8_t((row[i] == row[i + 1]) & (row[i] == below[i]));
+  plain::flat_row(row + i, below + i, n - i, flat + i);
 }
 
 void flat_count_row(const uint8_t* sums, size_t n, int threshold, uint8_t* mask) {
@@ -215,11 +191,7 @@ void flat_count_row(const uint8_t* sums, size_t n, int threshold, uint8_t* mask)
                           _mm256_and_si256(one, _mm256_cmpgt_epi8(count, limit)));
     }
   }
-  for (; i < n; ++i) {
-    int count = 0;
-    for (int t = 0; t < 7; ++t) count += sums[i + size_t(t)];
-    mask[i] = uint8_t(count > threshold);
-  }
+  plain::flat_count_row(sums + i, n - i, threshold, mask + i);
 }
 
 }  // namespace

@@ -2,17 +2,8 @@
 // update and 16 pixels per c-value step, the tails under a lane mask instead of a scalar loop.
 // Same values as the plain twins (cambi_kernels.cpp).
 // Everything between the target pragmas has internal linkage; the headers come first, so the
-// inline functions they define stay baseline code. GCC 12 takes the _mm512_undefined_*
-// placeholders inside its own intrinsics for uninitialised values (GCC bug 105593), at the
-// header's lines.
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+// inline functions they define stay baseline code.
+#include "core/avx512_intrinsics.h"
 
 #include <algorithm>
 #include <bit>

@@ -8,16 +8,7 @@
 //
 // Everything between the target pragmas has internal linkage; the headers come first, so the
 // inline functions they define stay baseline code (one definition for every translation unit).
-// GCC 12 takes the _mm512_undefined_* placeholders inside its own intrinsics for uninitialised
-// values (GCC bug 105593), at the header's lines.
-#if !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "core/avx512_intrinsics.h"
 
 #include <cstddef>
 #include <vector>
