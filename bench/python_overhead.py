@@ -36,7 +36,7 @@ SETS = {"vmaf_v0.6.1": (["version=vmaf_v0.6.1"], []),
 THROUGHPUT_FILTER = {"vmaf_v0.6.1": "vmaf_features", "trio": "trio"}
 
 
-def scorer_seconds(torch, vqx, fmt, dev, models, features, frames):
+def scorer_seconds(vqx, fmt, dev, models, features, frames):
     """Wall seconds of one Scorer run over `frames` frames, and the seconds spent inside push()."""
     start = time.perf_counter()
     s = vqx.Scorer(fmt["width"], fmt["height"], "420", 8, models=models, features=features, backend="cuda")
@@ -65,8 +65,8 @@ def per_frame_ms(run, short, long, reps):
 def scorer_ms(torch, vqx, fmt, refs, diss, models, features, short, long, reps):
     dev = [[tuple(torch.from_numpy(np.ascontiguousarray(p)).cuda() for p in f) for f in c] for c in (refs, diss)]
     torch.cuda.synchronize()
-    scorer_seconds(torch, vqx, fmt, dev, models, features, short)  # CUDA's and the metrics' first set-up
-    return per_frame_ms(lambda n: scorer_seconds(torch, vqx, fmt, dev, models, features, n), short, long, reps)
+    scorer_seconds(vqx, fmt, dev, models, features, short)  # CUDA's and the metrics' first set-up
+    return per_frame_ms(lambda n: scorer_seconds(vqx, fmt, dev, models, features, n), short, long, reps)
 
 
 def cli_ms(cli, ref, dis, models, features, short, long, reps):
