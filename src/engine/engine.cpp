@@ -3,15 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
-#include <condition_variable>
-#include <deque>
-#include <functional>
-#include <map>
-#include <exception>
-#include <mutex>
+#include <thread>
 
-#include "engine/column_writer.h"
+#include "engine/cpu_pass.h"
 #include "engine/cuda_backend.h"
 #include "engine/final_frames.h"
 #include "core/error.h"
@@ -19,79 +13,6 @@
 
 namespace vqx {
 namespace {
-
-// Runs one temporal metric's per-frame steps strictly in frame order without blocking a worker:
-// a step whose turn has not come is kept and runs on the thread that finishes the step before it.
-// Steps must not throw.
-class FrameSequencer {
- public:
-  void run_in_order(uint64_t frame, std::function<void()> step) {
-    std::unique_lock lock(mutex_);
-    if (frame != next_) {
-      waiting_.emplace(frame, std::move(step));
-      return;
-    }
-    for (;;) {
-      lock.unlock();
-      step();
-      lock.lock();
-      auto it = waiting_.find(++next_);
-      if (it == waiting_.end()) return;
-      step = std::move(it->second);
-      waiting_.erase(it);
-    }
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<uint64_t, std::function<void()>> waiting_;
-  uint64_t next_ = 0;
-};
-
-struct FramePair {
-  Picture ref, dis;
-};
-
-// A fixed set of frame buffers handed out to the reading thread and returned by workers.
-class BufferPool {
- public:
-  BufferPool(size_t count, const PictureFormat& format) {
-    for (size_t i = 0; i < count; ++i) {
-      all_.push_back(std::make_unique<FramePair>(FramePair{Picture(format), Picture(format)}));
-      free_.push_back(all_.back().get());
-    }
-  }
-  FramePair* take() {
-    std::unique_lock lock(mutex_);
-    cv_.wait(lock, [&] { return !free_.empty(); });
-    FramePair* p = free_.back();
-    free_.pop_back();
-    return p;
-  }
-  void give(FramePair* p) {
-    {
-      std::lock_guard lock(mutex_);
-      free_.push_back(p);
-    }
-    cv_.notify_all();
-  }
-  void wait_all_free() {
-    std::unique_lock lock(mutex_);
-    cv_.wait(lock, [&] { return free_.size() == all_.size(); });
-  }
-
- private:
-  std::vector<std::unique_ptr<FramePair>> all_;
-  std::vector<FramePair*> free_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-};
-
-uint64_t run_final_lag(const std::vector<CpuInstance>& instances) {
-  uint64_t lag = 0;
-  for (const auto& inst : instances) lag = std::max(lag, inst.metric->final_lag());
-  return lag;
-}
 
 std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorted,
                                    const std::vector<MetricRequest>& requests,
@@ -102,141 +23,53 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
   ResultTable& table = report->table;
   table.set_subsample(settings.subsample);
 
-  auto instances = make_cpu_instances(requests, table);
-  unsigned history = 0;
-  for (auto& inst : instances) history = std::max(history, inst.metric->history());
-  // The buffers outlive the pool, whose destructor joins the workers that hand them back. The
-  // last `history` frames stay held for the metrics that read them.
-  const size_t in_flight = cpu_frame_buffers(settings.threads, reference.format());
-  BufferPool buffers(in_flight + history, reference.format());
-  ThreadPool pool(settings.threads);
-  MetricContext context{reference.format(), &pool};
-  for (auto& inst : instances) inst.metric->init(context);
-
-  std::vector<std::unique_ptr<FrameSequencer>> sequencers;
-  for (size_t i = 0; i < instances.size(); ++i)
-    sequencers.push_back(std::make_unique<FrameSequencer>());
+  std::vector<CpuInstance> instances;
+  for (const auto& request : requests) instances.push_back(make_cpu_instance(request, table));
+  std::unique_ptr<FinalFrames> finals;
+  CpuPass pass(std::move(instances), reference.format(), settings.threads, table,
+               [&finals](uint64_t frame) { finals->handled(frame); });
+  finals = std::make_unique<FinalFrames>(pass.final_lag(), final_frame_listener(settings, table));
 
   skip_frames(reference, settings.skip_ref);
   skip_frames(distorted, settings.skip_dist);
 
-  auto start = std::chrono::steady_clock::now();
-  std::mutex error_mutex;
-  std::exception_ptr error;
-  std::atomic<bool> failed{false};
-
-  auto record_failure = [&] {
-    std::lock_guard lock(error_mutex);
-    if (!error) error = std::current_exception();
-    failed = true;
-  };
-  FinalFrames finals(run_final_lag(instances), final_frame_listener(settings, table));
-
-  // A frame's pictures and those it reads of earlier frames. The buffers return to `buffers` when
-  // the last step holding them is done: once every buffer is back, no task touches the run's state.
-  using HeldPair = std::shared_ptr<FramePair>;
-  struct FrameWork {
-    HeldPair pair;
-    std::vector<HeldPair> earlier;  // newest first
-    std::atomic<size_t> steps_left{1};
-  };
-  auto step_done = [&](FrameWork& work, uint64_t frame) {
-    if (work.steps_left.fetch_sub(1) != 1) return;
-    try {
-      if (!failed) finals.handled(frame);
-    } catch (...) {
-      record_failure();
-    }
-  };
-  auto process = [&](const std::shared_ptr<FrameWork>& work, uint64_t frame) {
-    const Picture& ref = work->pair->ref;
-    const Picture& dis = work->pair->dis;
-    std::vector<EarlierFrame> earlier;
-    for (const HeldPair& p : work->earlier) earlier.push_back({&p->ref, &p->dis});
-    bool selected = table.frame_selected(frame);
-    for (auto& inst : instances) work->steps_left += inst.metric->temporal() ? 1 : 0;
-    for (size_t i = 0; i < instances.size(); ++i) {
-      CpuMetric& m = *instances[i].metric;
-      if (!m.temporal()) {
-        if (!selected) continue;
-        try {
-          ColumnWriter out(table, instances[i].columns, frame);
-          if (!failed) m.extract(ref, dis, frame, out);
-        } catch (...) {
-          record_failure();
-        }
-        continue;
-      }
-      try {
-        const size_t reads = std::min<size_t>(m.history(), earlier.size());
-        if (!failed && m.history() > 0)
-          m.prepare(ref, dis, std::span(earlier).first(reads), frame);
-      } catch (...) {
-        record_failure();
-      }
-      // Every frame takes its turn, also after a failure, so that no later step waits forever.
-      sequencers[i]->run_in_order(frame, [&, work, i, frame, metric = &m] {
-        try {
-          ColumnWriter out(table, instances[i].columns, frame);
-          if (!failed) metric->extract(work->pair->ref, work->pair->dis, frame, out);
-        } catch (...) {
-          record_failure();
-        }
-        step_done(*work, frame);
-      });
-    }
-    step_done(*work, frame);
-  };
-
+  const auto start = std::chrono::steady_clock::now();
   uint64_t frame = 0;
-  std::deque<HeldPair> recent;  // the last `history` frames, newest first
-  try {
-    while (!failed && (settings.frame_cnt == 0 || frame < settings.frame_cnt)) {
-      FramePair* pair = buffers.take();
-      bool have_ref = false, have_dis = false;
+  while (!pass.failed() && (settings.frame_cnt == 0 || frame < settings.frame_cnt)) {
+    FramePair& pair = pass.acquire();
+    bool have_ref = false, have_dis = false;
+    try {
+      have_ref = reference.read(pair.ref);
+      have_dis = distorted.read(pair.dis);
+    } catch (...) {
+      pass.release(pair);
+      throw;
+    }
+    if (!have_ref || !have_dis) {
+      pass.release(pair);
+      if (have_ref != have_dis && settings.warn)
+        settings.warn(fmt::format("{} ended before {}; scoring the first {} frames",
+                                  have_ref ? distorted.name() : reference.name(),
+                                  have_ref ? reference.name() : distorted.name(), frame));
+      break;
+    }
+    const uint64_t index = frame++;
+    if (settings.progress) settings.progress(frame);
+    if (settings.frame_read) {
       try {
-        have_ref = reference.read(pair->ref);
-        have_dis = distorted.read(pair->dis);
+        settings.frame_read(index, pair.ref, pair.dis, table);
       } catch (...) {
-        buffers.give(pair);
+        pass.release(pair);
         throw;
       }
-      if (!have_ref || !have_dis) {
-        buffers.give(pair);
-        if (have_ref != have_dis && settings.warn)
-          settings.warn(fmt::format("{} ended before {}; scoring the first {} frames",
-                                    have_ref ? distorted.name() : reference.name(),
-                                    have_ref ? reference.name() : distorted.name(), frame));
-        break;
-      }
-      uint64_t index = frame++;
-      if (settings.progress) settings.progress(frame);
-      auto work = std::make_shared<FrameWork>();
-      work->pair = HeldPair(pair, [&buffers](FramePair* p) { buffers.give(p); });
-      work->earlier.assign(recent.begin(), recent.end());
-      if (history > 0) {
-        recent.push_front(work->pair);
-        if (recent.size() > history) recent.pop_back();
-      }
-      if (settings.frame_read) settings.frame_read(index, work->pair->ref, work->pair->dis, table);
-      pool.submit([&, work, index] { process(work, index); });
     }
-  } catch (...) {
-    failed = true;
-    recent.clear();
-    buffers.wait_all_free();
-    throw;
+    pass.submit(pair, index);
   }
-  recent.clear();
-  buffers.wait_all_free();
-  if (error) std::rethrow_exception(error);
-  if (frame == 0) throw InputError("no frames to score: the inputs hold no frame after skipping");
+  if (frame == 0)
+    throw InputError("no frames to score: the inputs hold no frame after skipping");
   table.set_frame_count(frame);
-  for (auto& inst : instances) {
-    ColumnWriter out(table, inst.columns, ResultTable::kFlushCall);
-    inst.metric->flush(out);
-  }
-  finals.finish(frame);
+  pass.finish();
+  finals->finish(frame);
   report->wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
@@ -295,23 +128,18 @@ std::vector<size_t> add_columns(ResultTable& table, const std::vector<std::strin
   return columns;
 }
 
-std::vector<CpuInstance> make_cpu_instances(const std::vector<MetricRequest>& requests,
-                                            ResultTable& table) {
-  std::vector<CpuInstance> instances;
-  for (const auto& req : requests) {
-    CpuInstance inst;
-    inst.metric = req.metric->make_cpu(req.options);
-    inst.columns = add_columns(table, inst.metric->feature_names(), req.spec_text);
-    instances.push_back(std::move(inst));
-  }
-  return instances;
+CpuInstance make_cpu_instance(const MetricRequest& request, ResultTable& table) {
+  CpuInstance inst;
+  inst.metric = request.metric->make_cpu(request.options);
+  inst.columns = add_columns(table, inst.metric->feature_names(), request.spec_text);
+  return inst;
 }
 
 BackendChoice choose_backend(const std::vector<MetricRequest>& requests,
                              const RunSettings& settings) {
   const unsigned threads = std::max(1u, settings.threads);
   const std::string cpu = fmt::format("cpu ({} thread{}", threads, threads == 1 ? "" : "s");
-  if (settings.backend == Backend::kCpu) return {Backend::kCpu, cpu + ")"};
+  if (settings.backend == Backend::kCpu) return {Backend::kCpu, cpu + ")", {}};
 #ifdef VQX_HAVE_CUDA
   constexpr bool kHaveCuda = true;
 #else
@@ -321,24 +149,28 @@ BackendChoice choose_backend(const std::vector<MetricRequest>& requests,
       kHaveCuda ? fmt::format("no usable CUDA device {}", settings.gpu)
                 : std::string("this vqx was built without CUDA (configure with VQX_CUDA=ON)");
   const bool device = cuda_device_available(settings.gpu);
-  const MetricRequest* without_twin = nullptr;
+  if (settings.backend == Backend::kCuda && !device)
+    throw RuntimeFailure(fmt::format("--backend cuda --gpu {}: {}{}", settings.gpu, no_device,
+                                     kHaveCuda ? " (no such index, or no driver)" : ""));
+  if (!device) return {Backend::kCpu, fmt::format("{}; {})", cpu, no_device), {}};
+  BackendChoice choice{Backend::kCuda,
+                       fmt::format("cuda ({}, device {}", cuda_device_name(settings.gpu), settings.gpu),
+                       {}};
   for (const auto& r : requests)
-    if (!r.metric->make_cuda && !without_twin) without_twin = &r;
-  if (settings.backend == Backend::kCuda) {
-    if (!device)
-      throw RuntimeFailure(fmt::format("--backend cuda --gpu {}: {}{}", settings.gpu, no_device,
-                                       kHaveCuda ? " (no such index, or no driver)" : ""));
-    if (without_twin)
-      throw UsageError(fmt::format("feature '{}' has no CUDA implementation yet; use --backend cpu",
-                                   without_twin->metric->name));
-  } else {
-    if (!device) return {Backend::kCpu, fmt::format("{}; {})", cpu, no_device)};
-    if (without_twin)
-      return {Backend::kCpu,
-              fmt::format("{}; '{}' has no CUDA implementation)", cpu, without_twin->spec_text)};
+    if (!r.metric->make_cuda) choice.cpu_features.push_back(r.spec_text);
+  if (!choice.cpu_features.empty()) {
+    const unsigned workers = cuda_run_cpu_threads(settings);
+    choice.description += fmt::format("; '{}' on {} CPU thread{}",
+                                      fmt::join(choice.cpu_features, "', '"), workers,
+                                      workers == 1 ? "" : "s");
   }
-  return {Backend::kCuda,
-          fmt::format("cuda ({}, device {})", cuda_device_name(settings.gpu), settings.gpu)};
+  choice.description += ")";
+  return choice;
+}
+
+unsigned cuda_run_cpu_threads(const RunSettings& settings) {
+  if (settings.threads > 0) return settings.threads;
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 std::unique_ptr<RunReport> run_metrics(FrameSource& reference, FrameSource& distorted,

@@ -19,11 +19,15 @@ namespace vqx {
 enum class Backend { kCpu, kCuda, kAuto };
 
 // The backend a run uses, and a line saying which and why: "cuda (NVIDIA H200, device 0)",
-// "cpu (16 threads)", or for an automatic choice that falls back, "cpu (16 threads; 'cambi' has
-// no CUDA implementation)".
+// "cpu (16 threads)", "cpu (16 threads; no usable CUDA device 0)", or for a CUDA run with
+// metrics that have no CUDA twin, which run on the CPU beside the device in the same pass,
+// "cuda (NVIDIA H200, device 0; 'ciede' on 16 CPU threads)".
 struct BackendChoice {
   Backend backend = Backend::kCpu;  // kCpu or kCuda
   std::string description;
+  // CUDA: the requests (as written) without a CUDA twin. Their metrics read host frames, so the
+  // run decodes and scales on the host.
+  std::vector<std::string> cpu_features;
 };
 
 struct RunSettings {
@@ -68,8 +72,8 @@ struct RunReport {
   std::string backend;  // "cpu" or "cuda"
 };
 
-// kAuto picks CUDA when the device is usable and every requested metric has a CUDA twin. Throws
-// for --backend cuda when it cannot run.
+// kAuto picks CUDA when the device is usable; the requested metrics without a CUDA twin then run
+// on the CPU in the same pass. Throws for --backend cuda when the device is not usable.
 BackendChoice choose_backend(const std::vector<MetricRequest>& requests,
                              const RunSettings& settings);
 
@@ -89,13 +93,16 @@ void skip_frames(FrameSource& reader, uint64_t count);
 // and never fewer than two (one when there are no workers).
 size_t cpu_frame_buffers(unsigned threads, const PictureFormat& format);
 
-// Creates the CPU instances and registers their output columns in `table`.
+// Creates a request's CPU instance and registers its output columns in `table`.
 struct CpuInstance {
   std::unique_ptr<CpuMetric> metric;
   std::vector<size_t> columns;  // table column of each feature_names() entry
 };
-std::vector<CpuInstance> make_cpu_instances(const std::vector<MetricRequest>& requests,
-                                            ResultTable& table);
+CpuInstance make_cpu_instance(const MetricRequest& request, ResultTable& table);
+
+// Worker threads of the CPU side of a CUDA run (the metrics without a CUDA twin): --threads when
+// given, else one per core, since such a metric would otherwise hold up the device.
+unsigned cuda_run_cpu_threads(const RunSettings& settings);
 
 // The listener a backend gives FinalFrames: settings.frame_final on `table`, or none.
 FinalFrames::Listener final_frame_listener(const RunSettings& settings, const ResultTable& table);

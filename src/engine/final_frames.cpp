@@ -5,6 +5,11 @@ namespace vqx {
 void FinalFrames::handled(uint64_t frame) {
   if (!listener_) return;
   std::lock_guard lock(mutex_);
+  if (parts_ > 1) {
+    const auto it = partly_.try_emplace(frame, 0u).first;
+    if (++it->second < parts_) return;
+    partly_.erase(it);
+  }
   ahead_.insert(frame);
   while (!ahead_.empty() && *ahead_.begin() == contiguous_) {
     ahead_.erase(ahead_.begin());

@@ -164,7 +164,7 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   app.add_flag("-v,--version", o.show_version, "Print the version and exit");
   app.add_option("--precision", precision, "Number format: N (%.Ng, 1-17), max/full (%.17g) or legacy (%.6f); default as libvmaf");
   app.add_option("--backend", backend,
-                 "auto (default: cuda when a device is present and every feature has a CUDA twin), cpu or cuda");
+                 "auto (default: cuda when a device is present; features without a CUDA twin run on the CPU beside it), cpu or cuda");
   app.add_option("--gpu", gpu,
                  "CUDA device index, or several (A,B,... or all): the clip is split between them, scores unchanged");
   app.add_option("--gpu_frames", gpu_frames,

@@ -48,18 +48,25 @@ OpenedRun open_run(CliOptions& o, const RunPlan& plan, bool host_frames,
                    const std::function<void(const std::string&)>& warn) {
   // A run on CUDA decodes with NVDEC into the device memory the metrics read, and scales a ladder
   // rung there (the engine's upload step); on the CPU the reading thread scales it with libswscale.
+  // A CUDA run with metrics that have no CUDA twin decodes and scales on the host, where those
+  // metrics read the frames (both scalers give the same samples).
   BackendChoice backend = choose_backend(plan.requests, o.run);
   const bool on_cuda = backend.backend == Backend::kCuda;
-  if (o.decoder == DecoderChoice::kNvdec && !on_cuda)
-    throw RuntimeFailure(nvdec_built() ? fmt::format("--decoder nvdec: NVDEC decodes for the CUDA backend, and this "
-                                                     "run is on {}",
-                                                     backend.description)
-                                       : "--decoder nvdec: this vqx has no NVDEC decoder; use --decoder cpu");
-  const int decode_gpu = on_cuda && !host_frames ? o.run.gpu : -1;
-  if (on_cuda) o.run.scale = o.scale;
+  const bool device_frames = on_cuda && backend.cpu_features.empty();
+  if (o.decoder == DecoderChoice::kNvdec && !device_frames) {
+    if (!nvdec_built()) throw RuntimeFailure("--decoder nvdec: this vqx has no NVDEC decoder; use --decoder cpu");
+    if (!on_cuda)
+      throw RuntimeFailure(fmt::format("--decoder nvdec: NVDEC decodes for the CUDA backend, and this run is on {}",
+                                       backend.description));
+    throw RuntimeFailure(fmt::format("--decoder nvdec: feature '{}' has no CUDA twin and reads host frames; use "
+                                     "--decoder cpu",
+                                     fmt::join(backend.cpu_features, "', '")));
+  }
+  const int decode_gpu = device_frames && !host_frames ? o.run.gpu : -1;
+  if (device_frames) o.run.scale = o.scale;
   InputPair inputs = open_input_pair(o.reference, input_options(o, o.ref_stream, decode_gpu, warn), o.distorted,
                                      input_options(o, o.dis_stream, decode_gpu, warn),
-                                     on_cuda ? std::nullopt : o.scale);
+                                     device_frames ? std::nullopt : o.scale);
   const PictureFormat& r = inputs.reference.source->format();
   const PictureFormat& d = inputs.distorted.source->format();
   if (!o.run.scale && (r.width != d.width || r.height != d.height))

@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <memory>
 #include <optional>
 
 #include "core/error.h"
+#include "engine/cpu_pass.h"
 #include "engine/cuda/cuda_check.h"
 #include "engine/cuda/device_context.h"
 #include "engine/cuda/frame_pipeline.h"
@@ -40,6 +42,34 @@ std::string cuda_device_name(int device) {
   return properties.name;
 }
 
+namespace {
+
+// The requests that run on the CPU, as written, for messages.
+std::string cpu_features(const std::vector<MetricRequest>& requests) {
+  std::vector<std::string> names;
+  for (const auto& r : requests)
+    if (!r.metric->make_cuda) names.push_back(r.spec_text);
+  return fmt::format("{}", fmt::join(names, "', '"));
+}
+
+// Gives the CPU metrics their copy of the frame pair just read into `slot`.
+void hand_to_cpu(CpuPass& pass, const cuda::InputsUpload& upload, size_t slot, uint64_t frame,
+                 const std::vector<MetricRequest>& requests) {
+  const Picture* ref = upload.host_picture(slot, 0);
+  const Picture* dis = upload.host_picture(slot, 1);
+  if (!ref || !dis)
+    throw RuntimeFailure(fmt::format(
+        "feature '{}' has no CUDA twin and scores host frames, and this run's frames are in device "
+        "memory (NVDEC, or device arrays); decode on the CPU or pass host arrays",
+        cpu_features(requests)));
+  FramePair& pair = pass.acquire();
+  std::memcpy(pair.ref.bytes(), ref->bytes(), pair.ref.size_bytes());
+  std::memcpy(pair.dis.bytes(), dis->bytes(), pair.dis.size_bytes());
+  pass.submit(pair, frame);
+}
+
+}  // namespace
+
 std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distorted,
                                     const std::vector<MetricRequest>& requests,
                                     const RunSettings& settings) {
@@ -54,7 +84,17 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
 
   const auto schedule = settings.profile ? cuda::Schedule::kSerial : cuda::Schedule::kSideBySide;
   const CudaMetricContext context{format, &device};
-  cuda::MetricSet metrics = cuda::make_metric_set(requests, table, context, settings.profile);
+  cuda::MetricSet metrics;
+  metrics.table = &table;
+  std::vector<CpuInstance> cpu_instances;
+  // Columns in request order, whichever side computes them: that order is libvmaf's output order.
+  for (const auto& request : requests) {
+    if (request.metric->make_cuda)
+      cuda::add_metric(metrics, request);
+    else
+      cpu_instances.push_back(make_cpu_instance(request, table));
+  }
+  cuda::init_metrics(metrics, context, settings.profile);
   const unsigned wanted_frames =
       cuda::choose_frames_in_flight(metrics, format, schedule, settings.gpu_frames);
   // A device with too little free memory for that many frames at once runs fewer (the results do
@@ -93,16 +133,34 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
                            settings.warn);
   uint64_t final_lag = 0;
   for (auto& inst : metrics.metrics) final_lag = std::max(final_lag, inst.primary().final_lag());
-  FinalFrames finals(final_lag, final_frame_listener(settings, table));
+  // The finals outlive the CPU pass, whose workers report to them.
+  std::unique_ptr<FinalFrames> finals;
+  std::optional<CpuPass> cpu_pass;
+  if (!cpu_instances.empty()) {
+    const PictureFormat& d = distorted.format();
+    if (d.width == format.width && d.height == format.height) {
+      cpu_pass.emplace(std::move(cpu_instances), format, cuda_run_cpu_threads(settings), table,
+                       [&finals](uint64_t f) { finals->handled(f); });
+      final_lag = std::max(final_lag, cpu_pass->final_lag());
+    } else {
+      throw RuntimeFailure(fmt::format(
+          "feature '{}' has no CUDA twin and scores host frames, which this run scales on the "
+          "device; scale on the host (io/scaler.h) for such a run",
+          cpu_features(requests)));
+    }
+  }
+  finals = std::make_unique<FinalFrames>(final_lag, final_frame_listener(settings, table),
+                                         cpu_pass ? 2 : 1);
   const auto complete = [&](uint64_t f) {
     pipeline.complete(f);
-    finals.handled(f);
+    finals->handled(f);
   };
 
   const auto start = Clock::now();
   uint64_t frame = 0;
   try {
-    while (settings.frame_cnt == 0 || frame < settings.frame_cnt) {
+    while ((settings.frame_cnt == 0 || frame < settings.frame_cnt) &&
+           !(cpu_pass && cpu_pass->failed())) {
       if (frame >= slot_count) complete(frame - slot_count);
       const auto read_start = Clock::now();
       const size_t slot = pipeline.slot_of(frame);
@@ -117,6 +175,7 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
         const Picture* dis = upload.host_picture(slot, 1);
         if (ref && dis) settings.frame_read(index, *ref, *dis, table);
       }
+      if (cpu_pass) hand_to_cpu(*cpu_pass, upload, slot, index, requests);
       pipeline.enqueue(index, table.frame_selected(index), upload);
     }
     for (uint64_t f = frame > slot_count ? frame - slot_count : 0; f < frame; ++f) complete(f);
@@ -128,7 +187,8 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
   if (frame == 0) throw InputError("no frames to score: the inputs hold no frame after skipping");
   table.set_frame_count(frame);
   pipeline.finish();
-  finals.finish(frame);
+  if (cpu_pass) cpu_pass->finish();
+  finals->finish(frame);
   const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   report->wall_seconds = wall_ms / 1000.0;
   if (profiler) profiler->print(device, format, frame, wall_ms);

@@ -20,19 +20,16 @@ void init_replica(CudaMetric& metric, const MetricInstance& inst,
 
 }  // namespace
 
-MetricSet make_metric_set(const std::vector<MetricRequest>& requests, ResultTable& table,
-                          const CudaMetricContext& context, bool eager) {
-  MetricSet set;
-  set.table = &table;
-  // Every column first, so that a duplicate name is refused before any device work.
-  for (const auto& request : requests) {
-    MetricInstance inst;
-    inst.name = request.spec_text;
-    inst.request = &request;
-    inst.replicas.push_back(request.metric->make_cuda(request.options));
-    inst.columns = add_columns(table, inst.primary().feature_names(), request.spec_text);
-    set.metrics.push_back(std::move(inst));
-  }
+void add_metric(MetricSet& set, const MetricRequest& request) {
+  MetricInstance inst;
+  inst.name = request.spec_text;
+  inst.request = &request;
+  inst.replicas.push_back(request.metric->make_cuda(request.options));
+  inst.columns = add_columns(*set.table, inst.primary().feature_names(), request.spec_text);
+  set.metrics.push_back(std::move(inst));
+}
+
+void init_metrics(MetricSet& set, const CudaMetricContext& context, bool eager) {
   for (auto& inst : set.metrics) {
     const size_t before = context.device->bytes_in_use();
     init_replica(inst.primary(), inst, context);
@@ -46,7 +43,6 @@ MetricSet make_metric_set(const std::vector<MetricRequest>& requests, ResultTabl
     inst.temporal = inst.primary().temporal();
     inst.graph_safe = inst.primary().graph_safe() && !eager;
   }
-  return set;
 }
 
 void add_replicas(MetricSet& set, const CudaMetricContext& context, unsigned frames_in_flight,

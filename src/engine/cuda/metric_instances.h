@@ -44,12 +44,13 @@ struct MetricSet {
   size_t flush_bytes = 0;   // the end-of-clip block
 };
 
-// Creates each request's first replica, registers its columns in `table` and initialises it
-// (its device allocations). `eager` keeps every metric out of graphs (--profile). A failure of a
-// metric's init() names the metric (the request as written) before the device's reason.
-MetricSet make_metric_set(const std::vector<MetricRequest>& requests, ResultTable& table,
-                          const CudaMetricContext& context, bool eager);
-
+// Creates a request's first replica and registers its columns in `table` (set.table), refusing
+// a duplicate name before any device work.
+void add_metric(MetricSet& set, const MetricRequest& request);
+// Initialises each metric's first replica (its device allocations) and lays out the result and
+// flush blocks. `eager` keeps every metric out of graphs (--profile). A failure of a metric's
+// init() names the metric (the request as written) before the device's reason.
+void init_metrics(MetricSet& set, const CudaMetricContext& context, bool eager);
 // Gives each non-temporal metric `frames_in_flight` replicas in all, and each replica a stream of
 // its own when the metrics run side by side.
 void add_replicas(MetricSet& set, const CudaMetricContext& context, unsigned frames_in_flight,
