@@ -5,32 +5,15 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "support/fixtures.h"
+#include "support/json_files.h"
 
 namespace vqx::test {
 namespace {
 
 using nlohmann::ordered_json;
-
-ordered_json read_json(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ordered_json::parse(ss.str());
-}
-
-std::vector<std::string> keys(const ordered_json& object) {
-  std::vector<std::string> out;
-  for (const auto& [key, value] : object.items()) out.push_back(key);
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 struct PresetCase {
   std::string pair, flag, version;
@@ -43,27 +26,27 @@ TEST_P(CliPresetGolden, EveryColumnFrameAndPooledValueBitExact) {
   VQX_REQUIRE_FIXTURE(c.pair, dir);
   const std::string config = fmt::format("{}_{}", c.flag, c.version);
   const std::string out = temp_path(fmt::format("{}_{}.json", c.pair, config));
-  auto r = run_cli(fmt::format("-r {0}/ref.y4m -d {0}/dis.y4m --{1} {2} --json --precision max -q -o {3}",
+  auto r = run_cli(fmt::format("-r {0}/ref.y4m -d {0}/dis.y4m --{1} {2} --backend cpu --json --precision max -q -o {3}",
                                dir, c.flag, c.version, out));
   ASSERT_EQ(r.status, 0) << r.output;
-  const ordered_json ours = read_json(out);
+  const ordered_json ours = read_ordered_json(out);
   const ordered_json golden =
-      read_json(fmt::format("{}/golden/{}/netflix-p17/{}.json", shared_dir(), c.pair, config));
+      read_ordered_json(fmt::format("{}/golden/{}/netflix-p17/{}.json", shared_dir(), c.pair, config));
 
   ASSERT_EQ(ours["frames"].size(), golden["frames"].size());
   for (size_t f = 0; f < golden["frames"].size(); ++f) {
     const auto& want = golden["frames"][f]["metrics"];
     const auto& got = ours["frames"][f]["metrics"];
-    ASSERT_EQ(keys(got), keys(want)) << c.pair << " frame " << f;
+    ASSERT_EQ(sorted_keys(got), sorted_keys(want)) << c.pair << " frame " << f;
     for (const auto& [name, value] : want.items())
       EXPECT_EQ(got[name].get<double>(), value.get<double>()) << c.pair << " frame " << f << " " << name;
   }
-  ASSERT_EQ(keys(ours["pooled_metrics"]), keys(golden["pooled_metrics"]));
+  ASSERT_EQ(sorted_keys(ours["pooled_metrics"]), sorted_keys(golden["pooled_metrics"]));
   for (const auto& [name, methods] : golden["pooled_metrics"].items())
     for (const auto& [method, value] : methods.items())
       EXPECT_EQ(ours["pooled_metrics"][name][method].get<double>(), value.get<double>())
           << c.pair << " " << name << " " << method;
-  ASSERT_EQ(keys(ours["aggregate_metrics"]), keys(golden["aggregate_metrics"]));
+  ASSERT_EQ(sorted_keys(ours["aggregate_metrics"]), sorted_keys(golden["aggregate_metrics"]));
   for (const auto& [name, value] : golden["aggregate_metrics"].items())
     EXPECT_EQ(ours["aggregate_metrics"][name].get<double>(), value.get<double>()) << c.pair << " " << name;
 }

@@ -256,25 +256,6 @@ TEST(CudaEngine, AutoPicksCudaWhenEveryMetricHasATwin) {
   EXPECT_EQ(line, fmt::format("cuda ({}, device 0)", cuda_device_name(0)));
 }
 
-// A metric without a CUDA twin (a CPU-only probe) sends the whole run to the CPU, and the line
-// names it.
-TEST(CudaEngine, AutoFallsBackToTheCpuNamingTheMetricWithoutATwin) {
-  VQX_REQUIRE_CUDA();
-  static const MetricDescriptor cpu_only{
-      "probe", "test probe", {}, [](const OptionValues&) { return std::make_unique<ProbeCpu>(); },
-      nullptr};
-  PictureFormat f = make_format(64, 32, ChromaSubsampling::k420, 8);
-  auto ref = random_pictures(f, 3, 3), dis = random_pictures(f, 3, 4);
-  std::vector<MetricRequest> requests = {parse_metric_request("psnr"),
-                                         MetricRequest{&cpu_only, {}, "probe"}};
-  RunSettings s;
-  s.backend = Backend::kAuto;
-  s.threads = 2;
-  BackendChoice choice = choose_backend(requests, s);
-  EXPECT_EQ(choice.backend, Backend::kCpu);
-  EXPECT_EQ(choice.description, "cpu (2 threads; 'probe' has no CUDA implementation)");
-}
-
 TEST(CudaEngine, MissingDeviceIsAClearError) {
   VQX_REQUIRE_CUDA();
   EXPECT_FALSE(cuda_device_available(99));

@@ -90,5 +90,23 @@ TEST(FinalFrames, EngineAnnouncesFramesWithAllTheirValues) {
       }
 }
 
+// Two sides (a CUDA run's device metrics and its CPU metrics): a frame counts once both handled it.
+TEST(FinalFrames, TwoSidesAnnounceAFrameOnlyOnceBothHandledIt) {
+  std::vector<uint64_t> announced;
+  FinalFrames finals(1, [&](uint64_t f) { announced.push_back(f); }, 2);
+  finals.handled(0);
+  finals.handled(1);
+  finals.handled(1);
+  EXPECT_TRUE(announced.empty());  // frame 0 has one side only
+  finals.handled(0);
+  EXPECT_EQ(announced, (std::vector<uint64_t>{0}));  // lag 1: frame 1 waits for frame 2
+  finals.handled(2);
+  EXPECT_EQ(announced, (std::vector<uint64_t>{0}));
+  finals.handled(2);
+  EXPECT_EQ(announced, (std::vector<uint64_t>{0, 1}));
+  finals.finish(3);
+  EXPECT_EQ(announced, (std::vector<uint64_t>{0, 1, 2}));
+}
+
 }  // namespace
 }  // namespace vqx
