@@ -14,6 +14,8 @@ Sections (all by default; each needs the build's binaries and the fixture pairs)
   decode      compressed input: decode-only frames per second (decode_bench) of H.264, HEVC and AV1
               at 1080p and 4K, and end to end from the compressed files against their Y4M decodes
               (clips made by bench/make_decode_clips.sh with ffmpeg into --clips, kept for reuse)
+  presets     --aom_ctc v6.0 and --nflx_ctc v1.0 end to end at 1080p and 4K: vqx on CUDA (one pass),
+              vqx on the CPU and libvmaf 3.2.0 on the CPU (bench/ctc_presets.py)
   python      what the Python binding adds to the CUDA engine on torch tensors already on the GPU
               (bench/python_overhead.py; run.py then runs under a Python with torch, and the
               module is found in BUILD/python)
@@ -38,13 +40,14 @@ import tempfile
 import time
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-SECTIONS = ("cpu", "cuda", "profile", "cli", "threads", "decode", "python", "validation")
+SECTIONS = ("cpu", "cuda", "profile", "cli", "threads", "presets", "decode", "python", "validation")
 TITLES = {
     "cpu": "CPU micro-benchmarks",
     "cuda": "CUDA device time per frame",
     "profile": "CUDA stages, one frame at a time (--profile)",
     "cli": "End to end (the vqx CLI from Y4M)",
     "threads": "CPU thread scaling against libvmaf",
+    "presets": "CTC presets end to end against libvmaf",
     "decode": "Compressed input: decoding, and end to end from compressed files",
     "python": "Python binding on GPU tensors",
     "validation": "Device validation",
@@ -357,14 +360,38 @@ def validation(build, fixtures):
     return table(["check", "result"], rows)
 
 
+def unpack_libvmaf(shared, work):
+    """The libvmaf 3.2.0 CLI from ../shared/anchors, unpacked into `work`; None without it."""
+    libvmaf = os.path.join(work, "vmaf")
+    packed = os.path.join(shared, "anchors", "vmaf-3.2.0-f85a8536-cuda.xz")
+    with open(libvmaf, "wb") as out:
+        unpacked = subprocess.run(["xz", "-dc", packed], stdout=out).returncode == 0
+    os.chmod(libvmaf, 0o755)
+    return libvmaf if unpacked else None
+
+
+def ctc_presets(build, fixtures, reps, shared, device):
+    work = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    try:
+        libvmaf = unpack_libvmaf(shared, work)
+        table = os.path.join(work, "presets.md")
+        r = run([sys.executable, os.path.join(ROOT, "bench", "ctc_presets.py"), "--vqx",
+                 os.path.join(build, "vqx"), "--fixtures", fixtures, "--reps", str(reps),
+                 "--presets", "aom_ctc=v6.0,nflx_ctc=v1.0", "--out", table]
+                + ([] if device else ["--no-cuda"]) + (["--libvmaf", libvmaf] if libvmaf else []))
+        if r.returncode != 0 or not os.path.exists(table):
+            return "(no result: bench/ctc_presets.py failed: " + (r.stderr.strip().splitlines() or ["no output"])[-1] + ")"
+        with open(table) as f:
+            return "`bench/ctc_presets.py`: " + f.read().strip()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def thread_scaling(build, fixtures, reps, shared):
     work = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     try:
-        libvmaf = os.path.join(work, "vmaf")
-        packed = os.path.join(shared, "anchors", "vmaf-3.2.0-f85a8536-cuda.xz")
-        with open(libvmaf, "wb") as out:
-            unpacked = subprocess.run(["xz", "-dc", packed], stdout=out).returncode == 0
-        os.chmod(libvmaf, 0o755)
+        libvmaf = unpack_libvmaf(shared, work)
+        unpacked = libvmaf is not None
         table = os.path.join(work, "threads.md")
         threads = ",".join(str(t) for t in (1, 2, 4, 8, 16, 32, 64) if t <= (os.cpu_count() or 1))
         run([sys.executable, os.path.join(ROOT, "bench", "thread_scaling.py"), "--vqx",
@@ -421,7 +448,7 @@ def main():
         "# Measured results\n\nWritten by `bench/run.py`; each section says how and where it was "
         "measured.\n")
     for name in sections:
-        if name not in ("cpu", "cli", "threads", "decode") and not device:
+        if name not in ("cpu", "cli", "threads", "presets", "decode") and not device:
             print(f"bench/run.py: {name}: skipped, no CUDA device", file=sys.stderr)
             continue
         print(f"bench/run.py: {name} ...", file=sys.stderr)
@@ -433,6 +460,8 @@ def main():
             body = end_to_end(build, args.fixtures, args.reps, device)
         elif name == "threads":
             body = thread_scaling(build, args.fixtures, args.reps, args.shared)
+        elif name == "presets":
+            body = ctc_presets(build, args.fixtures, args.reps, args.shared, device)
         elif name == "decode":
             body = decode_speed(build, args.fixtures, args.reps, device, args.clips)
         elif name == "python":

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""libvmaf's CTC presets end to end from Y4M: vqx on CUDA (one pass, ciede on the CPU threads beside
+the device), vqx on the CPU and libvmaf 3.2.0 on the CPU (its CUDA path cannot run a preset's other
+features), on the same clips, interleaved.
+
+usage: bench/ctc_presets.py --vqx BUILD/vqx [--libvmaf PATH] --fixtures DIR [--threads N]
+                            [--reps R] [--presets aom_ctc=v6.0,nflx_ctc=v1.0] [--out FILE]
+
+Clips repeat a fixture's frames on tmpfs (band1080: 1080p, uhd4k: 4K). Per tool and clip the cost
+per frame is (t(N) - t(2)) / (N - 2) from the medians over R repetitions of whole-process wall
+times, so start-up (CUDA context, model loading, opening inputs) cancels. Peak RSS is wait4's
+ru_maxrss. Writes a Markdown table to --out or stdout.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import long_clip  # noqa: E402
+from thread_scaling import timed_run  # noqa: E402
+
+# Fixture pair -> (label, frames N per run).
+CLIPS = {"band1080": ("1080p", 24), "uhd4k": ("4K", 8)}
+
+
+def command(tool, path, clip, preset, version, threads, frames):
+    args = [path, "-r", f"{clip}/ref_{frames}.y4m", "-d", f"{clip}/dis_{frames}.y4m", "-q",
+            "--threads", str(threads), f"--{preset}", version, "-o", "/dev/null"]
+    if tool == "libvmaf":
+        return args + ["--gpumask", "4294967295"]
+    return args + ["--backend", "cuda" if tool == "vqx cuda" else "cpu"]
+
+
+def measure(tools, clip, preset, version, threads, reps, n):
+    times = {t: {2: [], n: [], "rss": 0.0} for t, _ in tools}
+    for _ in range(reps):
+        for tool, path in tools:
+            for frames in (2, n):
+                seconds, rss = timed_run(command(tool, path, clip, preset, version, threads, frames))
+                times[tool][frames].append(seconds)
+                times[tool]["rss"] = max(times[tool]["rss"], rss)
+    return {tool: ((statistics.median(t[n]) - statistics.median(t[2])) * 1e3 / (n - 2), t["rss"])
+            for tool, t in times.items()}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--vqx", required=True)
+    ap.add_argument("--libvmaf")
+    ap.add_argument("--fixtures", required=True)
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--presets", default="aom_ctc=v6.0")
+    ap.add_argument("--no-cuda", action="store_true", help="leave out vqx on CUDA")
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    tools = ([] if a.no_cuda else [("vqx cuda", a.vqx)]) + [("vqx cpu", a.vqx)]
+    if a.libvmaf:
+        tools.append(("libvmaf", a.libvmaf))
+    presets = [p.split("=", 1) for p in a.presets.split(",")]
+    work = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    rows = []
+    try:
+        for pair, (label, n) in CLIPS.items():
+            clip = os.path.join(work, pair)
+            os.makedirs(clip)
+            for frames in (2, n):
+                for side in ("ref", "dis"):
+                    long_clip(f"{a.fixtures}/{pair}/{side}.y4m", f"{clip}/{side}_{frames}.y4m", frames)
+            for preset, version in presets:
+                result = measure(tools, clip, preset, version, a.threads, a.reps, n)
+                row = [f"--{preset} {version}", label]
+                for tool, _ in tools:
+                    ms, rss = result[tool]
+                    row += [f"{ms:.1f}", f"{rss:.0f}"]
+                if "libvmaf" in result:
+                    base = result["libvmaf"][0]
+                    row += [f"{base / result[t][0]:.2f}x" for t, _ in tools if t != "libvmaf"]
+                rows.append(row)
+                print(" | ".join(row), file=sys.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    header = ["preset", "clip"]
+    for tool, _ in tools:
+        header += [f"{tool} ms/frame", f"{tool} peak RSS MiB"]
+    if a.libvmaf:
+        header += [f"{t} speed-up over libvmaf" for t, _ in tools if t != "libvmaf"]
+    text = (f"`--threads {a.threads}` for every tool; N = "
+            + ", ".join(f"{n} ({label})" for label, n in CLIPS.values())
+            + f" frames; median of {a.reps} interleaved repetitions.\n\n"
+            + "| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n"
+            + "\n".join("| " + " | ".join(r) + " |" for r in rows) + "\n")
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
