@@ -23,7 +23,7 @@ PictureFormat make_format(uint32_t w, uint32_t h, uint8_t depth) {
 
 // CUDA and CPU-only metrics interleaved, temporal ones on both sides.
 const std::vector<std::string> kMixed = {"float_psnr", "psnr", "ciede", "float_ssim=enable_db=true",
-                                         "float_motion", "integer_motion", "float_ansnr"};
+                                         "float_motion", "motion", "float_ansnr"};
 
 std::unique_ptr<RunReport> run(const std::vector<Picture>& ref, const std::vector<Picture>& dis,
                                RunSettings s, std::vector<uint64_t>* announced = nullptr) {

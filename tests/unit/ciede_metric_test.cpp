@@ -1,11 +1,13 @@
 // ciede as a metric: chroma repetition for every layout (4:2:2 is a documented deviation), refused
-// inputs, and the score of identical pictures.
+// inputs, the score of identical pictures, and the metric's reuse of converted colours and its
+// zero for equal colours against the per-pixel formula.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstring>
 
 #include "core/error.h"
+#include "metrics/ciede/ciede_math.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {
@@ -80,6 +82,52 @@ TEST(Ciede, RefusesInputWithoutYCbCrChroma) {
   rgb.color = ColorModel::kRGB;
   auto rgb_pics = make_pictures(rgb, {1});
   EXPECT_THROW(run_on_pictures(rgb_pics, rgb_pics, {"ciede"}), InputError);
+}
+
+// The metric scores a pair of equal colours 0 without converting them: exact, as CIEDE2000 of any
+// colour with itself is +0 (every term is a zero numerator over a positive weight).
+TEST(Ciede, AColourAgainstItselfIsPositiveZero) {
+  for (unsigned bits : {8u, 10u, 12u, 16u}) {
+    const uint32_t max = (1u << bits) - 1, step = bits == 8 ? 5 : max / 37;
+    for (uint32_t y = 0; y <= max; y += step)
+      for (uint32_t u = 0; u <= max; u += step)
+        for (uint32_t v = 0; v <= max; v += step) {
+          const ciede::Lab lab = ciede::yuv_to_lab(float(y), float(u), float(v), bits);
+          const float d = ciede::ciede2000(lab, lab);
+          ASSERT_TRUE(d == 0.0f && !std::signbit(d)) << bits << "-bit " << y << " " << u << " " << v;
+        }
+  }
+}
+
+// Runs of repeated colours and equal pixels (what the metric's shortcuts take) give the score of
+// the plain per-pixel formula summed in raster order.
+TEST(Ciede, RepeatedAndEqualColoursScoreAsThePerPixelFormula) {
+  for (uint8_t bits : {uint8_t(8), uint8_t(10)}) {
+    const PictureFormat f = make_format(37, 11, ChromaSubsampling::k444, bits);
+    Picture ref = noisy(f, 3), dis = noisy(f, 4);
+    const size_t n = size_t(f.width) * f.height;
+    for (size_t i = 0; i < n; ++i)
+      for (unsigned p = 0; p < 3; ++p) {
+        auto set = [&](auto* ref_plane, auto* dis_plane) {
+          if (i % 5 == 1) ref_plane[i] = ref_plane[i - 1];  // a run of one colour
+          if (i % 3 == 0) dis_plane[i] = ref_plane[i];      // an equal pixel
+        };
+        if (bits == 8)
+          set(ref.plane<uint8_t>(p), dis.plane<uint8_t>(p));
+        else
+          set(ref.plane<uint16_t>(p), dis.plane<uint16_t>(p));
+      }
+    auto sample = [&](const Picture& pic, unsigned p, size_t i) {
+      return bits == 8 ? float(pic.plane<uint8_t>(p)[i]) : float(pic.plane<uint16_t>(p)[i]);
+    };
+    std::vector<float> de00(n);
+    for (size_t i = 0; i < n; ++i)
+      de00[i] = ciede::ciede2000(
+          ciede::yuv_to_lab(sample(ref, 0, i), sample(ref, 1, i), sample(ref, 2, i), bits),
+          ciede::yuv_to_lab(sample(dis, 0, i), sample(dis, 1, i), sample(dis, 2, i), bits));
+    const double want = ciede::score_from_sum(ciede::sequential_sum(de00), f.width, f.height);
+    EXPECT_TRUE(same_bits(ciede_of(std::move(ref), std::move(dis)), want)) << int(bits);
+  }
 }
 
 }  // namespace

@@ -15,6 +15,26 @@ namespace {
 
 constexpr size_t kRowGrain = 8;
 
+// A Y'CbCr sample triple (up to 16 bits each) as one integer.
+uint64_t colour_key(uint32_t y, uint32_t u, uint32_t v) {
+  return uint64_t(y) << 32 | uint64_t(u) << 16 | v;
+}
+
+class LastColour {
+ public:
+  const ciede::Lab& lab(uint64_t key, uint32_t y, uint32_t u, uint32_t v, unsigned bit_depth) {
+    if (key != key_) {
+      key_ = key;
+      lab_ = ciede::yuv_to_lab(float(y), float(u), float(v), bit_depth);
+    }
+    return lab_;
+  }
+
+ private:
+  uint64_t key_ = UINT64_MAX;  // no 16-bit triple packs to it
+  ciede::Lab lab_{};
+};
+
 template <typename Sample>
 void row_differences(const Picture& ref, const Picture& dis, uint32_t row, float* out) {
   const PictureFormat& f = ref.format();
@@ -27,10 +47,20 @@ void row_differences(const Picture& ref, const Picture& dis, uint32_t row, float
   const Sample* du = dis.plane<Sample>(1) + chroma_row;
   const Sample* rv = ref.plane<Sample>(2) + chroma_row;
   const Sample* dv = dis.plane<Sample>(2) + chroma_row;
+  // Neighbours often share a colour (4:2:0 repeats each chroma pair over two columns), so each
+  // side keeps the L*a*b* of the last colour it converted; a pair of equal colours has dE00 = 0
+  // exactly (ciede::ciede2000 of a colour with itself, pinned by ciede_metric_test).
+  LastColour last_ref, last_dis;
   for (uint32_t x = 0; x < f.width; ++x) {
     const uint32_t cx = x >> shift.x;
-    const ciede::Lab a = ciede::yuv_to_lab(float(ry[x]), float(ru[cx]), float(rv[cx]), f.bit_depth);
-    const ciede::Lab b = ciede::yuv_to_lab(float(dy[x]), float(du[cx]), float(dv[cx]), f.bit_depth);
+    const uint64_t ref_key = colour_key(ry[x], ru[cx], rv[cx]);
+    const uint64_t dis_key = colour_key(dy[x], du[cx], dv[cx]);
+    if (ref_key == dis_key) {
+      out[x] = 0.0f;
+      continue;
+    }
+    const ciede::Lab& a = last_ref.lab(ref_key, ry[x], ru[cx], rv[cx], f.bit_depth);
+    const ciede::Lab& b = last_dis.lab(dis_key, dy[x], du[cx], dv[cx], f.bit_depth);
     out[x] = ciede::ciede2000(a, b);
   }
 }
