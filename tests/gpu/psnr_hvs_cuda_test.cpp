@@ -29,13 +29,18 @@ struct Device {
   cuda::DeviceBuffer upload(const T* host, size_t count) {
     cuda::DeviceBuffer b(context, count * sizeof(T), "test");
     check(cudaMemcpy(b.get(), host, count * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    settle();
     return b;
   }
   cuda::DeviceBuffer garbage(size_t bytes) {  // NaN bytes: every value must be written
     cuda::DeviceBuffer b(context, bytes, "test");
     check(cudaMemset(b.get(), 0xff, bytes), "fill");
+    settle();
     return b;
   }
+  // The legacy-stream copy or fill is done before the test's non-blocking stream reads the buffer:
+  // cudaMemset may return before it has run, and the two streams do not order each other.
+  static void settle() { check(cudaDeviceSynchronize(), "settle"); }
   template <typename T>
   std::vector<T> download(const cuda::DeviceBuffer& b, size_t count) {
     check(cudaStreamSynchronize(stream.get()), "sync");
