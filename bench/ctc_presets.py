@@ -3,13 +3,15 @@
 the device), vqx on the CPU and libvmaf 3.2.0 on the CPU (its CUDA path cannot run a preset's other
 features), on the same clips, interleaved.
 
-usage: bench/ctc_presets.py --vqx BUILD/vqx [--libvmaf PATH] --fixtures DIR [--threads N]
-                            [--reps R] [--presets aom_ctc=v6.0,nflx_ctc=v1.0] [--out FILE]
+usage: bench/ctc_presets.py --vqx BUILD/vqx [--libvmaf PATH] --fixtures DIR [--threads T]
+                            [--reps R] [--presets aom_ctc=v6.0,nflx_ctc=v1.0]
+                            [--clips band1080,uhd4k] [--out FILE]
 
 Clips repeat a fixture's frames on tmpfs (band1080: 1080p, uhd4k: 4K). Per tool and clip the cost
-per frame is (t(N) - t(2)) / (N - 2) from the medians over R repetitions of whole-process wall
-times, so start-up (CUDA context, model loading, opening inputs) cancels. Peak RSS is wait4's
-ru_maxrss. Writes a Markdown table to --out or stdout.
+per frame is (t(N) - t(M)) / (N - M) from the medians over R repetitions of whole-process wall
+times, M = 2T and N = 4T frames: start-up (CUDA context, model loading, opening inputs) cancels,
+and both runs keep every thread of a frame-parallel tool busy. Peak RSS is wait4's ru_maxrss.
+Writes a Markdown table to --out or stdout.
 """
 import argparse
 import os
@@ -22,8 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import long_clip  # noqa: E402
 from thread_scaling import timed_run  # noqa: E402
 
-# Fixture pair -> (label, frames N per run).
-CLIPS = {"band1080": ("1080p", 24), "uhd4k": ("4K", 8)}
+CLIPS = {"band1080": "1080p", "uhd4k": "4K"}
 
 
 def command(tool, path, clip, preset, version, threads, frames):
@@ -34,15 +35,15 @@ def command(tool, path, clip, preset, version, threads, frames):
     return args + ["--backend", "cuda" if tool == "vqx cuda" else "cpu"]
 
 
-def measure(tools, clip, preset, version, threads, reps, n):
-    times = {t: {2: [], n: [], "rss": 0.0} for t, _ in tools}
+def measure(tools, clip, preset, version, threads, reps, m, n):
+    times = {t: {m: [], n: [], "rss": 0.0} for t, _ in tools}
     for _ in range(reps):
         for tool, path in tools:
-            for frames in (2, n):
+            for frames in (m, n):
                 seconds, rss = timed_run(command(tool, path, clip, preset, version, threads, frames))
                 times[tool][frames].append(seconds)
                 times[tool]["rss"] = max(times[tool]["rss"], rss)
-    return {tool: ((statistics.median(t[n]) - statistics.median(t[2])) * 1e3 / (n - 2), t["rss"])
+    return {tool: ((statistics.median(t[n]) - statistics.median(t[m])) * 1e3 / (n - m), t["rss"])
             for tool, t in times.items()}
 
 
@@ -54,6 +55,7 @@ def main():
     ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--reps", type=int, default=2)
     ap.add_argument("--presets", default="aom_ctc=v6.0")
+    ap.add_argument("--clips", default=",".join(CLIPS))
     ap.add_argument("--no-cuda", action="store_true", help="leave out vqx on CUDA")
     ap.add_argument("--out")
     a = ap.parse_args()
@@ -63,15 +65,17 @@ def main():
     presets = [p.split("=", 1) for p in a.presets.split(",")]
     work = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     rows = []
+    m, n = 2 * a.threads, 4 * a.threads
     try:
-        for pair, (label, n) in CLIPS.items():
+        for pair in a.clips.split(","):
+            label = CLIPS[pair]
             clip = os.path.join(work, pair)
             os.makedirs(clip)
-            for frames in (2, n):
+            for frames in (m, n):
                 for side in ("ref", "dis"):
                     long_clip(f"{a.fixtures}/{pair}/{side}.y4m", f"{clip}/{side}_{frames}.y4m", frames)
             for preset, version in presets:
-                result = measure(tools, clip, preset, version, a.threads, a.reps, n)
+                result = measure(tools, clip, preset, version, a.threads, a.reps, m, n)
                 row = [f"--{preset} {version}", label]
                 for tool, _ in tools:
                     ms, rss = result[tool]
@@ -88,9 +92,8 @@ def main():
         header += [f"{tool} ms/frame", f"{tool} peak RSS MiB"]
     if a.libvmaf:
         header += [f"{t} speed-up over libvmaf" for t, _ in tools if t != "libvmaf"]
-    text = (f"`--threads {a.threads}` for every tool; N = "
-            + ", ".join(f"{n} ({label})" for label, n in CLIPS.values())
-            + f" frames; median of {a.reps} interleaved repetitions.\n\n"
+    text = (f"`--threads {a.threads}` for every tool; (t(N) - t(M)) / (N - M) with M = {m}, N = {n} "
+            f"frames; median of {a.reps} interleaved repetition{'s' if a.reps != 1 else ''}.\n\n"
             + "| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n"
             + "\n".join("| " + " | ".join(r) + " |" for r in rows) + "\n")
     if a.out:
