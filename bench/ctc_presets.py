@@ -9,8 +9,9 @@ usage: bench/ctc_presets.py --vqx BUILD/vqx [--libvmaf PATH] --fixtures DIR [--t
 
 Clips repeat a fixture's frames on tmpfs (band1080: 1080p, uhd4k: 4K). Per tool and clip the cost
 per frame is (t(N) - t(M)) / (N - M) from the medians over R repetitions of whole-process wall
-times, M = 2T and N = 4T frames: start-up (CUDA context, model loading, opening inputs) cancels,
-and both runs keep every thread of a frame-parallel tool busy. Peak RSS is wait4's ru_maxrss.
+times, M = 2T and N = 4T frames (8T for vqx on CUDA, whose frames cost too little for 2T of them
+to stand out of the start-up's noise): start-up (CUDA context, model loading, opening inputs)
+cancels, and both runs keep every thread of a frame-parallel tool busy. Peak RSS is wait4's ru_maxrss.
 Writes a Markdown table to --out or stdout.
 """
 import argparse
@@ -35,15 +36,16 @@ def command(tool, path, clip, preset, version, threads, frames):
     return args + ["--backend", "cuda" if tool == "vqx cuda" else "cpu"]
 
 
-def measure(tools, clip, preset, version, threads, reps, m, n):
-    times = {t: {m: [], n: [], "rss": 0.0} for t, _ in tools}
+def measure(tools, clip, preset, version, threads, reps, m, n_of):
+    times = {t: {"m": [], "n": [], "rss": 0.0} for t, _ in tools}
     for _ in range(reps):
         for tool, path in tools:
-            for frames in (m, n):
+            for key, frames in (("m", m), ("n", n_of(tool))):
                 seconds, rss = timed_run(command(tool, path, clip, preset, version, threads, frames))
-                times[tool][frames].append(seconds)
+                times[tool][key].append(seconds)
                 times[tool]["rss"] = max(times[tool]["rss"], rss)
-    return {tool: ((statistics.median(t[n]) - statistics.median(t[m])) * 1e3 / (n - m), t["rss"])
+    return {tool: ((statistics.median(t["n"]) - statistics.median(t["m"])) * 1e3 / (n_of(tool) - m),
+                   t["rss"])
             for tool, t in times.items()}
 
 
@@ -65,17 +67,18 @@ def main():
     presets = [p.split("=", 1) for p in a.presets.split(",")]
     work = tempfile.mkdtemp(dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
     rows = []
-    m, n = 2 * a.threads, 4 * a.threads
+    m, n, n_cuda = 2 * a.threads, 4 * a.threads, 8 * a.threads
+    n_of = lambda tool: n_cuda if tool == "vqx cuda" else n  # noqa: E731
     try:
         for pair in a.clips.split(","):
             label = CLIPS[pair]
             clip = os.path.join(work, pair)
             os.makedirs(clip)
-            for frames in (m, n):
+            for frames in sorted({m, n} | ({n_cuda} if not a.no_cuda else set())):
                 for side in ("ref", "dis"):
                     long_clip(f"{a.fixtures}/{pair}/{side}.y4m", f"{clip}/{side}_{frames}.y4m", frames)
             for preset, version in presets:
-                result = measure(tools, clip, preset, version, a.threads, a.reps, m, n)
+                result = measure(tools, clip, preset, version, a.threads, a.reps, m, n_of)
                 row = [f"--{preset} {version}", label]
                 for tool, _ in tools:
                     ms, rss = result[tool]
@@ -93,7 +96,7 @@ def main():
     if a.libvmaf:
         header += [f"{t} speed-up over libvmaf" for t, _ in tools if t != "libvmaf"]
     text = (f"`--threads {a.threads}` for every tool; (t(N) - t(M)) / (N - M) with M = {m}, N = {n} "
-            f"frames; median of {a.reps} interleaved repetition{'s' if a.reps != 1 else ''}.\n\n"
+            f"({n_cuda} for vqx on CUDA) frames; median of {a.reps} interleaved repetition{'s' if a.reps != 1 else ''}.\n\n"
             + "| " + " | ".join(header) + " |\n|" + "---|" * len(header) + "\n"
             + "\n".join("| " + " | ".join(r) + " |" for r in rows) + "\n")
     if a.out:
