@@ -12,7 +12,9 @@ per frame is (t(N) - t(M)) / (N - M) from the medians over R repetitions of whol
 times, M = 2T and N = 4T frames (8T for vqx on CUDA, whose frames cost too little for 2T of them
 to stand out of the start-up's noise): start-up (CUDA context, model loading, opening inputs)
 cancels, and both runs keep every thread of a frame-parallel tool busy. Peak RSS is wait4's ru_maxrss.
-Writes a Markdown table to --out or stdout.
+A difference that the start-up's noise swallows (vqx on CUDA at about 1 ms per frame or less) is
+written "below noise"; bench/run.py's cli section times such runs on longer clips. Writes a
+Markdown table to --out or stdout.
 """
 import argparse
 import os
@@ -82,10 +84,11 @@ def main():
                 row = [f"--{preset} {version}", label]
                 for tool, _ in tools:
                     ms, rss = result[tool]
-                    row += [f"{ms:.1f}", f"{rss:.0f}"]
+                    row += [f"{ms:.1f}" if ms > 0 else "below noise", f"{rss:.0f}"]
                 if "libvmaf" in result:
                     base = result["libvmaf"][0]
-                    row += [f"{base / result[t][0]:.2f}x" for t, _ in tools if t != "libvmaf"]
+                    row += [f"{base / result[t][0]:.2f}x" if result[t][0] > 0 else "n/a"
+                            for t, _ in tools if t != "libvmaf"]
                 rows.append(row)
                 print(" | ".join(row), file=sys.stderr)
     finally:
