@@ -121,7 +121,9 @@ TEST(NvdecScores, EveryMetricMatchesTheSoftwareDecoder) {
     VQX_REQUIRE_CASE_INPUTS(c, reference, distorted);
     auto ref = open_input(reference, decoding(DecoderChoice::kAuto), "reference");
     auto dis = open_input(distorted, decoding(DecoderChoice::kAuto), "distorted");
-    if (on_nvdec) EXPECT_NE(dis.source->device_frames(), nullptr) << dis.decoder;
+    if (on_nvdec) {
+      EXPECT_NE(dis.source->device_frames(), nullptr) << dis.decoder;
+    }
     auto on_device = score_everything(*ref.source, *dis.source, cuda_settings());
     auto ref_cpu = open_input(reference, decoding(DecoderChoice::kCpu), "reference").source;
     auto dis_cpu = open_input(distorted, decoding(DecoderChoice::kCpu), "distorted").source;

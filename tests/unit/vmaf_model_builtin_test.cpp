@@ -103,7 +103,9 @@ TEST(VmafModelBuiltin, KeyNumbersOfTheShippedModels) {
       EXPECT_EQ(m["slopes"][0].get<double>(), 0.012020766332648465);
       EXPECT_FALSE(m["score_transform"].contains("enabled"));
     }
-    if (v == "vmaf_4k_v0.6.1") EXPECT_EQ(m["intercepts"][0].get<double>(), -0.31191973282964003);
+    if (v == "vmaf_4k_v0.6.1") {
+      EXPECT_EQ(m["intercepts"][0].get<double>(), -0.31191973282964003);
+    }
     if (v1) {
       EXPECT_EQ(m["slopes"][3].get<double>(), 4.044462665497729) << v;
       EXPECT_TRUE(m["score_transform"]["enabled"].get<bool>()) << v;

@@ -188,7 +188,9 @@ TEST(VmafModelScore, ClipAndDisableClip) {
   // Inside [0, 100] the flag changes nothing.
   for (const auto& raw : golden_frames(clipped).raw) {
     double s = clipped.predict(raw);
-    if (s > 0 && s < 100) EXPECT_EQ(unclipped.predict(raw), s);
+    if (s > 0 && s < 100) {
+      EXPECT_EQ(unclipped.predict(raw), s);
+    }
   }
   // v1 3d0h_2160 clips at 110, not 100.
   auto v1 = load("version=vmaf_v1.0.16_3d0h_2160");
