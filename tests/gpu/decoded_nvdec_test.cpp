@@ -74,7 +74,9 @@ TEST_P(NvdecMayRefuse, AutoGivesTheSoftwareDecodersFrames) {
   VQX_REQUIRE_CUDA();
   VQX_REQUIRE_ENCODE(GetParam(), path);
   OpenedInput chosen = open_input(path, decoding(DecoderChoice::kAuto), "distorted");
-  if (!decoded_by_nvdec(chosen)) EXPECT_THAT(chosen.decoder, testing::HasSubstr("; not NVDEC: NVDEC"));
+  if (!decoded_by_nvdec(chosen)) {
+    EXPECT_THAT(chosen.decoder, testing::HasSubstr("; not NVDEC: NVDEC"));
+  }
   OpenedInput cpu = open_input(path, decoding(DecoderChoice::kCpu), "distorted");
   expect_same_frames(*chosen.source, *cpu.source, GetParam());
   try {
