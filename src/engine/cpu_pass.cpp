@@ -100,9 +100,9 @@ void CpuPass::wait_for_buffers() {
   buffers_->wait_all_free();
 }
 
-uint64_t CpuPass::final_lag() const {
+uint64_t cpu_final_lag(const std::vector<CpuInstance>& instances) {
   uint64_t lag = 0;
-  for (const auto& inst : instances_) lag = std::max(lag, inst.metric->final_lag());
+  for (const auto& inst : instances) lag = std::max(lag, inst.metric->final_lag());
   return lag;
 }
 

@@ -27,6 +27,9 @@ struct FramePair {
   Picture ref, dis;
 };
 
+// The largest final_lag() of `instances` (0 for none).
+uint64_t cpu_final_lag(const std::vector<CpuInstance>& instances);
+
 class CpuPass {
  public:
   // Initialises `instances` (whose columns are already in `table`) for `format`. `handled` hears
@@ -38,8 +41,6 @@ class CpuPass {
   CpuPass(const CpuPass&) = delete;
   CpuPass& operator=(const CpuPass&) = delete;
 
-  // The largest final_lag() of the pass's metrics.
-  uint64_t final_lag() const;
   // A free frame pair to read into; blocks until a worker returns one.
   FramePair& acquire();
   // Gives back a pair from acquire() that holds no frame (an input ended).

@@ -25,10 +25,10 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
 
   std::vector<CpuInstance> instances;
   for (const auto& request : requests) instances.push_back(make_cpu_instance(request, table));
-  std::unique_ptr<FinalFrames> finals;
+  // The finals outlive the pass, whose workers report to them.
+  FinalFrames finals(cpu_final_lag(instances), final_frame_listener(settings, table));
   CpuPass pass(std::move(instances), reference.format(), settings.threads, table,
-               [&finals](uint64_t frame) { finals->handled(frame); });
-  finals = std::make_unique<FinalFrames>(pass.final_lag(), final_frame_listener(settings, table));
+               [&finals](uint64_t frame) { finals.handled(frame); });
 
   skip_frames(reference, settings.skip_ref);
   skip_frames(distorted, settings.skip_dist);
@@ -69,7 +69,7 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
     throw InputError("no frames to score: the inputs hold no frame after skipping");
   table.set_frame_count(frame);
   pass.finish();
-  finals->finish(frame);
+  finals.finish(frame);
   report->wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return report;
@@ -156,8 +156,7 @@ BackendChoice choose_backend(const std::vector<MetricRequest>& requests,
   BackendChoice choice{Backend::kCuda,
                        fmt::format("cuda ({}, device {}", cuda_device_name(settings.gpu), settings.gpu),
                        {}};
-  for (const auto& r : requests)
-    if (!r.metric->make_cuda) choice.cpu_features.push_back(r.spec_text);
+  choice.cpu_features = requests_without_cuda_twin(requests);
   if (!choice.cpu_features.empty()) {
     const unsigned workers = cuda_run_cpu_threads(settings);
     choice.description += fmt::format("; '{}' on {} CPU thread{}",
@@ -166,6 +165,13 @@ BackendChoice choose_backend(const std::vector<MetricRequest>& requests,
   }
   choice.description += ")";
   return choice;
+}
+
+std::vector<std::string> requests_without_cuda_twin(const std::vector<MetricRequest>& requests) {
+  std::vector<std::string> names;
+  for (const auto& r : requests)
+    if (!r.metric->make_cuda) names.push_back(r.spec_text);
+  return names;
 }
 
 unsigned cuda_run_cpu_threads(const RunSettings& settings) {

@@ -100,6 +100,9 @@ struct CpuInstance {
 };
 CpuInstance make_cpu_instance(const MetricRequest& request, ResultTable& table);
 
+// The requests (as written) whose metric has no CUDA twin, in request order.
+std::vector<std::string> requests_without_cuda_twin(const std::vector<MetricRequest>& requests);
+
 // Worker threads of the CPU side of a CUDA run (the metrics without a CUDA twin): --threads when
 // given, else one per core, since such a metric would otherwise hold up the device.
 unsigned cuda_run_cpu_threads(const RunSettings& settings);

@@ -46,10 +46,7 @@ namespace {
 
 // The requests that run on the CPU, as written, for messages.
 std::string cpu_features(const std::vector<MetricRequest>& requests) {
-  std::vector<std::string> names;
-  for (const auto& r : requests)
-    if (!r.metric->make_cuda) names.push_back(r.spec_text);
-  return fmt::format("{}", fmt::join(names, "', '"));
+  return fmt::format("{}", fmt::join(requests_without_cuda_twin(requests), "', '"));
 }
 
 // Gives the CPU metrics their copy of the frame pair just read into `slot`.
@@ -94,6 +91,13 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
     else
       cpu_instances.push_back(make_cpu_instance(request, table));
   }
+  const PictureFormat& dis_format = distorted.format();
+  if (!cpu_instances.empty() &&
+      (dis_format.width != format.width || dis_format.height != format.height))
+    throw RuntimeFailure(fmt::format(
+        "feature '{}' has no CUDA twin and scores host frames, which this run scales on the "
+        "device; scale on the host (io/scaler.h) for such a run",
+        cpu_features(requests)));
   cuda::init_metrics(metrics, context, settings.profile);
   const unsigned wanted_frames =
       cuda::choose_frames_in_flight(metrics, format, schedule, settings.gpu_frames);
@@ -131,29 +135,17 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
   skip_frames(distorted, settings.skip_dist);
   cuda::InputsUpload upload(device, reference, distorted, slot_count, settings.scale,
                            settings.warn);
-  uint64_t final_lag = 0;
+  uint64_t final_lag = cpu_final_lag(cpu_instances);
   for (auto& inst : metrics.metrics) final_lag = std::max(final_lag, inst.primary().final_lag());
   // The finals outlive the CPU pass, whose workers report to them.
-  std::unique_ptr<FinalFrames> finals;
+  FinalFrames finals(final_lag, final_frame_listener(settings, table), cpu_instances.empty() ? 1 : 2);
   std::optional<CpuPass> cpu_pass;
-  if (!cpu_instances.empty()) {
-    const PictureFormat& d = distorted.format();
-    if (d.width == format.width && d.height == format.height) {
-      cpu_pass.emplace(std::move(cpu_instances), format, cuda_run_cpu_threads(settings), table,
-                       [&finals](uint64_t f) { finals->handled(f); });
-      final_lag = std::max(final_lag, cpu_pass->final_lag());
-    } else {
-      throw RuntimeFailure(fmt::format(
-          "feature '{}' has no CUDA twin and scores host frames, which this run scales on the "
-          "device; scale on the host (io/scaler.h) for such a run",
-          cpu_features(requests)));
-    }
-  }
-  finals = std::make_unique<FinalFrames>(final_lag, final_frame_listener(settings, table),
-                                         cpu_pass ? 2 : 1);
+  if (!cpu_instances.empty())
+    cpu_pass.emplace(std::move(cpu_instances), format, cuda_run_cpu_threads(settings), table,
+                     [&finals](uint64_t f) { finals.handled(f); });
   const auto complete = [&](uint64_t f) {
     pipeline.complete(f);
-    finals->handled(f);
+    finals.handled(f);
   };
 
   const auto start = Clock::now();
@@ -188,7 +180,7 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
   table.set_frame_count(frame);
   pipeline.finish();
   if (cpu_pass) cpu_pass->finish();
-  finals->finish(frame);
+  finals.finish(frame);
   const double wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   report->wall_seconds = wall_ms / 1000.0;
   if (profiler) profiler->print(device, format, frame, wall_ms);
