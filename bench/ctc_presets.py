@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""libvmaf's CTC presets end to end from Y4M: vqx on CUDA (one pass, ciede on the CPU threads beside
-the device), vqx on the CPU and libvmaf 3.2.0 on the CPU (its CUDA path cannot run a preset's other
+"""libvmaf's CTC presets end to end from Y4M: vqx on CUDA (every metric of the preset on the device,
+one pass), vqx on the CPU and libvmaf 3.2.0 on the CPU (its CUDA path cannot run a preset's other
 features), on the same clips, interleaved.
 
 usage: bench/ctc_presets.py --vqx BUILD/vqx [--libvmaf PATH] --fixtures DIR [--threads T]

@@ -21,7 +21,7 @@ enum class Backend { kCpu, kCuda, kAuto };
 // The backend a run uses, and a line saying which and why: "cuda (NVIDIA H200, device 0)",
 // "cpu (16 threads)", "cpu (16 threads; no usable CUDA device 0)", or for a CUDA run with
 // metrics that have no CUDA twin, which run on the CPU beside the device in the same pass,
-// "cuda (NVIDIA H200, device 0; 'ciede' on 16 CPU threads)".
+// "cuda (NVIDIA H200, device 0; 'float_vif' on 16 CPU threads)".
 struct BackendChoice {
   Backend backend = Backend::kCpu;  // kCpu or kCuda
   std::string description;

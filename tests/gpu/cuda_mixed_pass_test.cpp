@@ -22,7 +22,7 @@ PictureFormat make_format(uint32_t w, uint32_t h, uint8_t depth) {
 }
 
 // CUDA and CPU-only metrics interleaved, temporal ones on both sides.
-const std::vector<std::string> kMixed = {"float_psnr", "psnr", "ciede", "float_ssim=enable_db=true",
+const std::vector<std::string> kMixed = {"float_psnr", "psnr", "float_moment", "float_ssim=enable_db=true",
                                          "float_motion", "motion", "float_ansnr"};
 
 std::unique_ptr<RunReport> run(const std::vector<Picture>& ref, const std::vector<Picture>& dis,
@@ -69,9 +69,10 @@ TEST(CudaMixedPass, AutoRunsOnTheDeviceAndNamesTheCpuFeatures) {
   const BackendChoice choice = choose_backend(requests, s);
   EXPECT_EQ(choice.backend, Backend::kCuda);
   EXPECT_EQ(choice.cpu_features,
-            (std::vector<std::string>{"float_psnr", "ciede", "float_motion", "float_ansnr"}));
+            (std::vector<std::string>{"float_psnr", "float_moment", "float_motion", "float_ansnr"}));
   EXPECT_EQ(choice.description,
-            fmt::format("cuda ({}, device 0; 'float_psnr', 'ciede', 'float_motion', 'float_ansnr' "
+            fmt::format("cuda ({}, device 0; 'float_psnr', 'float_moment', 'float_motion', "
+                        "'float_ansnr' "
                         "on 3 CPU threads)",
                         cuda_device_name(0)));
   s.backend = Backend::kCuda;
@@ -103,13 +104,14 @@ TEST(CudaMixedPass, EqualsTheCpuRunInValuesOrderAndAggregates) {
 TEST(CudaMixedPass, ACpuMetricsFailureFailsTheRun) {
   VQX_REQUIRE_CUDA();
   PictureFormat gray = make_format(64, 48, 8);
-  gray.subsampling = ChromaSubsampling::k400;  // ciede needs chroma
+  gray.subsampling = ChromaSubsampling::k400;  // motion_add_uv needs chroma
   const auto pics = random_pictures(gray, 2, 5);
   try {
-    run_on_pictures(pics, pics, {"psnr", "ciede"}, cuda_settings());
-    FAIL() << "ciede scored 4:0:0 input";
+    run_on_pictures(pics, pics, {"psnr", "float_motion=motion_add_uv=true"}, cuda_settings());
+    FAIL() << "float_motion added the chroma of 4:0:0 input";
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("ciede needs chroma"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("motion_add_uv needs chroma"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -120,14 +122,14 @@ TEST(CudaMixedPass, RefusesDistortedFramesThatTheDeviceWouldScale) {
   auto r = open_memory(ref, "reference");
   auto d = open_memory(dis, "distorted");
   const std::vector<MetricRequest> requests = {parse_metric_request("psnr"),
-                                               parse_metric_request("ciede")};
+                                               parse_metric_request("float_moment")};
   RunSettings s = cuda_settings();
   s.scale = ScaleMode{};
   try {
     run_metrics(*r, *d, requests, s);
     FAIL() << "a device-scaled run handed unscaled frames to the CPU";
   } catch (const RuntimeFailure& e) {
-    EXPECT_NE(std::string(e.what()).find("'ciede' has no CUDA twin"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("'float_moment' has no CUDA twin"), std::string::npos)
         << e.what();
   }
 }

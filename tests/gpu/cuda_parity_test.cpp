@@ -54,6 +54,9 @@ const std::vector<ParityRow> kParityTable = {
     // the host (spec README, VMAF row; speed.md 15). The three VMAF v1 configurations.
     // Block terms with the CPU's own code, plane sums in the CPU's order: the same bits.
     {"psnr_hvs", {"psnr_hvs"}, 0.0},
+    // Per-pixel dE00 on the device where its enclosures of glibc's libm decide the CPU's f32
+    // values, on the host with glibc elsewhere; the raster-order f64 sum on the host: same bits.
+    {"ciede", {"ciede"}, 0.0},
     {"speed_chroma",
      {"speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45",
       "speed_chroma=speed_nn_floor=0.1:speed_sigma_nn=0.19:speed_weight_var_mode=5:speed_max_val=45:"

@@ -9,6 +9,9 @@
 #include "core/error.h"
 #include "core/thread_pool.h"
 #include "metrics/ciede/ciede_math.h"
+#ifdef VQX_HAVE_CUDA
+#include "metrics/ciede/cuda/ciede_cuda.h"
+#endif
 
 namespace vqx {
 namespace {
@@ -103,8 +106,13 @@ class CiedeCpu final : public CpuMetric {
 const MetricDescriptor& ciede_descriptor() {
   static const MetricDescriptor descriptor{
       "ciede", "CIEDE2000 colour difference as 45 - 20 log10(mean dE00), libvmaf's ciede",
-      {},      [](const OptionValues&) { return std::make_unique<CiedeCpu>(); },
+      {},
+      [](const OptionValues&) { return std::make_unique<CiedeCpu>(); },
+#ifdef VQX_HAVE_CUDA
+      [](const OptionValues& o) { return make_ciede_cuda(o); },
+#else
       nullptr,
+#endif
   };
   return descriptor;
 }

@@ -67,7 +67,7 @@ float to_radians(float degrees) { return float(double(degrees) * (kPi / 180.0));
 float rotation_term(float cbar_prime, float hbar) {
   const float angle = float((double(to_degrees(hbar)) - 275.0) * (1.0 / 25.0));
   const float c7 = std::pow(cbar_prime, 7.0f);
-  const float ratio = c7 / (c7 + std::pow(25.0f, 7.0f));
+  const float ratio = c7 / (c7 + powf_25_to_the_seventh());
   const float exponent = -(angle * angle);  // powf(x, 2): the compiler's exact-rounded x * x
   const float theta = to_radians(float(60.0 * std::exp(double(exponent))));
   return float(-2.0 * std::sqrt(double(ratio)) * std::sin(double(theta)));
@@ -75,7 +75,31 @@ float rotation_term(float cbar_prime, float hbar) {
 
 double square(float x) { return double(x) * double(x); }  // pow(x, 2) of a float: exact
 
+template <typename Sample>
+float difference_of_samples(const Sample* ref, const Sample* dis, const PictureFormat& f,
+                            uint64_t position) {
+  const ChromaShift shift = chroma_shift(f);
+  const uint64_t x = position % f.width, y = position / f.width;
+  const uint64_t c = (y >> shift.y) * f.plane_width(1) + (x >> shift.x);
+  const size_t cb = f.plane_offset(1) / sizeof(Sample), cr = f.plane_offset(2) / sizeof(Sample);
+  const uint32_t ry = ref[position], ru = ref[cb + c], rv = ref[cr + c];
+  const uint32_t dy = dis[position], du = dis[cb + c], dv = dis[cr + c];
+  if (ry == dy && ru == du && rv == dv) return 0.0f;
+  return ciede2000(yuv_to_lab(float(ry), float(ru), float(rv), f.bit_depth),
+                   yuv_to_lab(float(dy), float(du), float(dv), f.bit_depth));
+}
+
 }  // namespace
+
+float powf_25_to_the_seventh() { return std::pow(25.0f, 7.0f); }
+
+float difference_at(const uint8_t* ref_frame, const uint8_t* dis_frame, const PictureFormat& format,
+                    uint64_t position) {
+  if (format.bytes_per_sample() == 1)
+    return difference_of_samples(ref_frame, dis_frame, format, position);
+  return difference_of_samples(reinterpret_cast<const uint16_t*>(ref_frame),
+                               reinterpret_cast<const uint16_t*>(dis_frame), format, position);
+}
 
 Lab yuv_to_lab(float y_sample, float u_sample, float v_sample, unsigned bit_depth) {
   const double scale = double(1 << (bit_depth - 8));

@@ -37,6 +37,14 @@ struct ChromaShift {
 };
 ChromaShift chroma_shift(const PictureFormat& format);
 
+// The CPU's dE00 of luma position `position` (raster order) of two frames in Picture layout:
+// 0 for equal colours, as the metric's row loop.
+float difference_at(const uint8_t* ref_frame, const uint8_t* dis_frame, const PictureFormat& format,
+                    uint64_t position);
+
+// powf(25, 7) as R_T evaluates it (the CUDA twin takes the same f32 value).
+float powf_25_to_the_seventh();
+
 // Upstream's f64 sum of the per-pixel f32 differences, in raster order.
 double sequential_sum(const std::vector<float>& de00);
 
