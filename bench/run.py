@@ -10,7 +10,7 @@ Sections (all by default; each needs the build's binaries and the fixture pairs)
   profile     --profile of each CUDA metric alone, one frame at a time, at 1080p and 4K
   cli         end to end: the vqx CLI's wall time per frame on long clips, CPU and CUDA
   threads     CPU thread scaling against libvmaf 3.2.0 (bench/thread_scaling.py; the libvmaf CLI
-              from ../shared/anchors)
+              from ../shared/anchors), one block per machine size (threads-16, threads-2, ...)
   decode      compressed input: decode-only frames per second (decode_bench) of H.264, HEVC and AV1
               at 1080p and 4K, and end to end from the compressed files against their Y4M decodes
               (clips made by bench/make_decode_clips.sh with ffmpeg into --clips, kept for reuse)
@@ -419,7 +419,11 @@ def python_overhead(build, fixtures):
 
 
 def replace_section(text, name, body, stamp):
-    block = f"<!-- {name} -->\n## {TITLES[name]}\n\n{stamp[0].upper() + stamp[1:]}.\n\n{body}\n<!-- /{name} -->"
+    title = TITLES[name]
+    if name == "threads":  # one block per machine size: the scaling differs from host to host
+        cores = os.cpu_count() or 1
+        name, title = f"threads-{cores}", f"{title}, {cores} cores"
+    block = f"<!-- {name} -->\n## {title}\n\n{stamp[0].upper() + stamp[1:]}.\n\n{body}\n<!-- /{name} -->"
     pattern = re.compile(rf"<!-- {name} -->.*?<!-- /{name} -->", re.S)
     if pattern.search(text):
         return pattern.sub(lambda _: block, text)

@@ -35,6 +35,10 @@ METRICS = {
     "ssimulacra2": (["-n", "--feature", "ssimulacra2"], False),
     "psnr": (["-n", "--feature", "psnr"], True),
 }
+# VMAF v0.6.1's three features alone, to see which one a VMAF ratio comes from (--metrics vif,...).
+FEATURES = {f: (["-n", "--feature", f], True) for f in ("vif", "adm", "motion")}
+DEFAULT_METRICS = ",".join(METRICS)
+METRICS.update(FEATURES)
 CLIP_FRAMES = {"1080p": 128, "4k": 64}
 
 
@@ -147,7 +151,7 @@ def main():
     ap.add_argument("--clips", required=True)
     ap.add_argument("--make-clips", metavar="FIXTURES")
     ap.add_argument("--threads", default="1,2,4,8,16")
-    ap.add_argument("--metrics", default=",".join(METRICS))
+    ap.add_argument("--metrics", default=DEFAULT_METRICS)
     ap.add_argument("--sizes", default="1080p,4k")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--target-seconds", type=float, default=1.0)
