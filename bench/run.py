@@ -53,7 +53,7 @@ TITLES = {
     "validation": "Device validation",
 }
 CUDA_METRICS = ("psnr", "vif", "adm", "motion", "speed_chroma", "cambi", "ssimulacra2",
-                "float_ms_ssim", "float_ssim")
+                "float_ms_ssim", "float_ssim", "psnr_hvs", "ciede")
 # End-to-end configurations: label -> CLI arguments.
 CLI_CONFIGS = {
     "vmaf v0.6.1": [],
@@ -78,7 +78,7 @@ PARITY_ARGS = [["-m", "version=vmaf_v0.6.1"], ["-m", "version=vmaf_4k_v0.6.1"],
                ["-m", "version=vmaf_v1.0.16_3d0h"],
                ["-n", "--feature", "psnr", "--feature", "float_ms_ssim", "--feature", "float_ssim",
                 "--feature", "cambi=full_ref=true"],
-               ["-n", "--feature", "speed_chroma", "--feature", "psnr_hvs"],
+               ["-n", "--feature", "speed_chroma", "--feature", "psnr_hvs", "--feature", "ciede"],
                ["-n", "--feature", "ssimulacra2"]]  # ssimulacra2's twin is within 2e-12, not equal
 
 
