@@ -24,15 +24,6 @@ using cuda::check;
 
 enum class Content { kRandom, kNearEqual, kExtreme, kBlue };
 
-PictureFormat make_format(uint32_t w, uint32_t h, ChromaSubsampling s, uint8_t depth) {
-  PictureFormat f;
-  f.width = w;
-  f.height = h;
-  f.subsampling = s;
-  f.bit_depth = depth;
-  return f;
-}
-
 void set_sample(Picture& p, unsigned plane, size_t i, uint32_t v) {
   if (p.format().bytes_per_sample() == 1)
     p.plane<uint8_t>(plane)[i] = uint8_t(v);
