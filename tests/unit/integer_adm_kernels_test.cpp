@@ -203,6 +203,44 @@ TEST(IntegerAdmKernels, Scale0StagesEveryWidthOnFullRangeBands) {
       }
 }
 
+// The decoupling with every int16 reference coefficient in every band (each |o| from 0 to
+// 32768, so every entry of 3.5's division table), at scale 0 and at scale 1.
+template <typename Coef>
+std::vector<int64_t> decouple_outputs(const AdmKernels& k, int s, const AdmBands<Coef>& r,
+                                      const AdmBands<Coef>& d) {
+  const AdmRect ext{0, 0, int(r.w), int(r.h)};
+  std::vector<int64_t> out;
+  for (double egl : {100.0, 1.0}) {
+    AdmDetail<Coef> rs, as;
+    rs.resize(r.w, r.h);
+    as.resize(r.w, r.h);
+    k.stages<Coef>().decouple_rows(s, r, d, egl, ext, rs, as, ext.top, ext.bottom);
+    for (int b = 0; b < 3; ++b) append(out, rs.band[b]), append(out, as.band[b]);
+  }
+  return out;
+}
+
+template <typename Coef>
+void expect_decoupling_agrees_on_every_coefficient(int s) {
+  std::mt19937 rng(11);
+  AdmBands<Coef> r = random_bands<Coef>(256, 256, 32767, rng);
+  AdmBands<Coef> d = random_bands<Coef>(256, 256, 32767, rng);
+  for (int b = 0; b < 3; ++b) {
+    for (size_t i = 0; i < r.detail[b].size(); ++i) r.detail[b][i] = Coef(int32_t(i) - 32768);
+    std::shuffle(r.detail[b].begin(), r.detail[b].end(), rng);
+  }
+  // Some distorted pixels equal to or near their reference, where the angle test passes.
+  for (size_t i = 0; i < d.detail[kH].size(); i += 3)
+    for (int b = 0; b < 3; ++b) d.detail[b][i] = Coef(r.detail[b][i] + int32_t(rng() % 3) - 1);
+  expect_tables_agree([&](const AdmKernels& k) { return decouple_outputs(k, s, r, d); },
+                      "decoupling of every coefficient at scale " + std::to_string(s));
+}
+
+TEST(IntegerAdmKernels, DecouplingOfEveryCoefficient) {
+  expect_decoupling_agrees_on_every_coefficient<int16_t>(0);
+  expect_decoupling_agrees_on_every_coefficient<int32_t>(1);
+}
+
 // Scales 1-3 on int32 bands of growing magnitude, across the range limits of the fast
 // decoupling (|o| < 2^15, |t| < 2^22), at every band width from 2.
 TEST(IntegerAdmKernels, Scales1To3StagesEveryWidth) {

@@ -62,6 +62,58 @@ inline void dwt0_block(const int16_t* l, const int16_t* hh, int16_t* a, int16_t*
 
 #include "metrics/integer_adm/adm_vector_stages.inc"
 
+// ---------------------------------------------------------------------------------------------
+// 3.3's vertical pass on 8-bit samples, sixteen columns per step with vpmaddwd: the samples
+// widen to int16 and pair up row 0 with row 1 and row 2 with row 3 (vpunpck*wd, within 128-bit
+// lanes), and each pair multiplies a pair of taps (all within int16). The int32 sums are the
+// spec's (no wrap at 8 bits), and after >> 8 they lie within int16 (|v| < 2^15: the taps' sums
+// of either sign times 255, less the offset), so the saturating pack, which also undoes the
+// unpacking order, is exact. Deeper samples take the generic loop (16-bit ones do not fit int16).
+template <typename Sample>
+void dwt0_vertical(const Sample* const p[4], size_t width, unsigned bpc, int16_t* tl,
+                   int16_t* th) {
+  size_t j = 0;
+  if constexpr (sizeof(Sample) == 1) {
+    const __m256i lo01 = tap_pair(kLo[0], kLo[1]), lo23 = tap_pair(kLo[2], kLo[3]);
+    const __m256i hi01 = tap_pair(kHi[0], kHi[1]), hi23 = tap_pair(kHi[2], kHi[3]);
+    const __m256i round = _mm256_set1_epi32(128);
+    const __m256i low_round = _mm256_set1_epi32(128 - 46342 * 128);
+    auto widen = [&](int k) {
+      return _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p[k] + j)));
+    };
+    for (; j + 16 <= width; j += 16) {
+      const __m256i s0 = widen(0), s1 = widen(1), s2 = widen(2), s3 = widen(3);
+      const __m256i a_lo = _mm256_unpacklo_epi16(s0, s1), a_hi = _mm256_unpackhi_epi16(s0, s1);
+      const __m256i b_lo = _mm256_unpacklo_epi16(s2, s3), b_hi = _mm256_unpackhi_epi16(s2, s3);
+      auto filter = [&](__m256i x, __m256i y, __m256i t01, __m256i t23, __m256i add) {
+        const __m256i v = _mm256_add_epi32(_mm256_madd_epi16(x, t01), _mm256_madd_epi16(y, t23));
+        return _mm256_srai_epi32(_mm256_add_epi32(v, add), 8);
+      };
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(tl + j),
+                          _mm256_packs_epi32(filter(a_lo, b_lo, lo01, lo23, low_round),
+                                             filter(a_hi, b_hi, lo01, lo23, low_round)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(th + j),
+                          _mm256_packs_epi32(filter(a_lo, b_lo, hi01, hi23, round),
+                                             filter(a_hi, b_hi, hi01, hi23, round)));
+    }
+  }
+  dwt0_vertical_generic(p, j, width, bpc, tl, th);
+}
+
+
+template <typename Coef>
+int64_t masked_sum_row(const Coef* xr, const uint32_t* thr, ptrdiff_t left, ptrdiff_t right,
+                       const MaskedSum& s) {
+  return masked_sum_row_generic(xr, thr, left, right, s);
+}
+
+template <typename Coef>
+void decouple_row_narrow(const AdmBands<Coef>& ref, const AdmBands<Coef>& dis, double gain_limit,
+                         size_t row_at, int left, int right, AdmDetail<Coef>& restored,
+                         AdmDetail<Coef>& additive) {
+  decouple_row_narrow_generic(ref, dis, gain_limit, row_at, left, right, restored, additive);
+}
+
 // The angle test of the scales 1-3 needs int64 -> f32 conversions, which AVX2 lacks: scalar.
 template <typename Coef>
 void decouple_row_wide(const AdmBands<Coef>& ref, const AdmBands<Coef>& dis, double gain_limit,

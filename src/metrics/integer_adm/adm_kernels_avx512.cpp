@@ -66,6 +66,240 @@ inline void dwt0_block(const int16_t* l, const int16_t* hh, int16_t* a, int16_t*
 #include "metrics/integer_adm/adm_vector_stages.inc"
 
 // ---------------------------------------------------------------------------------------------
+// 3.3's vertical pass on 8-bit samples, thirty-two columns per step with vpmaddwd: the samples
+// widen to int16 and pair up row 0 with row 1 and row 2 with row 3 (vpunpck*wd, within 128-bit
+// lanes), and each pair multiplies a pair of taps (all within int16). The int32 sums are the
+// spec's (no wrap at 8 bits), and after >> 8 they lie within int16 (|v| < 2^15: the taps' sums
+// of either sign times 255, less the offset), so the saturating pack, which also undoes the
+// unpacking order, is exact. Deeper samples take the generic loop (16-bit ones do not fit int16).
+inline __m512i dwt0_tap_pair(int32_t a, int32_t b) {
+  return _mm512_set1_epi32(int32_t((uint32_t(b) << 16) | (uint32_t(a) & 0xffff)));
+}
+
+template <typename Sample>
+void dwt0_vertical(const Sample* const p[4], size_t width, unsigned bpc, int16_t* tl,
+                   int16_t* th) {
+  size_t j = 0;
+  if constexpr (sizeof(Sample) == 1) {
+    const __m512i lo01 = dwt0_tap_pair(kLo[0], kLo[1]), lo23 = dwt0_tap_pair(kLo[2], kLo[3]);
+    const __m512i hi01 = dwt0_tap_pair(kHi[0], kHi[1]), hi23 = dwt0_tap_pair(kHi[2], kHi[3]);
+    const __m512i round = _mm512_set1_epi32(128);
+    const __m512i low_round = _mm512_set1_epi32(128 - 46342 * 128);
+    auto widen = [&](int k) {
+      return _mm512_cvtepu8_epi16(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p[k] + j)));
+    };
+    for (; j + 32 <= width; j += 32) {
+      const __m512i s0 = widen(0), s1 = widen(1), s2 = widen(2), s3 = widen(3);
+      const __m512i a_lo = _mm512_unpacklo_epi16(s0, s1), a_hi = _mm512_unpackhi_epi16(s0, s1);
+      const __m512i b_lo = _mm512_unpacklo_epi16(s2, s3), b_hi = _mm512_unpackhi_epi16(s2, s3);
+      auto filter = [&](__m512i x, __m512i y, __m512i t01, __m512i t23, __m512i add) {
+        const __m512i v = _mm512_add_epi32(_mm512_madd_epi16(x, t01), _mm512_madd_epi16(y, t23));
+        return _mm512_srai_epi32(_mm512_add_epi32(v, add), 8);
+      };
+      _mm512_storeu_si512(tl + j, _mm512_packs_epi32(filter(a_lo, b_lo, lo01, lo23, low_round),
+                                                     filter(a_hi, b_hi, lo01, lo23, low_round)));
+      _mm512_storeu_si512(th + j, _mm512_packs_epi32(filter(a_lo, b_lo, hi01, hi23, round),
+                                                     filter(a_hi, b_hi, hi01, hi23, round)));
+    }
+  }
+  dwt0_vertical_generic(p, j, width, bpc, tl, th);
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// 3.8's masked sum, sixteen columns per step. The vectoriser's form multiplies in int64 lanes
+// (vpmullq, three uops); every product here fits a 32 x 32 -> 64-bit multiply of the even lanes
+// (vpmuludq / vpmuldq), the odd lanes shifted down:
+//  - t lies in [0, 2^31), so t^2 is an unsigned 32-bit square and xs * t a signed one (xs is the
+//    low 32 bits of the shifted square, read as int32 like the plain twin's conversion);
+//  - at scales 1-3, x * fixed with fixed in [0, 2^32) is x * (fixed - 2^32) + x * 2^32 where
+//    fixed >= 2^31, both exact mod 2^64, and the true product stays below 2^63.
+// Columns where every t is 0 add (zround >> z) each, without the multiplies.
+
+// The 64-bit terms (xs * t + zround) >> z of the even 32-bit lanes of t.
+inline __m512i masked_terms_even(__m512i t, __m512i round, __m128i square_shift, __m512i zround,
+                                 __m128i z) {
+  const __m512i xs = _mm512_srl_epi64(_mm512_add_epi64(_mm512_mul_epu32(t, t), round),
+                                      square_shift);
+  return _mm512_sra_epi64(_mm512_add_epi64(_mm512_mul_epi32(xs, t), zround), z);
+}
+
+// int32((x * fixed + 2^27) >> 28) of the even lanes of x (int32), in the low half of each lane.
+inline __m512i q32_product_even(__m512i x, __m512i fixed, bool fixed_high) {
+  __m512i p = _mm512_mul_epi32(x, fixed);
+  if (fixed_high) p = _mm512_add_epi64(p, _mm512_slli_epi64(x, 32));
+  return _mm512_srai_epi64(_mm512_add_epi64(p, _mm512_set1_epi64(int64_t{1} << 27)), 28);
+}
+
+template <typename Coef>
+int64_t masked_sum_row(const Coef* xr, const uint32_t* thr, ptrdiff_t left, ptrdiff_t right,
+                       const MaskedSum& s) {
+  if (s.scale0 != (sizeof(Coef) == 2)) return masked_sum_row_generic(xr, thr, left, right, s);
+  const __m512i fixed = _mm512_set1_epi32(int32_t(s.fixed));
+  const bool fixed_high = s.fixed >= 0x80000000u;
+  const __m128i thr_shift = _mm_cvtsi32_si128(int(s.thr_shift));
+  const __m128i square_shift = _mm_cvtsi32_si128(int(s.square_shift));
+  const __m128i z = _mm_cvtsi32_si128(s.z);
+  const __m512i round = _mm512_set1_epi64(int64_t{1} << (s.square_shift - 1));
+  const __m512i zround = _mm512_set1_epi64(s.zround);
+  __m512i acc = _mm512_setzero_si512();
+  int64_t zero_columns = 0;
+  ptrdiff_t j = left;
+  for (; j + 16 <= right; j += 16) {
+    __m512i p;
+    if constexpr (sizeof(Coef) == 2) {
+      const __m512i x = _mm512_cvtepi16_epi32(
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xr + j)));
+      p = _mm512_mullo_epi32(x, fixed);
+    } else {
+      const __m512i x = _mm512_loadu_si512(xr + j);
+      const __m512i even = q32_product_even(x, fixed, fixed_high);
+      const __m512i odd = q32_product_even(_mm512_srli_epi64(x, 32), fixed, fixed_high);
+      p = _mm512_mask_blend_epi32(0xaaaa, even, _mm512_slli_epi64(odd, 32));
+    }
+    const __m512i limit = _mm512_sll_epi32(_mm512_loadu_si512(thr + j), thr_shift);
+    const __m512i t =
+        _mm512_max_epi32(_mm512_sub_epi32(_mm512_abs_epi32(p), limit), _mm512_setzero_si512());
+    if (_mm512_test_epi32_mask(t, t) == 0) {
+      zero_columns += 16;
+      continue;
+    }
+    acc = _mm512_add_epi64(acc, masked_terms_even(t, round, square_shift, zround, z));
+    acc = _mm512_add_epi64(
+        acc, masked_terms_even(_mm512_srli_epi64(t, 32), round, square_shift, zround, z));
+  }
+  return _mm512_reduce_add_epi64(acc) + zero_columns * (s.zround >> s.z) +
+         masked_sum_row_generic(xr, thr, j, right, s);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3.5's division, sixteen lanes: trunc(2^30 / m) for 1 <= m <= 32768 (the domain of the table
+// at every scale) without the divider, which would bound the decoupling (three quotients a
+// pixel). One Newton step on vrcp14ps gives 1 / m within about 2^-23, so q0 = trunc(2^30 x) lies
+// within 2^8 of 2^30 / m and the remainder r = 2^30 - q0 m is exact in int32 and in f32 (below
+// 2^24); q0 plus r x rounded to nearest is the quotient or one more, which the sign of the last
+// remainder settles. integer_adm_kernels_test checks every m.
+inline __m512i div_q30_16(__m512i m) {
+  const __m512 mf = _mm512_cvtepi32_ps(m);
+  __m512 x = _mm512_rcp14_ps(mf);
+  x = _mm512_fmadd_ps(x, _mm512_fnmadd_ps(mf, x, _mm512_set1_ps(1.0f)), x);
+  const __m512i two30 = _mm512_set1_epi32(1 << 30);
+  const __m512i q0 = _mm512_cvttps_epi32(_mm512_mul_ps(x, _mm512_set1_ps(1073741824.0f)));
+  const __m512i r = _mm512_sub_epi32(two30, _mm512_mullo_epi32(q0, m));
+  __m512i q = _mm512_add_epi32(q0, _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_cvtepi32_ps(r), x)));
+  const __m512i last = _mm512_sub_epi32(two30, _mm512_mullo_epi32(q, m));
+  q = _mm512_mask_sub_epi32(q, _mm512_cmplt_epi32_mask(last, _mm512_setzero_si512()), q,
+                            _mm512_set1_epi32(1));
+  return _mm512_mask_add_epi32(q, _mm512_cmpge_epi32_mask(last, m), q, _mm512_set1_epi32(1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3.5 at scale 0, sixteen pixels per step in int32 lanes (the bands are int16).
+
+// The angle flag of sixteen pixels from (h, v) of the reference (o) and the distorted (t) bands.
+// vpmaddwd on (h, v) int16 pairs gives h0 h1 + v0 v1 and the squared norms in one step; a sum
+// wraps only at 2^31 (every value -32768), which reads back right as uint32 for the norms and
+// stands for +2^31 in dp (whose true values are otherwise above -2^31). f32 of these exact
+// integers is the spec's rounding, / 4096 is exact in f32, and the rest is the spec's f64.
+inline __mmask16 angle_flag16(__m512i oh, __m512i ov, __m512i th, __m512i tv) {
+  const __m512i o_pair = _mm512_mask_blend_epi16(0xaaaaaaaa, oh, _mm512_slli_epi32(ov, 16));
+  const __m512i t_pair = _mm512_mask_blend_epi16(0xaaaaaaaa, th, _mm512_slli_epi32(tv, 16));
+  const __m512i dp = _mm512_madd_epi16(o_pair, t_pair);
+  const __m512 scale = _mm512_set1_ps(1.0f / 4096.0f);
+  __m512 dpf = _mm512_cvtepi32_ps(dp);
+  dpf = _mm512_mask_mov_ps(dpf, _mm512_cmpeq_epi32_mask(dp, _mm512_set1_epi32(INT32_MIN)),
+                           _mm512_set1_ps(2147483648.0f));
+  const __m512 x = _mm512_mul_ps(dpf, scale);
+  const __m512 om = _mm512_mul_ps(_mm512_cvtepu32_ps(_mm512_madd_epi16(o_pair, o_pair)), scale);
+  const __m512 tm = _mm512_mul_ps(_mm512_cvtepu32_ps(_mm512_madd_epi16(t_pair, t_pair)), scale);
+  const __m512d c1 = _mm512_set1_pd(kCos1Sq);
+  auto half = [&](int h) {
+    auto wide = [h](__m512 v) {
+      return _mm512_cvtps_pd(h == 0 ? _mm512_castps512_ps256(v)
+                                    : _mm256_castpd_ps(_mm512_extractf64x4_pd(
+                                          _mm512_castps_pd(v), 1)));
+    };
+    const __m512d xd = wide(x);
+    const __m512d rhs = _mm512_mul_pd(_mm512_mul_pd(c1, wide(om)), wide(tm));
+    return __mmask16(_mm512_cmp_pd_mask(xd, _mm512_setzero_pd(), _CMP_GE_OQ) &
+                     _mm512_cmp_pd_mask(_mm512_mul_pd(xd, xd), rhs, _CMP_GE_OQ));
+  };
+  return __mmask16(half(0) | (half(1) << 8));
+}
+
+// (v + 16384) >> 15 of the int64 products of the even int32 lanes of a and b, clamped to
+// [0, 32768].
+inline __m512i ratio_even(__m512i a, __m512i b) {
+  const __m512i k = _mm512_srai_epi64(
+      _mm512_add_epi64(_mm512_mul_epi32(a, b), _mm512_set1_epi64(16384)), 15);
+  return _mm512_min_epi64(_mm512_max_epi64(k, _mm512_setzero_si512()), _mm512_set1_epi64(32768));
+}
+
+// decouple_band for sixteen pixels: o, t the int16 coefficients as int32 lanes. DIV[o] * t is
+// an int64 product of the even / odd lanes; k * o + 16384 fits int32. The restored value stays
+// in int16's range before the cap, and the stores narrow by truncation like Coef(...).
+inline void decouple_band16(__m512i o, __m512i t, __mmask16 flag, __m512d gain_limit,
+                            int16_t* restored, int16_t* additive) {
+  const __m512i zero = _mm512_setzero_si512();
+  const __mmask16 o_zero = _mm512_cmpeq_epi32_mask(o, zero);
+  const __mmask16 o_pos = _mm512_cmpgt_epi32_mask(o, zero);
+  const __mmask16 o_neg = _mm512_cmplt_epi32_mask(o, zero);
+  const __m512i m = _mm512_mask_mov_epi32(_mm512_abs_epi32(o), o_zero, _mm512_set1_epi32(1));
+  __m512i div = div_q30_16(m);
+  div = _mm512_mask_sub_epi32(div, o_neg, zero, div);
+  const __m512i k_even = ratio_even(div, t);
+  const __m512i k_odd = ratio_even(_mm512_srli_epi64(div, 32), _mm512_srli_epi64(t, 32));
+  __m512i k = _mm512_mask_blend_epi32(0xaaaa, k_even, _mm512_slli_epi64(k_odd, 32));
+  k = _mm512_mask_mov_epi32(k, o_zero, _mm512_set1_epi32(32768));
+  __m512i rb = _mm512_srai_epi32(
+      _mm512_add_epi32(_mm512_mullo_epi32(k, o), _mm512_set1_epi32(16384)), 15);
+  const __mmask16 apply = flag & _mm512_cmpgt_epi32_mask(k, zero) & __mmask16(~o_zero);
+  if (apply != 0) {
+    auto capped_half = [&](__m256i r) {
+      return _mm512_cvttpd_epi32(_mm512_mul_pd(_mm512_cvtepi32_pd(r), gain_limit));
+    };
+    const __m512i q = _mm512_inserti64x4(
+        _mm512_castsi256_si512(capped_half(_mm512_castsi512_si256(rb))),
+        capped_half(_mm512_extracti64x4_epi64(rb, 1)), 1);
+    const __m512i capped =
+        _mm512_mask_min_epi32(_mm512_max_epi32(q, t), o_pos, q, t);  // o > 0: min, else max
+    rb = _mm512_mask_mov_epi32(rb, apply, capped);
+  }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(restored), _mm512_cvtepi32_epi16(rb));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(additive),
+                      _mm512_cvtepi32_epi16(_mm512_sub_epi32(t, rb)));
+}
+
+inline __m512i load_narrow(const int16_t* p) {
+  return _mm512_cvtepi16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
+}
+
+template <typename Coef>
+void decouple_row_narrow(const AdmBands<Coef>& ref, const AdmBands<Coef>& dis, double gain_limit,
+                         size_t row_at, int left, int right, AdmDetail<Coef>& restored,
+                         AdmDetail<Coef>& additive) {
+  static_assert(sizeof(Coef) == 2);
+  const __m512d gl = _mm512_set1_pd(gain_limit);
+  int j = left;
+  for (; j + 16 <= right; j += 16) {
+    const size_t at = row_at + size_t(j);
+    const __m512i oh = load_narrow(ref.detail[kH].data() + at);
+    const __m512i ov = load_narrow(ref.detail[kV].data() + at);
+    const __m512i th = load_narrow(dis.detail[kH].data() + at);
+    const __m512i tv = load_narrow(dis.detail[kV].data() + at);
+    const __mmask16 flag = angle_flag16(oh, ov, th, tv);
+    decouple_band16(oh, th, flag, gl, restored.band[kH].data() + at,
+                    additive.band[kH].data() + at);
+    decouple_band16(ov, tv, flag, gl, restored.band[kV].data() + at,
+                    additive.band[kV].data() + at);
+    decouple_band16(load_narrow(ref.detail[kD].data() + at),
+                    load_narrow(dis.detail[kD].data() + at), flag, gl,
+                    restored.band[kD].data() + at, additive.band[kD].data() + at);
+  }
+  decouple_row_narrow_generic(ref, dis, gain_limit, row_at, j, right, restored, additive);
+}
+
+// ---------------------------------------------------------------------------------------------
 // 3.5 at scales 1-3, eight pixels per step.
 
 inline __m512i load_wide(const int32_t* p) {

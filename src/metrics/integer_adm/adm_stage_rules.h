@@ -31,4 +31,23 @@ inline int ceil_log2(double v) { return int(std::ceil(std::log2(v))); }
 // C1 = RN32(cos(pi/180)^2) from f64 (f32 bits 0x3f7fec0a), the 1-degree angle test of 3.5.
 inline const double kCos1Sq = double(float(std::cos(M_PI / 180.0) * std::cos(M_PI / 180.0)));
 
+// The constants of one band's masked sum in 3.8 (masked_sum_row). Scale 0: t from the int32
+// product x * fixed (Q21 / Q23 weights, wrapping), thresholds << 10 (h, v) or << 12 (d), squares
+// >> 29 or >> 30. Scales 1-3: t = (x * fixed + 2^27) >> 28 in int64 (Q32 weights), thresholds
+// as they are, squares >> 30. Every term adds (xs * t + zround) >> z.
+struct MaskedSum {
+  bool scale0 = true;
+  uint32_t fixed = 0;
+  unsigned thr_shift = 0;
+  unsigned square_shift = 30;
+  int z = 1;
+  int64_t zround = 1;
+};
+
+inline MaskedSum masked_sum_params(int scale, int band, uint32_t fixed, int z, int64_t zround) {
+  const bool d = band == 2;  // kD
+  if (scale == 0) return {true, fixed, d ? 12u : 10u, d ? 30u : 29u, z, zround};
+  return {false, fixed, 0u, 30u, z, zround};
+}
+
 }  // namespace vqx::integer_adm

@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <mutex>
+#include <utility>
 
 #include "core/error.h"
 #include "core/thread_pool.h"
@@ -23,6 +25,9 @@ namespace {
 using namespace integer_adm;
 
 constexpr size_t kRowGrain = 16;
+// Band rows per strip of process_scale: a strip's bands at scale 0 of a 4K picture (1,920 int16
+// coefficients a row, 20 bands) stay within a core's L2 cache.
+constexpr int kStripRows = 16;
 
 SimdCompat parse_compat(const std::string& s) {
   if (s == "none") return SimdCompat::kNone;
@@ -30,30 +35,28 @@ SimdCompat parse_compat(const std::string& s) {
   return SimdCompat::kAvx2;
 }
 
-// Sums `body(begin, end)` (an array of exact integers) over [begin, end) split into chunks.
-template <typename Array, typename Body>
-Array parallel_sum(ThreadPool& pool, int begin, int end, const Body& body) {
-  Array total{};
-  if (end <= begin) return total;
-  std::mutex mutex;
-  pool.parallel_for(size_t(end - begin), kRowGrain, [&](size_t b, size_t e) {
-    Array part = body(begin + int(b), begin + int(e));
-    std::lock_guard lock(mutex);
-    for (size_t k = 0; k < total.size(); ++k) total[k] += part[k];
-  });
-  return total;
-}
-
 // The frame-sized buffers of one extract() call, reused by later calls (WorkspacePool).
+// Every scale has its own buffers, so none changes size (and is filled anew) between frames.
 struct AdmWorkspace {
   AdmBands<int16_t> r0, d0;
-  AdmBands<int32_t> r[2], d[2];
-  std::array<AdmDetail<int16_t>, 4> detail0;  // restored, additive, c, m at scale 0
-  std::array<AdmDetail<int32_t>, 4> detail;   // the same at scales 1-3
+  AdmBands<int32_t> r[kScales], d[kScales];  // scales 1-3
+  // Per scale: the restored and additive detail, then CSF bands and masking contributions (c, m)
+  // of the DLM pass and of the AIM pass.
+  std::array<AdmDetail<int16_t>, 6> detail0;
+  std::array<AdmDetail<int32_t>, 6> detail[kScales];
   template <typename Coef>
-  std::array<AdmDetail<Coef>, 4>& details() {
+  std::array<AdmDetail<Coef>, 6>& details(int s) {
     if constexpr (sizeof(Coef) == 2) return detail0;
-    else return detail;
+    else return detail[s];
+  }
+};
+
+// The sums of one scale that the strips add up (exact integers, so in any order).
+struct AdmScaleSums {
+  std::array<uint64_t, 3> den{};
+  std::array<int64_t, 3> dlm{}, aim{};
+  void add(const AdmScaleSums& o) {
+    for (int b = 0; b < 3; ++b) den[b] += o.den[b], dlm[b] += o.dlm[b], aim[b] += o.aim[b];
   }
 };
 
@@ -111,47 +114,80 @@ class IntegerAdmCpu final : public CpuMetric {
   }
 
  private:
-  // Every stage writes the extended rectangle before any stage reads it, and reads nothing
-  // outside it, so the reused buffers need no clearing.
-  template <typename Coef>
+  // One scale strip by strip: a task runs every stage of 3.3-3.9 over its rows, from the DWT
+  // (`transform(b, e)` writes rows [b, e) of ref and dis) to the masking, so each stage finds its
+  // input still in the core's cache, where a pass of one stage over the whole band would read it
+  // back from memory. Masking a row needs the masking contributions of the rows on either side:
+  // a task masks the rows whose neighbours are its own, and the first and last row of every
+  // strip are masked once all strips are done. Every stage writes the extended rectangle before
+  // any reads it and reads nothing outside it, so the reused buffers need no clearing.
+  template <typename Coef, typename Transform>
   AdmScaleValues process_scale(int s, const AdmBands<Coef>& ref, const AdmBands<Coef>& dis,
-                               AdmWorkspace& ws) {
-    const uint32_t w = ref.w, h = ref.h;
-    const AdmRects rects = adm_rects(w, h);
+                               AdmWorkspace& ws, const Transform& transform) {
+    const int h = int(ref.h);
+    const AdmRects rects = adm_rects(ref.w, ref.h);
     const AdmRect& ext = rects.extended;
+    const AdmRect& in = rects.inner;
     const AdmScaleKernels<Coef>& stages = kernels_.stages<Coef>();
-    auto& [restored, additive, c, m] = ws.details<Coef>();
-    for (auto* d : {&restored, &additive, &c, &m}) d->resize(w, h);
-    ThreadPool& pool = *pool_;
-    pool.parallel_for(size_t(ext.bottom - ext.top), kRowGrain, [&](size_t b, size_t e) {
-      stages.decouple_rows(s, ref, dis, gain_limit_, ext, restored, additive, ext.top + int(b),
-                           ext.top + int(e));
+    auto& [restored, additive, c_dlm, m_dlm, c_aim, m_aim] = ws.details<Coef>(s);
+    for (auto* d : {&restored, &additive, &c_dlm, &m_dlm}) d->resize(ref.w, ref.h);
+    if (!skip_aim_)
+      for (auto* d : {&c_aim, &m_aim}) d->resize(ref.w, ref.h);
+    auto mask_rows = [&](int b, int e, AdmScaleSums& sums) {
+      b = std::max(b, in.top), e = std::min(e, in.bottom);
+      if (e <= b) return;
+      add_to(sums.dlm, stages.cm_rows(s, restored, c_dlm, m_dlm, weights_[s], rects, compat_, b,
+                                      e));
+      if (!skip_aim_)
+        add_to(sums.aim, stages.cm_rows(s, additive, c_aim, m_aim, weights_[s], rects, compat_,
+                                        b, e));
+    };
+    const size_t strips = size_t((h + kStripRows - 1) / kStripRows);
+    auto strip_rows = [h](size_t k) {
+      return std::pair{int(k) * kStripRows, std::min(int(k + 1) * kStripRows, h)};
+    };
+    AdmScaleSums total;
+    std::mutex mutex;
+    pool_->parallel_for(strips, 1, [&](size_t kb, size_t ke) {
+      AdmScaleSums sums;
+      for (size_t k = kb; k < ke; ++k) {
+        const auto [b, e] = strip_rows(k);
+        transform(b, e);
+        const int eb = std::max(b, ext.top), ee = std::min(e, ext.bottom);
+        if (eb < ee) {
+          stages.decouple_rows(s, ref, dis, gain_limit_, ext, restored, additive, eb, ee);
+          // DLM: the restored detail masked by the additive part (3.10); AIM: the reverse,
+          // without the noise floor.
+          stages.csf_rows(s, additive, weights_[s], ext, c_dlm, m_dlm, eb, ee);
+          if (!skip_aim_) stages.csf_rows(s, restored, weights_[s], ext, c_aim, m_aim, eb, ee);
+        }
+        const int ib = std::max(b, in.top), ie = std::min(e, in.bottom);
+        if (ib < ie) add_to(sums.den, stages.den_rows(s, ref, rects, ib, ie));
+        mask_rows(b + 1, e - 1, sums);
+      }
+      std::lock_guard lock(mutex);
+      total.add(sums);
+    });
+    pool_->parallel_for(strips, kRowGrain, [&](size_t kb, size_t ke) {
+      AdmScaleSums sums;
+      for (size_t k = kb; k < ke; ++k) {
+        const auto [b, e] = strip_rows(k);
+        mask_rows(b, b + 1, sums);
+        if (e - 1 > b) mask_rows(e - 1, e, sums);
+      }
+      std::lock_guard lock(mutex);
+      total.add(sums);
     });
     AdmScaleValues v;
-    auto den = parallel_sum<std::array<uint64_t, 3>>(
-        pool, rects.inner.top, rects.inner.bottom,
-        [&](int b, int e) { return stages.den_rows(s, ref, rects, b, e); });
-    v.den = adm_den_value(s, den, weights_[s], rects, noise_weight_);
-    // DLM: the restored detail masked by the additive part (3.10).
-    v.num = mask(s, restored, additive, c, m, rects, noise_weight_);
-    // AIM: the reverse, without the noise floor.
-    if (!skip_aim_) v.aim = mask(s, additive, restored, c, m, rects, 0.0);
+    v.den = adm_den_value(s, total.den, weights_[s], rects, noise_weight_);
+    v.num = adm_num_value(s, total.dlm, ref.w, ref.h, rects.count, noise_weight_);
+    if (!skip_aim_) v.aim = adm_num_value(s, total.aim, ref.w, ref.h, rects.count, 0.0);
     return v;
   }
 
-  template <typename Coef>
-  float mask(int s, const AdmDetail<Coef>& masked, const AdmDetail<Coef>& masker,
-             AdmDetail<Coef>& c, AdmDetail<Coef>& m, const AdmRects& rects, double noise_weight) {
-    const AdmRect& ext = rects.extended;
-    const AdmScaleKernels<Coef>& stages = kernels_.stages<Coef>();
-    pool_->parallel_for(size_t(ext.bottom - ext.top), kRowGrain, [&](size_t b, size_t e) {
-      stages.csf_rows(s, masker, weights_[s], ext, c, m, ext.top + int(b), ext.top + int(e));
-    });
-    auto acc = parallel_sum<std::array<int64_t, 3>>(
-        *pool_, rects.inner.top, rects.inner.bottom, [&](int b, int e) {
-          return stages.cm_rows(s, masked, c, m, weights_[s], rects, compat_, b, e);
-        });
-    return adm_num_value(s, acc, masked.w, masked.h, rects.count, noise_weight);
+  template <typename Sum, typename Part>
+  static void add_to(Sum& sum, const Part& part) {
+    for (size_t b = 0; b < sum.size(); ++b) sum[b] += part[b];
   }
 
   template <typename Sample>
@@ -164,35 +200,36 @@ class IntegerAdmCpu final : public CpuMetric {
     r0.resize((W + 1) / 2, (H + 1) / 2, !skip_scale0_);
     d0.resize((W + 1) / 2, (H + 1) / 2, !skip_scale0_);
     AdmDwt0Rows<Sample>* dwt0 = kernels_.dwt0<Sample>();
-    pool_->parallel_for(r0.h, kRowGrain, [&](size_t b, size_t e) {
+    auto scale0_rows = [&](size_t b, size_t e) {
       dwt0(ref, W, H, format_.bit_depth, skip_scale0_, r0, uint32_t(b), uint32_t(e));
       dwt0(dis, W, H, format_.bit_depth, skip_scale0_, d0, uint32_t(b), uint32_t(e));
-    });
-    if (skip_scale0_)
+    };
+    if (skip_scale0_) {
+      pool_->parallel_for(r0.h, kRowGrain, scale0_rows);
       scales[0] = {0.0f, 1e-10f, 0.0f};  // 3.12
-    else
-      scales[0] = process_scale(0, r0, d0, ws);
+    } else {
+      scales[0] = process_scale(0, r0, d0, ws, scale0_rows);
+    }
     AdmBands<int32_t>* r = ws.r;
     AdmBands<int32_t>* d = ws.d;
     for (int s = 1; s < kScales; ++s) {
-      AdmBands<int32_t>& rs = r[s & 1];
-      AdmBands<int32_t>& ds = d[s & 1];
-      const uint32_t in_w = s == 1 ? r0.w : r[(s - 1) & 1].w;
-      const uint32_t in_h = s == 1 ? r0.h : r[(s - 1) & 1].h;
+      AdmBands<int32_t>& rs = r[s];
+      AdmBands<int32_t>& ds = d[s];
+      const AdmBands<int32_t>& rp = r[s - 1];
+      const AdmBands<int32_t>& dp = d[s - 1];
+      const uint32_t in_w = s == 1 ? r0.w : rp.w;
+      const uint32_t in_h = s == 1 ? r0.h : rp.h;
       rs.resize((in_w + 1) / 2, (in_h + 1) / 2);
       ds.resize((in_w + 1) / 2, (in_h + 1) / 2);
-      pool_->parallel_for(rs.h, kRowGrain, [&](size_t b, size_t e) {
+      scales[s] = process_scale(s, rs, ds, ws, [&](int b, int e) {
         if (s == 1) {
-          kernels_.dwt_rows_from_scale0(s, r0.a.data(), in_w, in_h, rs, uint32_t(b),
-                                        uint32_t(e));
-          kernels_.dwt_rows_from_scale0(s, d0.a.data(), in_w, in_h, ds, uint32_t(b),
-                                        uint32_t(e));
+          kernels_.dwt_rows_from_scale0(s, r0.a.data(), in_w, in_h, rs, b, e);
+          kernels_.dwt_rows_from_scale0(s, d0.a.data(), in_w, in_h, ds, b, e);
         } else {
-          kernels_.dwt_rows(s, r[(s - 1) & 1].a.data(), in_w, in_h, rs, uint32_t(b), uint32_t(e));
-          kernels_.dwt_rows(s, d[(s - 1) & 1].a.data(), in_w, in_h, ds, uint32_t(b), uint32_t(e));
+          kernels_.dwt_rows(s, rp.a.data(), in_w, in_h, rs, b, e);
+          kernels_.dwt_rows(s, dp.a.data(), in_w, in_h, ds, b, e);
         }
       });
-      scales[s] = process_scale(s, rs, ds, ws);
     }
   }
 
