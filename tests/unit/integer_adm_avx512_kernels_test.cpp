@@ -1,10 +1,10 @@
-// The AVX-512 level of the integer ADM kernel table (adm_kernels_avx512.cpp) against the plain
-// twins, bit for bit, on the inputs that reach the edges of its intrinsics: the scale-0
-// horizontal DWT pass (blocks of 16 outputs and their tails) and the decoupling at scales 1-3
-// (eight int64 lanes: the exponent-derived shift, the f64 division, the capped values), at
-// every width 1..64 with int32 coefficients up to the int32 limits. The level's other entries
-// are the vector levels' C++ built for AVX-512; integer_adm_kernels_test sweeps them with every
-// level this host runs. Skipped on CPUs without AVX-512 F/BW/DQ/VL.
+// The AVX-512 level of the integer ADM kernel table (adm_kernels_avx512.cpp, adm_dwt_avx512.cpp)
+// against the plain twins, bit for bit, on the inputs that reach the edges of its intrinsics: the
+// scale-0 horizontal DWT pass (blocks of 16 outputs and their tails) and the decoupling at scales
+// 1-3 (eight int64 lanes: the exponent-derived shift, the division, the capped values), at every
+// width 1..64 with int32 coefficients up to the int32 limits. integer_adm_kernels_test sweeps the
+// level's other entries with every level this host runs, and the decoupling over every entry of
+// the division table. Skipped on CPUs without AVX-512 F/BW/DQ/VL.
 #include <gtest/gtest.h>
 
 #include <cstdint>

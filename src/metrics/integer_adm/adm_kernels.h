@@ -79,8 +79,10 @@ const AdmKernels& adm_kernels();
 // The levels make_adm_kernels combines, each in its own translation unit: the plain twins
 // (adm_kernels.cpp), then the AVX2 entries (adm_kernels_avx2.cpp) and the AVX-512 ones
 // (adm_kernels_avx512.cpp), each overriding those before.
+// install_avx512_kernels takes the DWT of scales 1-3 from its own unit (adm_dwt_avx512.cpp).
 AdmKernels plain_adm_kernels();
 void install_avx2_kernels(AdmKernels& kernels);
 void install_avx512_kernels(AdmKernels& kernels);
+void install_avx512_dwt_kernels(AdmKernels& kernels);
 
 }  // namespace vqx::integer_adm

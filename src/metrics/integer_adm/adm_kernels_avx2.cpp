@@ -1,8 +1,8 @@
 // The AVX2 level of the integer ADM row kernels (shared/spec/vmaf.md 3.3-3.9): the vector
-// levels' C++ (adm_vector_stages.inc) compiled for AVX2, plus vpmaddwd for the horizontal pass of
-// the scale-0 DWT; the decoupling at scales 1-3 stays scalar. 3.4, 3.7 and 3.9 are the plain
-// twins' source (adm_shared_stages.inc), built for AVX2. They compute the same integers as the
-// plain twins (adm_kernels.cpp).
+// levels' C++ (adm_vector_stages.inc) compiled for AVX2, plus vpmaddwd for the scale-0 DWT (the
+// vertical pass of 8-bit samples and the horizontal pass); the decoupling at scales 1-3 stays
+// scalar. 3.4, 3.7 and 3.9 are the plain twins' source (adm_shared_stages.inc), built for AVX2.
+// They compute the same integers as the plain twins (adm_kernels.cpp).
 // Everything between the target pragmas has internal linkage; the headers come first, so the
 // inline functions they define stay baseline code.
 #include <immintrin.h>

@@ -1,13 +1,14 @@
 // The AVX-512 level of the integer ADM row kernels (shared/spec/vmaf.md 3.3-3.9): the vector
-// levels' C++ (adm_vector_stages.inc) and the plain twins' source for 3.4, 3.7 and 3.9
-// (adm_shared_stages.inc) compiled for AVX-512 F/BW/DQ/VL, where the vectoriser gains 64-bit
-// multiplies (vpmullq) and 512-bit registers; plus intrinsics for
-//  - the scale-0 horizontal DWT pass, sixteen outputs per vpmaddwd pair;
-//  - the decoupling at scales 1-3, eight pixels at a time in int64 / f64 lanes: AVX-512DQ
-//    converts int64 to f32 (vcvtqq2ps), which the angle test needs.
-// They compute the same integers as the plain twins (adm_kernels.cpp). Everything between the
-// target pragmas has internal linkage; the headers come first, so the inline functions they
-// define stay baseline code.
+// levels' C++ (adm_vector_stages.inc) and the plain twins' source for 3.7 and 3.9
+// (adm_shared_stages.inc) compiled for AVX-512 F/BW/DQ/VL, plus intrinsics for
+//  - the scale-0 DWT: the vertical pass of 8-bit samples and the horizontal pass, with vpmaddwd;
+//  - the decoupling: sixteen pixels at a time in int32 lanes at scale 0, eight in int64 / f64
+//    lanes at scales 1-3 (AVX-512DQ converts int64 to f32, which the angle test needs), with the
+//    division table's quotients from vrcp14ps (div_q30_16);
+//  - the masking's sums, with 32 x 32-bit multiplies instead of 64-bit ones.
+// The DWT of scales 1-3 has its own unit (adm_dwt_avx512.cpp). They compute the same integers as
+// the plain twins (adm_kernels.cpp). Everything between the target pragmas has internal linkage;
+// the headers come first, so the inline functions they define stay baseline code.
 #include "core/avx512_intrinsics.h"
 
 #include <algorithm>
@@ -317,8 +318,8 @@ inline __m512d f32_over_4096(__m512i v) {
 // angle test. ratio_wide of the plain twin, lane by lane:
 //  - e = floor(log2 |o|) - 14 where |o| >= 2^15 (else 0), floor(log2) read from the exponent of
 //    the exact f64 of |o| (uint32; |INT32_MIN| = 2^31);
-//  - m = (|o| + 2^(e-1)) >> e, below 2^32; DIV[m] = trunc(2^30 / m) from the f64 quotient
-//    (div_q30: exact); o == 0 divides by 1 and takes k = 32768;
+//  - m = (|o| + 2^(e-1)) >> e, at most 2^15; DIV[m] = trunc(2^30 / m) from div_q30_16 (in the
+//    low eight lanes); o == 0 divides by 1 and takes k = 32768;
 //  - DIV[m] * t (below 2^61 in magnitude) and k * o (below 2^47) are int64 products (vpmullq).
 // The capped value trunc(min(q, t)) / trunc(max(q, t)) converts to int64 and then keeps the low
 // 32 bits, the plain twin's Coef(int64_t(...)).
@@ -337,8 +338,7 @@ inline void decouple_band8(__m512i o, __m512i t, __mmask8 flag, __m512d gain_lim
                                                _mm256_sub_epi32(e, _mm256_set1_epi32(1)));
   __m256i m = _mm256_srlv_epi32(_mm256_add_epi32(abs_o, half), e);
   m = _mm256_mask_mov_epi32(m, o_zero, _mm256_set1_epi32(1));
-  const __m256i div =
-      _mm512_cvttpd_epi32(_mm512_div_pd(_mm512_set1_pd(1073741824.0), _mm512_cvtepu32_pd(m)));
+  const __m256i div = _mm512_castsi512_si256(div_q30_16(_mm512_zextsi256_si512(m)));
   const __m512i e64 = _mm512_cvtepi32_epi64(e);
   __m512i k = _mm512_mullo_epi64(_mm512_cvtepi32_epi64(div), t);
   k = _mm512_mask_sub_epi64(k, o_neg, _mm512_setzero_si512(), k);
