@@ -80,13 +80,20 @@ struct CpuPass::FrameWork {
 };
 
 CpuPass::CpuPass(std::vector<CpuInstance> instances, const PictureFormat& format, unsigned threads,
-                 ResultTable& table, std::function<void(uint64_t)> handled)
+                 uint64_t memory_limit, ResultTable& table, std::function<void(uint64_t)> handled)
     : instances_(std::move(instances)), table_(table), handled_(std::move(handled)) {
   for (auto& inst : instances_) history_ = std::max(history_, inst.metric->history());
-  buffers_ = std::make_unique<Buffers>(cpu_frame_buffers(threads, format) + history_, format);
   pool_ = std::make_unique<ThreadPool>(threads);
   const MetricContext context{format, pool_.get()};
-  for (auto& inst : instances_) inst.metric->init(context);
+  size_t frame_memory = 0;
+  for (auto& inst : instances_) {
+    inst.metric->init(context);
+    frame_memory += inst.metric->frame_memory_bytes();
+  }
+  memory_limit_ = memory_limit ? memory_limit : default_memory_limit();
+  buffer_count_ =
+      cpu_frame_buffers(threads, format, frame_memory, history_, memory_limit_) + history_;
+  buffers_ = std::make_unique<Buffers>(buffer_count_, format);
   for (size_t i = 0; i < instances_.size(); ++i) sequencers_.push_back(std::make_unique<Sequencer>());
 }
 

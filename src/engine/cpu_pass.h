@@ -32,10 +32,12 @@ uint64_t cpu_final_lag(const std::vector<CpuInstance>& instances);
 
 class CpuPass {
  public:
-  // Initialises `instances` (whose columns are already in `table`) for `format`. `handled` hears
-  // each frame once every metric of the pass is done with it, from a worker thread.
+  // Initialises `instances` (whose columns are already in `table`) for `format`, then takes as
+  // many frame buffers as `memory_limit` (0: default_memory_limit()) allows with the metrics'
+  // workspaces (cpu_frame_buffers). `handled` hears each frame once every metric of the pass is
+  // done with it, from a worker thread.
   CpuPass(std::vector<CpuInstance> instances, const PictureFormat& format, unsigned threads,
-          ResultTable& table, std::function<void(uint64_t frame)> handled);
+          uint64_t memory_limit, ResultTable& table, std::function<void(uint64_t frame)> handled);
   // Waits for the work in flight (skipping what has not started) before the buffers go away.
   ~CpuPass();
   CpuPass(const CpuPass&) = delete;
@@ -48,6 +50,10 @@ class CpuPass {
   // Scores `pair` as frame `frame` (frames come in order, from one thread); the pair returns to
   // the free list when its last step is done.
   void submit(FramePair& pair, uint64_t frame);
+  // Frame pairs for the frames in flight (besides those kept for temporal metrics' history).
+  size_t frames_in_flight() const { return buffer_count_ - history_; }
+  // The memory limit that bounded them.
+  uint64_t memory_limit() const { return memory_limit_; }
   // A metric has thrown; later frames are skipped and finish() rethrows.
   bool failed() const { return failed_; }
   // After the last submit(): waits for every frame, rethrows the first failure, then runs each
@@ -68,6 +74,8 @@ class CpuPass {
   ResultTable& table_;
   std::function<void(uint64_t)> handled_;
   unsigned history_ = 0;
+  size_t buffer_count_ = 0;
+  uint64_t memory_limit_ = 0;
   std::atomic<bool> failed_{false};
   std::mutex error_mutex_;
   std::exception_ptr error_;

@@ -1,15 +1,18 @@
 #include "engine/engine.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <fstream>
 #include <thread>
 
+#include "core/error.h"
+#include "core/thread_pool.h"
 #include "engine/cpu_pass.h"
 #include "engine/cuda_backend.h"
 #include "engine/final_frames.h"
-#include "core/error.h"
-#include "core/thread_pool.h"
 
 namespace vqx {
 namespace {
@@ -27,8 +30,13 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
   for (const auto& request : requests) instances.push_back(make_cpu_instance(request, table));
   // The finals outlive the pass, whose workers report to them.
   FinalFrames finals(cpu_final_lag(instances), final_frame_listener(settings, table));
-  CpuPass pass(std::move(instances), reference.format(), settings.threads, table,
-               [&finals](uint64_t frame) { finals.handled(frame); });
+  CpuPass pass(std::move(instances), reference.format(), settings.threads, settings.memory_limit,
+               table, [&finals](uint64_t frame) { finals.handled(frame); });
+  if (pass.frames_in_flight() < settings.threads && settings.warn)
+    settings.warn(fmt::format(
+        "the memory limit of {} (--memory_limit) holds {} frames in flight "
+        "for {} threads; the other threads work inside those frames",
+        describe_bytes(pass.memory_limit()), pass.frames_in_flight(), settings.threads));
 
   skip_frames(reference, settings.skip_ref);
   skip_frames(distorted, settings.skip_dist);
@@ -82,11 +90,45 @@ FinalFrames::Listener final_frame_listener(const RunSettings& settings, const Re
   return [&settings, &table](uint64_t frame) { settings.frame_final(frame, table); };
 }
 
-size_t cpu_frame_buffers(unsigned threads, const PictureFormat& format) {
-  if (threads == 0) return 1;
-  constexpr size_t kBudgetBytes = size_t{2} << 30;
-  const size_t by_memory = kBudgetBytes / std::max<size_t>(1, 2 * format.frame_bytes());
-  return std::clamp<size_t>(by_memory, 2, size_t{threads} * 2);
+// "12 MiB", or "40 KiB" below a mebibyte (rounded up).
+std::string describe_bytes(uint64_t bytes) {
+  if (bytes >= (uint64_t{1} << 20)) return fmt::format("{} MiB", (bytes + (1 << 20) - 1) >> 20);
+  return fmt::format("{} KiB", (bytes + 1023) >> 10);
+}
+
+uint64_t cpu_frames_memory(size_t buffers, unsigned threads, const PictureFormat& format,
+                           size_t frame_memory, size_t history) {
+  const uint64_t scored = std::min<uint64_t>(buffers, std::max(1u, threads));
+  return (buffers + history) * 2 * uint64_t(format.frame_bytes()) + scored * frame_memory;
+}
+
+size_t cpu_frame_buffers(unsigned threads, const PictureFormat& format, size_t frame_memory,
+                         size_t history, uint64_t memory_limit) {
+  const size_t fewest = threads == 0 ? 1 : 2;
+  const auto needs = [&](size_t n) {
+    return cpu_frames_memory(n, threads, format, frame_memory, history);
+  };
+  if (needs(fewest) > memory_limit)
+    throw UsageError(
+        fmt::format("scoring {} needs {} for {} frame{} in flight (their pictures and the metrics' "
+                    "workspaces), above the memory limit of {} (--memory_limit)",
+                    format.describe(), describe_bytes(needs(fewest)), fewest,
+                    fewest == 1 ? "" : "s", describe_bytes(memory_limit)));
+  size_t n = fewest;
+  while (n < std::max<size_t>(fewest, size_t{threads} * 2) && needs(n + 1) <= memory_limit) ++n;
+  return n;
+}
+
+uint64_t default_memory_limit() {
+  uint64_t total = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
+  // cgroup v2 (containers, batch schedulers): "max" or the limit in bytes.
+  if (std::ifstream cgroup("/sys/fs/cgroup/memory.max"); cgroup) {
+    std::string text;
+    cgroup >> text;
+    if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0])))
+      total = std::min<uint64_t>(total, std::stoull(text));
+  }
+  return total / 2;
 }
 
 void skip_frames(FrameSource& reader, uint64_t count) {

@@ -42,6 +42,9 @@ struct RunSettings {
   // CUDA: frames of one non-temporal metric on the device at once, each in its own copy of the
   // metric's device state on its own stream (0 = as many as fit a 1 GiB budget, at most 4).
   unsigned gpu_frames = 0;
+  // CPU: bytes the frames in flight may take, pictures and the metrics' workspaces together
+  // (cpu_frame_buffers); 0 = default_memory_limit().
+  uint64_t memory_limit = 0;
   // Called from the reading thread after each frame pair is read.
   std::function<void(uint64_t frames_read)> progress;
   // Non-fatal notices (e.g. one input ended first).
@@ -88,10 +91,20 @@ void check_same_layout(const FrameSource& reference, const FrameSource& distorte
 // Discards the first `count` frames of `reader`; throws InputError when it has fewer.
 void skip_frames(FrameSource& reader, uint64_t count);
 
-// Frame pairs the CPU engine reads ahead into: two per worker keep every worker fed, but never
-// more than 2 GiB of frames (a --threads far above the core count must not multiply the memory),
-// and never fewer than two (one when there are no workers).
-size_t cpu_frame_buffers(unsigned threads, const PictureFormat& format);
+// Frame pairs the CPU engine reads ahead into: two per worker keep every worker fed, as many as
+// fit `memory_limit` bytes with the `history` pairs temporal metrics keep and, for every frame
+// being scored (at most one per worker), `frame_memory` bytes of the metrics' workspaces
+// (CpuMetric::frame_memory_bytes). Never fewer than two (one when there are no workers): throws
+// UsageError saying what is needed when those do not fit.
+size_t cpu_frame_buffers(unsigned threads, const PictureFormat& format, size_t frame_memory,
+                         size_t history, uint64_t memory_limit);
+// What the frames in flight of `buffers` pairs take (the bytes cpu_frame_buffers bounds).
+uint64_t cpu_frames_memory(size_t buffers, unsigned threads, const PictureFormat& format,
+                           size_t frame_memory, size_t history);
+// "12 MiB", or "40 KiB" below a mebibyte.
+std::string describe_bytes(uint64_t bytes);
+// Half of this machine's memory, or of the control group's limit where that is lower.
+uint64_t default_memory_limit();
 
 // Creates a request's CPU instance and registers its output columns in `table`.
 struct CpuInstance {

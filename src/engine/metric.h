@@ -75,6 +75,12 @@ class CpuMetric {
 
   // After the last frame: temporal post-processing and aggregates.
   virtual void flush(FeatureWriter& /*out*/) {}
+
+  // Heap bytes a frame in flight takes beyond its pictures (the workspaces of its extract() and
+  // prepare() calls), an upper bound known after init(); 0 where that is row buffers under 1 MiB.
+  // The engine caps the frames in flight by RunSettings::memory_limit with it
+  // (frame_memory_test checks every metric's figure against the heap its calls take).
+  virtual size_t frame_memory_bytes() const { return 0; }
 };
 
 struct ModelOutput {

@@ -229,6 +229,21 @@ TEST_F(CliErrors, GpuFramesOutOfRange) {
   expect_error(score(good_ref_, good_dis_, "--feature psnr --gpu_frames two"), 1, "--gpu_frames");
 }
 
+TEST_F(CliErrors, MemoryLimitMalformed) {
+  for (const char* limit : {"12Q", "G", "0", "-4G", "99999999999999G"})
+    expect_error(
+        score(good_ref_, good_dis_, fmt::format("--feature psnr --memory_limit '{}'", limit)), 1,
+        "--memory_limit");
+}
+
+// A pair of 64x48 4:2:0 frames is 9 KiB; two must fit.
+TEST_F(CliErrors, MemoryLimitBelowTwoFrames) {
+  expect_error(
+      score(good_ref_, good_dis_, "--feature psnr --backend cpu --threads 4 --memory_limit 16K"), 1,
+      "needs 18 KiB for 2 frames in flight (their pictures and the metrics' workspaces), above the "
+      "memory limit of 16 KiB (--memory_limit)");
+}
+
 TEST_F(CliErrors, CudaUnavailable) {
   if (cuda_device_available(0)) GTEST_SKIP() << "a CUDA device is present";
   auto r = score(good_ref_, good_dis_, "--feature psnr --backend cuda");

@@ -85,21 +85,66 @@ TEST_F(ManyInstances, EveryMetricAtOnceEqualsEachAloneAtAnyThreadCount) {
   }
 }
 
-// The CPU engine's read-ahead buffers: two frame pairs per worker, bounded by memory.
-TEST(ThreadsFarAboveTheCores, FrameBuffersStayWithinTheMemoryBound) {
+// The CPU engine's frame buffers: two frame pairs per worker, as many as the memory limit holds
+// with the metrics' workspaces of the frames being scored and the pairs kept for history.
+TEST(ThreadsFarAboveTheCores, FrameBuffersStayWithinTheMemoryLimit) {
   const PictureFormat hd = make_format(1920, 1080, ChromaSubsampling::k420, 8);
-  const PictureFormat uhd16 = make_format(7680, 4320, ChromaSubsampling::k444, 16);
-  EXPECT_EQ(cpu_frame_buffers(0, hd), 1u);
-  EXPECT_EQ(cpu_frame_buffers(1, hd), 2u);
-  EXPECT_EQ(cpu_frame_buffers(16, hd), 32u);
-  EXPECT_EQ(cpu_frame_buffers(4096, hd), (size_t{2} << 30) / (2 * hd.frame_bytes()));
-  // A pair of 8K 16-bit 4:4:4 frames is about 400 MB: five fit in the budget.
-  EXPECT_EQ(cpu_frame_buffers(512, uhd16), 5u);
-  // A pair larger than the whole budget still gets two (one being read, one being scored).
-  const PictureFormat huge = make_format(16384, 16384, ChromaSubsampling::k444, 16);
-  EXPECT_EQ(cpu_frame_buffers(512, huge), 2u);
-  for (unsigned threads : {2u, 64u, 4096u})
-    EXPECT_LE(cpu_frame_buffers(threads, hd) * 2 * hd.frame_bytes(), size_t{2} << 30) << threads;
+  const uint64_t pair = 2 * hd.frame_bytes();
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  EXPECT_EQ(cpu_frame_buffers(0, hd, 0, 0, kGiB), 1u);
+  EXPECT_EQ(cpu_frame_buffers(1, hd, 0, 0, kGiB), 2u);
+  EXPECT_EQ(cpu_frame_buffers(16, hd, 0, 0, kGiB), 32u);
+  EXPECT_EQ(cpu_frame_buffers(4096, hd, 0, 0, 2 * kGiB), 2 * kGiB / pair);
+  // 50 MB of workspaces per frame being scored: 16 threads score at most 16 frames at once, so
+  // 32 buffers take 32 pairs and 16 workspaces (about 1 GB); under 1 GB, fewer.
+  const size_t ws = 50'000'000;
+  EXPECT_EQ(cpu_frame_buffers(16, hd, ws, 0, 32 * pair + 16 * ws), 32u);
+  EXPECT_EQ(cpu_frame_buffers(16, hd, ws, 0, 32 * pair + 16 * ws - 1), 31u);
+  EXPECT_EQ(cpu_frame_buffers(16, hd, ws, 0, 10 * pair + 10 * ws), 10u);
+  // The pairs kept for history count too.
+  EXPECT_EQ(cpu_frame_buffers(16, hd, ws, 2, 12 * pair + 10 * ws), 10u);
+  for (unsigned threads : {2u, 16u, 64u, 4096u})
+    for (uint64_t limit : {uint64_t{200} << 20, kGiB, 8 * kGiB}) {
+      const size_t n = cpu_frame_buffers(threads, hd, ws, 1, limit);
+      EXPECT_LE(cpu_frames_memory(n, threads, hd, ws, 1), limit) << threads << " " << limit;
+      if (n < 2 * threads)
+        EXPECT_GT(cpu_frames_memory(n + 1, threads, hd, ws, 1), limit) << threads;
+    }
+  // Two must fit: a limit below them is refused, saying what is needed.
+  try {
+    cpu_frame_buffers(8, hd, ws, 0, 2 * pair + 2 * ws - 1);
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs 108 MiB for 2 frames in flight"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_GT(default_memory_limit(), uint64_t{0});
+}
+
+// A run whose memory limit holds fewer frames than threads says so and scores the same.
+TEST(ThreadsFarAboveTheCores, AMemoryLimitBelowTheThreadsChangesNoScore) {
+  const PictureFormat f = make_format(232, 224, ChromaSubsampling::k420, 10);
+  std::vector<Picture> ref, dis;
+  for (uint32_t i = 0; i < 12; ++i) {
+    ref.push_back(make_picture(f, 2 * i, 9));
+    dis.push_back(make_picture(f, 2 * i + 1, 9));
+  }
+  const std::vector<std::string> metrics = {"vif", "adm", "motion", "float_ms_ssim", "cambi"};
+  RunSettings alone;
+  alone.threads = 0;
+  auto expected = run_on_pictures(ref, dis, metrics, alone);
+  RunSettings limited;
+  limited.threads = 16;
+  limited.memory_limit = 24 << 20;
+  std::vector<std::string> notices;
+  limited.warn = [&](const std::string& text) { notices.push_back(text); };
+  auto capped = run_on_pictures(ref, dis, metrics, limited);
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("the memory limit of 24 MiB (--memory_limit) holds "),
+            std::string::npos)
+      << notices[0];
+  for (const auto& name : expected->table.feature_names())
+    expect_bit_exact(column(*capped, name), column(*expected, name), name + " under 24 MiB");
 }
 
 // When the system refuses a worker thread, the pool stops the ones it started and says so, rather

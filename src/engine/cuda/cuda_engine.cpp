@@ -141,8 +141,8 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
   FinalFrames finals(final_lag, final_frame_listener(settings, table), cpu_instances.empty() ? 1 : 2);
   std::optional<CpuPass> cpu_pass;
   if (!cpu_instances.empty())
-    cpu_pass.emplace(std::move(cpu_instances), format, cuda_run_cpu_threads(settings), table,
-                     [&finals](uint64_t f) { finals.handled(f); });
+    cpu_pass.emplace(std::move(cpu_instances), format, cuda_run_cpu_threads(settings),
+                     settings.memory_limit, table, [&finals](uint64_t f) { finals.handled(f); });
   const auto complete = [&](uint64_t f) {
     pipeline.complete(f);
     finals.handled(f);

@@ -126,6 +126,10 @@ class CambiCpu final : public CpuMetric {
 
   std::vector<std::string> feature_names() const override { return features_; }
 
+  // Frame-sized buffers: the processing-size planes of one frame (levels, masks, c-values)
+  // (frame_memory_test measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     pool_ = context.pool;
     setup_ = cambi::make_setup(options_, context.format);
@@ -137,6 +141,7 @@ class CambiCpu final : public CpuMetric {
       const int max_c = max_weight * int(ws_enc) * int(ws_enc) / 4;
       heatmap_factor_ = 65535.0 / double(max_c);
     }
+    frame_memory_ = size_t(setup_.dis.width) * setup_.dis.height * 12;
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame, FeatureWriter& out) override {
@@ -201,6 +206,7 @@ class CambiCpu final : public CpuMetric {
   HeatmapFiles heatmaps_;
   double heatmap_factor_ = 0;
   ScratchPool scratch_;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

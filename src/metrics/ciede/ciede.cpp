@@ -72,10 +72,15 @@ class CiedeCpu final : public CpuMetric {
  public:
   std::vector<std::string> feature_names() const override { return {"ciede2000"}; }
 
+  // Frame-sized buffers: the f32 difference plane (frame_memory_test measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     ciede::require_supported(context.format);
     format_ = context.format;
     pool_ = context.pool;
+    const PictureFormat& f = context.format;
+    frame_memory_ = size_t(f.width) * f.height * 4;
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame,
@@ -99,6 +104,7 @@ class CiedeCpu final : public CpuMetric {
  private:
   PictureFormat format_;
   ThreadPool* pool_ = nullptr;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

@@ -72,6 +72,10 @@ class FloatAdmCpu final : public CpuMetric {
     return names;
   }
 
+  // Frame-sized buffers: the f32 luma and wavelet bands of both pictures (frame_memory_test
+  // measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     // Every scale's wavelet and the last bands' 3x3 masking need two samples per axis (upstream
     // reads outside its buffers below): 17 samples halve to 9, 5, 3 and 2.
@@ -82,6 +86,8 @@ class FloatAdmCpu final : public CpuMetric {
                                      context.format.describe()));
     }
     pool_ = context.pool;
+    const PictureFormat& f = context.format;
+    frame_memory_ = size_t(f.width) * f.height * 32;
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame,
@@ -172,6 +178,7 @@ class FloatAdmCpu final : public CpuMetric {
   std::string suffix_;
   std::array<float_adm::CsfFactors, kScales> factors_{};
   ThreadPool* pool_ = nullptr;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

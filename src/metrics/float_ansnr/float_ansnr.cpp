@@ -19,6 +19,10 @@ class FloatAnsnrCpu final : public CpuMetric {
     return {"float_ansnr", "float_anpsnr"};
   }
 
+  // Frame-sized buffers: the f32 luma of both pictures and their filtered planes (frame_memory_test
+  // measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     limits_ = float_common::psnr_limits(context.format.bit_depth, "float_ansnr");
     // The 5x5 kernel's mirrored taps stay inside the picture from 3x3 up; upstream reads outside.
@@ -26,6 +30,8 @@ class FloatAnsnrCpu final : public CpuMetric {
       throw InputError(
           fmt::format("float_ansnr needs at least 3x3 pixels, got {}", context.format.describe()));
     pool_ = context.pool;
+    const PictureFormat& f = context.format;
+    frame_memory_ = size_t(f.width) * f.height * 16;
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame,
@@ -48,6 +54,7 @@ class FloatAnsnrCpu final : public CpuMetric {
  private:
   float_common::PsnrLimits limits_{};
   ThreadPool* pool_ = nullptr;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

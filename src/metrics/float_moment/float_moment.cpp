@@ -29,7 +29,13 @@ class FloatMomentCpu final : public CpuMetric {
             "float_moment_dis2nd"};
   }
 
-  void init(const MetricContext&) override {}
+  // Frame-sized buffers: the f32 luma of one picture (frame_memory_test measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
+  void init(const MetricContext& context) override {
+    const PictureFormat& f = context.format;
+    frame_memory_ = size_t(f.width) * f.height * 4;
+  }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame,
                FeatureWriter& out) override {
@@ -42,6 +48,7 @@ class FloatMomentCpu final : public CpuMetric {
     out.put(frame, 2, r.second);
     out.put(frame, 3, d.second);
   }
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

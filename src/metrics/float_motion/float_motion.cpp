@@ -75,6 +75,10 @@ class FloatMotionCpu final : public CpuMetric {
 
   bool temporal() const override { return true; }
 
+  // Frame-sized buffers: the f32 planes of the current and blurred pictures, chroma included with
+  // motion_add_uv (frame_memory_test measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     const PictureFormat& f = context.format;
     planes_ = add_uv_ ? 3 : 1;
@@ -90,6 +94,8 @@ class FloatMotionCpu final : public CpuMetric {
       if (f.plane_width(p) < need || f.plane_height(p) < need)
         throw InputError(fmt::format("float_motion needs planes of at least {}x{}, got {}", need,
                                      need, f.describe()));
+    frame_memory_ = size_t(f.width) * f.height * 16 +
+                    (add_uv_ ? size_t(f.plane_width(1)) * f.plane_height(1) * 16 : 0);
   }
 
   // Each value is written in the call where libvmaf's float_motion appends it, which sets the
@@ -159,6 +165,7 @@ class FloatMotionCpu final : public CpuMetric {
   unsigned planes_ = 1;
   std::vector<speed::Image> previous_;
   std::vector<double> scores_;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

@@ -58,6 +58,10 @@ class FloatMsSsimCpu final : public CpuMetric {
     return ssim::float_ms_ssim_feature_names(enable_lcs_);
   }
 
+  // Frame-sized buffers: the f32 pyramid of both pictures and the filtered moment planes
+  // (frame_memory_test measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     const PictureFormat& f = context.format;
     // Upstream checks this on every frame and then stops the run; we refuse up front (spec 3.1).
@@ -71,6 +75,7 @@ class FloatMsSsimCpu final : public CpuMetric {
                  stderr);
     pool_ = context.pool;
     max_db_ = ssim::max_db(clip_db_, f.bit_depth, f.width, f.height);
+    frame_memory_ = size_t(f.width) * f.height * 37 / 2 + (size_t{5} << 19);
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame,
@@ -95,6 +100,7 @@ class FloatMsSsimCpu final : public CpuMetric {
   double max_db_ = 0;
   const ssim::SsimKernels& kernels_ = ssim::ssim_kernels();
   ssim::ScratchPool<ssim::MsSsimScratch> scratch_;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

@@ -14,8 +14,13 @@ class FloatPsnrCpu final : public CpuMetric {
  public:
   std::vector<std::string> feature_names() const override { return {"float_psnr"}; }
 
+  // Frame-sized buffers: the f32 luma of both pictures (frame_memory_test measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     limits_ = float_common::psnr_limits(context.format.bit_depth, "float_psnr");
+    const PictureFormat& f = context.format;
+    frame_memory_ = size_t(f.width) * f.height * 8;
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame,
@@ -37,6 +42,7 @@ class FloatPsnrCpu final : public CpuMetric {
 
  private:
   float_common::PsnrLimits limits_{};
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

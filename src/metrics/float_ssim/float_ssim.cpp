@@ -78,6 +78,10 @@ class FloatSsimCpu final : public CpuMetric {
     return ssim::float_ssim_feature_names(enable_lcs_);
   }
 
+  // Frame-sized buffers: the f32 planes of both pictures (decimated or not) and the filtered
+  // moments (frame_memory_test measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     const PictureFormat& f = context.format;
     size_ = {int(f.width), int(f.height)};
@@ -90,6 +94,7 @@ class FloatSsimCpu final : public CpuMetric {
           factor_, f.width, f.height, small.width, small.height));
     pool_ = context.pool;
     max_db_ = ssim::max_db(clip_db_, f.bit_depth, f.width, f.height);
+    frame_memory_ = size_t(f.width) * f.height * 12 + (size_t{7} << 19);
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame,
@@ -124,6 +129,7 @@ class FloatSsimCpu final : public CpuMetric {
   double max_db_ = 0;
   const ssim::SsimKernels& kernels_ = ssim::ssim_kernels();
   ssim::ScratchPool<SsimScratch> scratch_;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

@@ -64,6 +64,10 @@ class FloatVifCpu final : public CpuMetric {
     return vmaf_common::with_suffix(names, suffix_);
   }
 
+  // Frame-sized buffers: the f32 planes of both prescaled pictures and their filtered moments
+  // (frame_memory_test measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     const PictureFormat& f = context.format;
     width_ = uint32_t(int(f.width * prescale_ + 0.5));
@@ -83,6 +87,7 @@ class FloatVifCpu final : public CpuMetric {
                         f.describe(), width_, height_, s));
     }
     pool_ = context.pool;
+    frame_memory_ = size_t(width_) * height_ * 28;
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame,
@@ -165,6 +170,7 @@ class FloatVifCpu final : public CpuMetric {
   std::array<std::vector<float>, kScales> taps_;
   uint32_t width_ = 0, height_ = 0;
   ThreadPool* pool_ = nullptr;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

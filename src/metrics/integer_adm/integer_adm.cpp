@@ -97,10 +97,16 @@ class IntegerAdmCpu final : public CpuMetric {
     return vmaf_common::with_suffix(names, suffix_);
   }
 
+  // Frame-sized buffers: the per-scale DWT bands, decoupled bands and CSF/masking planes of
+  // AdmWorkspace (frame_memory_test measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     vmaf_common::require_min_size(context.format, "adm");
     format_ = context.format;
     pool_ = context.pool;
+    const PictureFormat& f = context.format;
+    frame_memory_ = size_t(f.width) * f.height * 22;
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame, FeatureWriter& out) override {
@@ -242,6 +248,7 @@ class IntegerAdmCpu final : public CpuMetric {
   vmaf_common::WorkspacePool<AdmWorkspace> workspaces_;
   PictureFormat format_;
   ThreadPool* pool_ = nullptr;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

@@ -45,10 +45,16 @@ class IntegerVifCpu final : public CpuMetric {
     return vmaf_common::with_suffix(names, suffix_);
   }
 
+  // Frame-sized buffers: the pyramid's two half-size and two quarter-size Q8 planes
+  // (frame_memory_test measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     vmaf_common::require_min_size(context.format, "vif");
     format_ = context.format;
     pool_ = context.pool;
+    const PictureFormat& f = context.format;
+    frame_memory_ = size_t(f.width) * f.height * 5 / 4;
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame, FeatureWriter& out) override {
@@ -135,6 +141,7 @@ class IntegerVifCpu final : public CpuMetric {
   vmaf_common::WorkspacePool<Pyramid> pyramids_;
   PictureFormat format_;
   ThreadPool* pool_ = nullptr;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

@@ -14,9 +14,14 @@ class PsnrHvsCpu final : public CpuMetric {
  public:
   std::vector<std::string> feature_names() const override { return psnr_hvs::kFeatureNames; }
 
+  // Frame-sized buffers: the converted planes of both pictures (frame_memory_test measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     psnr_hvs::require_supported(context.format);
     pool_ = context.pool;
+    const PictureFormat& f = context.format;
+    frame_memory_ = size_t(f.width) * f.height * 21 / 4;
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame,
@@ -29,6 +34,7 @@ class PsnrHvsCpu final : public CpuMetric {
 
  private:
   ThreadPool* pool_ = nullptr;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

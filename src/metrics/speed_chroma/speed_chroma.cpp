@@ -144,11 +144,17 @@ class SpeedChromaCpu final : public CpuMetric {
 
   std::vector<std::string> feature_names() const override { return names_; }
 
+  // Frame-sized buffers: the scaled chroma planes and the filter scratch (frame_memory_test
+  // measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     pool_ = context.pool;
     geometry_ = checked_geometry(context.format, params_);
     filters_ = make_filters(params_.kernel_scale);
     threshold_ = entropy_threshold(params_.sigma_nn, params_.nn_floor);
+    frame_memory_ = geometry_.prescale_active ? size_t(geometry_.sw) * geometry_.sh * 2
+                                              : size_t(geometry_.w) * geometry_.h * 4 / 5;
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame,
@@ -213,6 +219,7 @@ class SpeedChromaCpu final : public CpuMetric {
   float threshold_ = 0;
   std::atomic<uint64_t> failures_{0};
   std::atomic<bool> step_warned_{false};
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

@@ -55,6 +55,10 @@ class SpeedTemporalCpu final : public CpuMetric {
 
   bool temporal() const override { return true; }
 
+  // Frame-sized buffers: the f32 luma of both pictures, prescaled, and the filtered planes
+  // (frame_memory_test measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     const PictureFormat& f = context.format;
     geometry_ = speed::make_geometry(f.width, f.height, params_.prescale);
@@ -62,6 +66,9 @@ class SpeedTemporalCpu final : public CpuMetric {
     filters_ = speed::make_filters(params_.kernel_scale);
     threshold_ = speed::entropy_threshold(params_.sigma_nn, params_.nn_floor);
     pool_ = context.pool;
+    frame_memory_ = geometry_.prescale_active
+                        ? size_t(f.width) * f.height * 8 + size_t(geometry_.sw) * geometry_.sh * 16
+                        : size_t(f.width) * f.height * 32;
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame,
@@ -117,6 +124,7 @@ class SpeedTemporalCpu final : public CpuMetric {
   ThreadPool* pool_ = nullptr;
   std::vector<float> ref_before_, dis_before_;
   uint64_t failures_ = 0;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace

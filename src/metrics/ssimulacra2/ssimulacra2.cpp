@@ -21,11 +21,17 @@ class Ssimulacra2Cpu final : public CpuMetric {
 
   std::vector<std::string> feature_names() const override { return {"ssimulacra2"}; }
 
+  // Frame-sized buffers: the XYB planes of the scales and their blur scratch (frame_memory_test
+  // measures them).
+  size_t frame_memory_bytes() const override { return frame_memory_; }
+
   void init(const MetricContext& context) override {
     ssimulacra2::check_input(context.format);
     pool_ = context.pool;
     kernels_ = &ssimulacra2::ssimulacra2_kernels();
     rgb_ = context.format.color == ColorModel::kRGB;
+    const PictureFormat& f = context.format;
+    frame_memory_ = size_t(f.width) * f.height * 10 + (size_t{2} << 20);
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame, FeatureWriter& out) override {
@@ -57,6 +63,7 @@ class Ssimulacra2Cpu final : public CpuMetric {
   bool rgb_ = false;
   std::mutex mutex_;
   std::vector<std::unique_ptr<ssimulacra2::StreamWorkspace>> spare_;
+  size_t frame_memory_ = 0;
 };
 
 }  // namespace
