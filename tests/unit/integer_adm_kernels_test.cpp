@@ -176,6 +176,11 @@ TEST(IntegerAdmKernels, DwtScales1To3EveryWidth) {
       a16[0] = -32768;
       expect_tables_agree([&](const AdmKernels& k) { return dwt_outputs(k, 1, a16, w, h); },
                           "dwt scale 1, " + std::to_string(w) + "x" + std::to_string(h));
+      // Only the two ends of the range: the four-tap sums reach their extremes.
+      for (int16_t& v : a16) v = (rng() & 1) ? int16_t(32767) : int16_t(-32768);
+      expect_tables_agree(
+          [&](const AdmKernels& k) { return dwt_outputs(k, 1, a16, w, h); },
+          "dwt scale 1 at the ends of the range, " + std::to_string(w) + "x" + std::to_string(h));
       for (int64_t range : {int64_t{1} << 16, int64_t{1} << 24, int64_t{2147483647}}) {
         std::vector<int32_t> a32(size_t(w) * h);
         fill_coefficients(a32, range, rng);

@@ -409,6 +409,7 @@ void install_avx512_kernels(AdmKernels& k) {
   k.dwt_rows = dwt_rows<int32_t>;
   k.scale0 = {decouple_rows<int16_t>, csf_rows<int16_t>, cm_rows<int16_t>, den_rows<int16_t>};
   k.scales123 = {decouple_rows<int32_t>, csf_rows<int32_t>, cm_rows<int32_t>, den_rows<int32_t>};
+  install_avx512_dwt_kernels(k);  // the scales 1-3 DWT (adm_dwt_avx512.cpp)
 }
 
 }  // namespace vqx::integer_adm
