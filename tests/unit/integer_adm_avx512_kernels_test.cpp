@@ -41,6 +41,11 @@ TEST(IntegerAdmAvx512Kernels, EveryEntryIsTheLevelsOwnAndTheHostsOnAvx512Cpus) {
   check(&AdmKernels::dwt0_rows_16, "dwt0_rows_16");
   check(&AdmKernels::dwt_rows_from_scale0, "dwt_rows_from_scale0");
   check(&AdmKernels::dwt_rows, "dwt_rows");
+  // The scales 1-3 DWT entries are adm_dwt_avx512.cpp's.
+  AdmKernels dwt_unit = below;
+  install_avx512_dwt_kernels(dwt_unit);
+  EXPECT_EQ(k.dwt_rows_from_scale0, dwt_unit.dwt_rows_from_scale0);
+  EXPECT_EQ(k.dwt_rows, dwt_unit.dwt_rows);
   auto check_stages = [&](const auto& ks, const auto& bs, const auto& hs, const char* name) {
     EXPECT_NE(ks.decouple_rows, bs.decouple_rows) << name;
     EXPECT_NE(ks.csf_rows, bs.csf_rows) << name;
