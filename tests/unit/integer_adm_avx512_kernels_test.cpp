@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "metrics/integer_adm/adm_kernels.h"
+#include "metrics/integer_adm/adm_math.h"
 #include "support/kernel_twins.h"
 
 namespace vqx::test {
@@ -185,6 +186,43 @@ TEST(IntegerAdmAvx512Kernels, Scale0DecouplingEveryWidthOnFullRangeBands) {
         ASSERT_EQ(decoupled(plain(), 0, r, d, gain_limit), decoupled(k, 0, r, d, gain_limit))
             << w << "x" << h << ", gain limit " << gain_limit;
     }
+}
+
+// 3.7 at scales 1-3 on edge values with INT32_MIN in every band, under weights across the int32
+// sign of `fixed` (the 2^32 correction of the products) and the model's own.
+TEST(IntegerAdmAvx512Kernels, WideCsfEveryWidthOnEdgeValues) {
+  VQX_REQUIRE_AVX512();
+  const AdmKernels k = make_adm_kernels(avx512_features());
+  std::mt19937 rng(17);
+  auto csf = [](const AdmKernels& table, int scale, const AdmDetail<int32_t>& in,
+                const AdmScaleWeights& weights) {
+    AdmDetail<int32_t> c, m;
+    c.resize(in.w, in.h);
+    m.resize(in.w, in.h);
+    const AdmRect all{0, 0, int(in.w), int(in.h)};
+    table.scales123.csf_rows(scale, in, weights, all, c, m, 0, int(in.h));
+    std::vector<int64_t> out;
+    for (int b = 0; b < 3; ++b) {
+      out.insert(out.end(), c.band[b].begin(), c.band[b].end());
+      out.insert(out.end(), m.band[b].begin(), m.band[b].end());
+    }
+    return out;
+  };
+  const AdmWeights model = adm_weights(0, 3.0, 1080);
+  for (int scale = 1; scale <= 3; ++scale)
+    for (uint32_t fixed : {0u, 1u, 0x7fffffffu, 0x80000000u, 0xffffffffu, model[scale].fixed_hv,
+                           model[scale].fixed_d})
+      for (uint32_t w = 1; w <= 64; ++w) {
+        AdmDetail<int32_t> in;
+        in.resize(w, 3);
+        for (auto& band : in.band)
+          for (auto& x : band) x = edge_value(rng, true);
+        AdmScaleWeights weights = model[scale];
+        weights.fixed_hv = fixed;
+        weights.fixed_d = ~fixed;
+        ASSERT_EQ(csf(plain(), scale, in, weights), csf(k, scale, in, weights))
+            << "scale " << scale << ", fixed " << fixed << ", width " << w;
+      }
 }
 
 }  // namespace

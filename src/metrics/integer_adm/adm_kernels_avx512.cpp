@@ -322,7 +322,8 @@ inline __m512d f32_over_4096(__m512i v) {
 //    low eight lanes); o == 0 divides by 1 and takes k = 32768;
 //  - DIV[m] * t (below 2^61 in magnitude) and k * o (below 2^47) are int64 products (vpmullq).
 // The capped value trunc(min(q, t)) / trunc(max(q, t)) converts to int64 and then keeps the low
-// 32 bits, the plain twin's Coef(int64_t(...)).
+// 32 bits, the plain twin's Coef(int64_t(...)). Every product is of two int32 values in int64
+// lanes (o, t sign-extended, the quotient below 2^31, k within [0, 32768]): vpmuldq, exact.
 inline void decouple_band8(__m512i o, __m512i t, __mmask8 flag, __m512d gain_limit,
                            int32_t* restored, int32_t* additive) {
   const __m256i o32 = _mm512_cvtepi64_epi32(o);
@@ -340,15 +341,15 @@ inline void decouple_band8(__m512i o, __m512i t, __mmask8 flag, __m512d gain_lim
   m = _mm256_mask_mov_epi32(m, o_zero, _mm256_set1_epi32(1));
   const __m256i div = _mm512_castsi512_si256(div_q30_16(_mm512_zextsi256_si512(m)));
   const __m512i e64 = _mm512_cvtepi32_epi64(e);
-  __m512i k = _mm512_mullo_epi64(_mm512_cvtepi32_epi64(div), t);
+  __m512i k = _mm512_mul_epi32(_mm512_cvtepi32_epi64(div), t);
   k = _mm512_mask_sub_epi64(k, o_neg, _mm512_setzero_si512(), k);
   const __m512i round =
       _mm512_sllv_epi64(_mm512_set1_epi64(1), _mm512_add_epi64(e64, _mm512_set1_epi64(14)));
   k = _mm512_srav_epi64(_mm512_add_epi64(k, round), _mm512_add_epi64(e64, _mm512_set1_epi64(15)));
   k = _mm512_min_epi64(_mm512_max_epi64(k, _mm512_setzero_si512()), _mm512_set1_epi64(32768));
   k = _mm512_mask_mov_epi64(k, o_zero, _mm512_set1_epi64(32768));
-  const __m512i rb64 = _mm512_srai_epi64(
-      _mm512_add_epi64(_mm512_mullo_epi64(k, o), _mm512_set1_epi64(16384)), 15);
+  const __m512i rb64 =
+      _mm512_srai_epi64(_mm512_add_epi64(_mm512_mul_epi32(k, o), _mm512_set1_epi64(16384)), 15);
   __m256i rb = _mm512_cvtepi64_epi32(rb64);
   const __mmask8 apply =
       flag & _mm512_cmpgt_epi64_mask(k, _mm512_setzero_si512()) & __mmask8(o_pos | o_neg);
@@ -379,9 +380,9 @@ void decouple_row_wide(const AdmBands<Coef>& ref, const AdmBands<Coef>& dis, dou
     const __m512i ov = load_wide(ref.detail[kV].data() + at);
     const __m512i th = load_wide(dis.detail[kH].data() + at);
     const __m512i tv = load_wide(dis.detail[kV].data() + at);
-    const __m512i dp = _mm512_add_epi64(_mm512_mullo_epi64(oh, th), _mm512_mullo_epi64(ov, tv));
-    const __m512i om = _mm512_add_epi64(_mm512_mullo_epi64(oh, oh), _mm512_mullo_epi64(ov, ov));
-    const __m512i tm = _mm512_add_epi64(_mm512_mullo_epi64(th, th), _mm512_mullo_epi64(tv, tv));
+    const __m512i dp = _mm512_add_epi64(_mm512_mul_epi32(oh, th), _mm512_mul_epi32(ov, tv));
+    const __m512i om = _mm512_add_epi64(_mm512_mul_epi32(oh, oh), _mm512_mul_epi32(ov, ov));
+    const __m512i tm = _mm512_add_epi64(_mm512_mul_epi32(th, th), _mm512_mul_epi32(tv, tv));
     const __m512d x = f32_over_4096(dp);
     const __m512d rhs = _mm512_mul_pd(_mm512_mul_pd(c1, f32_over_4096(om)), f32_over_4096(tm));
     const __mmask8 flag = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GE_OQ) &
@@ -392,6 +393,49 @@ void decouple_row_wide(const AdmBands<Coef>& ref, const AdmBands<Coef>& dis, dou
                    flag, gl, restored.band[kD].data() + at, additive.band[kD].data() + at);
   }
   decouple_wide_scalar(ref, dis, gain_limit, row_at, j, right, restored, additive);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3.7 at scales 1-3, sixteen int32 coefficients a step: c = int32((x * fixed + 2^27) >> 28) by
+// q32_product_even, m = int32((143165577 |c| - 2^31) >> 32) with |c| as uint32 (INT32_MIN gives
+// 2^31, as the plain twin's int64 abs) by vpmuludq; both exact in int64.
+inline __m512i csf_mask_even(__m512i abs_c) {
+  const __m512i p = _mm512_mul_epu32(abs_c, _mm512_set1_epi64(143165577));
+  return _mm512_srai_epi64(_mm512_sub_epi64(p, _mm512_set1_epi64(int64_t{1} << 31)), 32);
+}
+
+inline __m512i join_even_odd(__m512i even, __m512i odd) {
+  return _mm512_mask_blend_epi32(0xaaaa, even, _mm512_slli_epi64(odd, 32));
+}
+
+void csf_rows_wide(int scale, const AdmDetail<int32_t>& in, const AdmScaleWeights& weights,
+                   const AdmRect& ext, AdmDetail<int32_t>& c, AdmDetail<int32_t>& m, int row_begin,
+                   int row_end) {
+  const size_t w = in.w;
+  const int vector_end = ext.left + (ext.right - ext.left) / 16 * 16;
+  for (int i = row_begin; i < row_end; ++i) {
+    for (int b = 0; b < 3; ++b) {
+      const uint32_t fixed = b == kD ? weights.fixed_d : weights.fixed_hv;
+      const __m512i f = _mm512_set1_epi32(int32_t(fixed));
+      const bool fixed_high = fixed >= 0x80000000u;
+      const size_t at = size_t(i) * w;
+      const int32_t* s = in.band[b].data() + at;
+      int32_t* cr = c.band[b].data() + at;
+      int32_t* mr = m.band[b].data() + at;
+      for (int j = ext.left; j < vector_end; j += 16) {
+        const __m512i x = _mm512_loadu_si512(s + j);
+        const __m512i cv = join_even_odd(q32_product_even(x, f, fixed_high),
+                                         q32_product_even(_mm512_srli_epi64(x, 32), f, fixed_high));
+        _mm512_storeu_si512(cr + j, cv);
+        const __m512i a = _mm512_abs_epi32(cv);
+        _mm512_storeu_si512(
+            mr + j, join_even_odd(csf_mask_even(a), csf_mask_even(_mm512_srli_epi64(a, 32))));
+      }
+    }
+  }
+  AdmRect tail = ext;
+  tail.left = vector_end;
+  csf_rows<int32_t>(scale, in, weights, tail, c, m, row_begin, row_end);
 }
 
 }  // namespace
@@ -408,7 +452,7 @@ void install_avx512_kernels(AdmKernels& k) {
   k.dwt_rows_from_scale0 = dwt_rows<int16_t>;
   k.dwt_rows = dwt_rows<int32_t>;
   k.scale0 = {decouple_rows<int16_t>, csf_rows<int16_t>, cm_rows<int16_t>, den_rows<int16_t>};
-  k.scales123 = {decouple_rows<int32_t>, csf_rows<int32_t>, cm_rows<int32_t>, den_rows<int32_t>};
+  k.scales123 = {decouple_rows<int32_t>, csf_rows_wide, cm_rows<int32_t>, den_rows<int32_t>};
   install_avx512_dwt_kernels(k);  // the scales 1-3 DWT (adm_dwt_avx512.cpp)
 }
 
