@@ -181,8 +181,7 @@ inline __m512i lg8_exponent(__m512d v, __m512i& index) {
 // log_pixels4 for eight pixels: the same IEEE operations in the same order, lane by lane, with
 // mask registers for the branches.
 inline void log_pixels8(const uint16_t* table, __m256i s1, __m256i s2, __m256i s12,
-                        __m512d gain_limit, __m512i& num_acc, __m512i& den_acc,
-                        int64_t& num_log, int64_t& den_log) {
+                        __m512d gain_limit, __m512i& num_acc, __m512i& den_acc) {
   const __m256i zero = _mm256_setzero_si256(), one = _mm256_set1_epi32(1);
   const __mmask8 log_mask = _mm256_cmpgt_epi32_mask(s1, _mm256_set1_epi32(kNoiseVariance - 1));
   const __mmask8 num_mask =
@@ -210,16 +209,17 @@ inline void log_pixels8(const uint16_t* table, __m256i s1, __m256i s2, __m256i s
       _mm512_add_pd(_mm512_roundscale_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC), n1);
   const __m512i num = _mm512_sub_epi64(lg8_exponent(n2, i2), lg8_exponent(n1, i1));
   num_acc = _mm512_mask_add_epi64(num_acc, num_mask, num_acc, num);
-  // The table terms of the lanes that take each branch (every index is in 32768..65535).
-  alignas(64) int64_t lx[8], l1[8], l2[8];
-  _mm512_store_si512(lx, ix);
-  _mm512_store_si512(l1, i1);
-  _mm512_store_si512(l2, i2);
-  for (int k = 0; k < 8; ++k) {
-    const int64_t ml = -int64_t((log_mask >> k) & 1), mn = -int64_t((num_mask >> k) & 1);
-    den_log += int64_t(table[lx[k]]) & ml;
-    num_log += (int64_t(table[l2[k]]) - int64_t(table[l1[k]])) & mn;
-  }
+  // The table terms of the lanes that take each branch, gathered: every index is in
+  // 32768..65535, so the 32-bit word at entry index - 1 lies in the table, and its high half is
+  // the entry. Lanes off the mask read nothing and add 0.
+  auto entries = [table](__m512i index, __mmask8 mask) {
+    const __m256i words = _mm512_mask_i64gather_epi32(
+        _mm256_setzero_si256(), mask, _mm512_sub_epi64(index, _mm512_set1_epi64(1)), table, 2);
+    return _mm512_cvtepu32_epi64(_mm256_srli_epi32(words, 16));
+  };
+  den_acc = _mm512_add_epi64(den_acc, entries(ix, log_mask));
+  num_acc =
+      _mm512_add_epi64(num_acc, _mm512_sub_epi64(entries(i2, num_mask), entries(i1, num_mask)));
 }
 
 size_t log_blocks(const uint16_t* table, uint32_t w, const FastScratch& s, double gain_limit,
@@ -233,7 +233,7 @@ size_t log_blocks(const uint16_t* table, uint32_t w, const FastScratch& s, doubl
     if (_mm256_cmplt_epi32_mask(v1, below) == 0xff) continue;  // all flat
     log_pixels8(table, v1, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.s2 + j)),
                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s.s12 + j)), limit, num_acc,
-                den_acc, num_log, den_log);
+                den_acc);
   }
   alignas(64) int64_t lanes[2][8];
   _mm512_store_si512(lanes[0], num_acc);
