@@ -5,8 +5,10 @@
 //  - the decoupling: sixteen pixels at a time in int32 lanes at scale 0, eight in int64 / f64
 //    lanes at scales 1-3 (AVX-512DQ converts int64 to f32, which the angle test needs), with the
 //    division table's quotients from vrcp14ps (div_q30_16);
-//  - the masking's sums, with 32 x 32-bit multiplies instead of 64-bit ones.
-// The DWT of scales 1-3 has its own unit (adm_dwt_avx512.cpp). They compute the same integers as
+//  - the masking's sums and the CSF of scales 1-3, with 32 x 32-bit multiplies instead of 64-bit
+//    ones.
+// The DWT of scales 1-3 has its own unit (adm_dwt_avx512.cpp), whose entries the table takes from
+// install_avx512_kernels. They compute the same integers as
 // the plain twins (adm_kernels.cpp). Everything between the target pragmas has internal linkage;
 // the headers come first, so the inline functions they define stay baseline code.
 #include "core/avx512_intrinsics.h"

@@ -2,9 +2,9 @@
 // levels' source (vif_vector_stages.inc, the method described at the top of
 // vif_kernels_avx2.cpp) compiled for AVX-512 F/BW/DQ/VL, with blocks twice as wide where it
 // has intrinsics: 32 columns of the 8-bit vertical pass, 32 outputs of the horizontal pass
-// (vpmaddwd on 512-bit registers) and 8 pixels of the log branch. Each pass runs its 512-bit
-// blocks first, then the AVX2 blocks and the scalar columns of the .inc for what is left. They
-// compute the same integers as the plain twins (vif_kernels.cpp).
+// (vpmaddwd on 512-bit registers) and 8 pixels of the log branch (its table entries gathered).
+// Each pass runs its 512-bit blocks first, then the AVX2 blocks and the scalar columns of the
+// .inc for what is left. They compute the same integers as the plain twins (vif_kernels.cpp).
 //
 // Everything between the target pragmas has internal linkage; the headers come first, so the
 // inline functions they define stay baseline code (one definition for every translation unit).
