@@ -48,6 +48,8 @@ class FloatMomentCpu final : public CpuMetric {
     out.put(frame, 2, r.second);
     out.put(frame, 3, d.second);
   }
+
+ private:
   size_t frame_memory_ = 0;
 };
 
