@@ -1,5 +1,7 @@
 #include "engine/cpu_pass.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <span>
@@ -105,6 +107,14 @@ CpuPass::~CpuPass() {
 void CpuPass::wait_for_buffers() {
   recent_.clear();
   buffers_->wait_all_free();
+}
+
+std::optional<std::string> CpuPass::memory_notice() const {
+  if (frames_in_flight() >= pool_->workers()) return std::nullopt;
+  return fmt::format(
+      "the memory limit of {} (--memory_limit) holds {} frames in flight for {} threads; the other "
+      "threads work inside those frames",
+      describe_bytes(memory_limit_), frames_in_flight(), pool_->workers());
 }
 
 uint64_t cpu_final_lag(const std::vector<CpuInstance>& instances) {

@@ -14,6 +14,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/picture.h"
@@ -52,8 +54,8 @@ class CpuPass {
   void submit(FramePair& pair, uint64_t frame);
   // Frame pairs for the frames in flight (besides those kept for temporal metrics' history).
   size_t frames_in_flight() const { return buffer_count_ - history_; }
-  // The memory limit that bounded them.
-  uint64_t memory_limit() const { return memory_limit_; }
+  // When the memory limit holds fewer frames in flight than workers, a line saying so.
+  std::optional<std::string> memory_notice() const;
   // A metric has thrown; later frames are skipped and finish() rethrows.
   bool failed() const { return failed_; }
   // After the last submit(): waits for every frame, rethrows the first failure, then runs each

@@ -32,11 +32,7 @@ std::unique_ptr<RunReport> run_cpu(FrameSource& reference, FrameSource& distorte
   FinalFrames finals(cpu_final_lag(instances), final_frame_listener(settings, table));
   CpuPass pass(std::move(instances), reference.format(), settings.threads, settings.memory_limit,
                table, [&finals](uint64_t frame) { finals.handled(frame); });
-  if (pass.frames_in_flight() < settings.threads && settings.warn)
-    settings.warn(fmt::format(
-        "the memory limit of {} (--memory_limit) holds {} frames in flight "
-        "for {} threads; the other threads work inside those frames",
-        describe_bytes(pass.memory_limit()), pass.frames_in_flight(), settings.threads));
+  if (auto notice = pass.memory_notice(); notice && settings.warn) settings.warn(*notice);
 
   skip_frames(reference, settings.skip_ref);
   skip_frames(distorted, settings.skip_dist);

@@ -101,6 +101,25 @@ TEST(CudaMixedPass, EqualsTheCpuRunInValuesOrderAndAggregates) {
       }
 }
 
+// The CPU side's frames in flight are bounded by the memory limit too, and a run says so when it
+// holds fewer than the CPU threads; the values stay the CPU run's.
+TEST(CudaMixedPass, TheMemoryLimitBoundsTheCpuSideAndSaysSo) {
+  VQX_REQUIRE_CUDA();
+  const PictureFormat f = make_format(96, 70, 8);
+  const auto ref = random_pictures(f, 7, 41), dis = random_pictures(f, 7, 43);
+  RunSettings m = cuda_settings();
+  m.threads = 8;
+  m.memory_limit = 12 << 20;  // float_ssim alone takes about 3.6 MiB a frame
+  std::vector<std::string> notices;
+  m.warn = [&](const std::string& text) { notices.push_back(text); };
+  const auto mixed = run(ref, dis, m);
+  ASSERT_EQ(notices.size(), 1u);
+  EXPECT_NE(notices[0].find("the memory limit of 12 MiB (--memory_limit) holds "), std::string::npos)
+      << notices[0];
+  EXPECT_NE(notices[0].find(" frames in flight for 8 threads"), std::string::npos) << notices[0];
+  expect_same(*run(ref, dis, cpu_settings()), *mixed, "under 12 MiB");
+}
+
 TEST(CudaMixedPass, ACpuMetricsFailureFailsTheRun) {
   VQX_REQUIRE_CUDA();
   PictureFormat gray = make_format(64, 48, 8);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cctype>
 #include <cstring>
+#include <limits>
 #include <iostream>
 #include <map>
 #include <thread>
@@ -64,26 +65,6 @@ SegmentRange parse_segment(const std::string& text) {
   return range;
 }
 
-// "N", "NK", "NM", "NG" or "NT" (binary units; "KiB", "MB" and the like also read as binary).
-uint64_t parse_memory_size(const std::string& text) {
-  size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  std::string unit;
-  for (char c : text.substr(digits)) unit += char(std::toupper(static_cast<unsigned char>(c)));
-  static const std::map<std::string, int> kShift = {
-      {"", 0},     {"B", 0},  {"K", 10},  {"KB", 10},  {"KIB", 10}, {"M", 20},  {"MB", 20},
-      {"MIB", 20}, {"G", 30}, {"GB", 30}, {"GIB", 30}, {"T", 40},   {"TB", 40}, {"TIB", 40}};
-  const auto shift = kShift.find(unit);
-  if (digits == 0 || digits > 12 || shift == kShift.end())
-    throw UsageError(
-        fmt::format("--memory_limit {}: expected a size such as 4G, 512M or 1073741824", text));
-  const uint64_t value = std::stoull(text.substr(0, digits));
-  if (value == 0 || value > (UINT64_MAX >> shift->second) >> 2)
-    throw UsageError(
-        fmt::format("--memory_limit {}: expected a size above 0 and below 4 EiB", text));
-  return value << shift->second;
-}
-
 }  // namespace
 
 std::vector<int> parse_gpu_list(const std::string& text) {
@@ -125,7 +106,6 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   unsigned cpumask = 0, gpumask = 0;
   std::string gpu = "0";
   unsigned gpu_frames = 0;
-  std::string memory_limit;
   bool xml = false, json = false, csv = false, sub = false, profile = false, no_cuda = false;
 
   app.add_option("-r,--reference", o.reference,
@@ -176,9 +156,19 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   app.add_option("--threads", threads, "CPU worker threads (default: all cores; 0 = the calling thread)")
       ->check(CLI::Range(0u, 4096u));
   app.add_option(
-      "--memory_limit", memory_limit,
-      "CPU: memory the frames in flight may take, pictures and workspaces together (e.g. 4G, 512M; "
-      "default: half of the machine's or the control group's memory)");
+         "--memory_limit", o.run.memory_limit,
+         "CPU: memory the frames in flight may take, pictures and workspaces together (e.g. 4G, 512M; "
+         "default: half of the machine's or the control group's memory)")
+      ->transform(CLI::AsSizeValue(false))
+      // Added after, so run before (CLI11 puts transforms first): a number must lead, which
+      // AsSizeValue alone does not ask ("G" would read as 1 GiB).
+      ->transform(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (!text.empty() && std::isdigit(static_cast<unsigned char>(text[0]))) return "";
+            return "expected a size such as 4G, 512M or 1073741824";
+          },
+          "SIZE"))
+      ->check(CLI::Range(uint64_t{1}, std::numeric_limits<uint64_t>::max()));
   app.add_option("--subsample", subsample, "Report only frames whose index is a multiple of N");
   app.add_option("--frame_cnt", frame_cnt, "Score at most N frames (0 = all)");
   app.add_option("--frame_skip_ref", skip_ref, "Skip the first N reference frames");
@@ -269,7 +259,6 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
     throw UsageError("--features_out needs --segment START:COUNT");
   }
   o.run.threads = threads;
-  if (!memory_limit.empty()) o.run.memory_limit = parse_memory_size(memory_limit);
   o.run.subsample = subsample;
   o.run.frame_cnt = frame_cnt;
   o.run.skip_ref = skip_ref;

@@ -143,6 +143,8 @@ std::unique_ptr<RunReport> run_cuda(FrameSource& reference, FrameSource& distort
   if (!cpu_instances.empty())
     cpu_pass.emplace(std::move(cpu_instances), format, cuda_run_cpu_threads(settings),
                      settings.memory_limit, table, [&finals](uint64_t f) { finals.handled(f); });
+  if (cpu_pass && settings.warn)
+    if (auto notice = cpu_pass->memory_notice()) settings.warn(*notice);
   const auto complete = [&](uint64_t f) {
     pipeline.complete(f);
     finals.handled(f);
