@@ -11,6 +11,7 @@ CpuFeatures detect() {
   f.fma = __builtin_cpu_supports("fma");
   f.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
              __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+  f.avx512_vnni = f.avx512 && __builtin_cpu_supports("avx512vnni");
 #endif
   return f;
 }
@@ -27,6 +28,7 @@ std::string CpuFeatures::describe() const {
   add(avx2, "avx2");
   add(fma, "fma");
   add(avx512, "avx512");
+  add(avx512_vnni, "avx512vnni");
   return s.empty() ? "baseline" : s;
 }
 

@@ -34,11 +34,18 @@
 #define VQX_BEGIN_TARGET_AVX512                                                                \
   VQX_PRAGMA(clang attribute push(__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl"))), \
                                   apply_to = function))
+#define VQX_BEGIN_TARGET_AVX512_VNNI                                            \
+  VQX_PRAGMA(clang attribute push(                                              \
+      __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni"))), \
+      apply_to = function))
 #define VQX_END_TARGET _Pragma("clang attribute pop")
 #else
 #define VQX_BEGIN_TARGET_AVX2 _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
 #define VQX_BEGIN_TARGET_AVX512 \
   _Pragma("GCC push_options") _Pragma("GCC target(\"avx512f,avx512bw,avx512dq,avx512vl\")")
+#define VQX_BEGIN_TARGET_AVX512_VNNI \
+  _Pragma("GCC push_options")        \
+      _Pragma("GCC target(\"avx512f,avx512bw,avx512dq,avx512vl,avx512vnni\")")
 #define VQX_END_TARGET _Pragma("GCC pop_options")
 #endif
 
@@ -48,6 +55,9 @@ struct CpuFeatures {
   bool avx2 = false;    // AVX2 (and the BMI1/2 that comes with it on every AVX2 CPU)
   bool fma = false;     // FMA3; parity kernels never contract, some integer kernels may use it
   bool avx512 = false;  // AVX-512 F, BW, DQ and VL together
+  // AVX-512 VNNI on top of those: vpdpwssd, the int16 multiply-add that also accumulates (one
+  // instruction where AVX-512 BW takes vpmaddwd and vpaddd, with the same wrapping int32 sum)
+  bool avx512_vnni = false;
 
   std::string describe() const;  // e.g. "avx2 fma avx512"
 };

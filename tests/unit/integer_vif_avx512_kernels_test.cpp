@@ -1,9 +1,10 @@
-// The AVX-512 level of the integer VIF kernel table (vif_kernels_avx512.cpp) against the plain
-// twins, bit for bit, row by row (each row's accumulators alone, so that no error can hide in a
-// plane's sum), at every width the border rule allows up to 96: no 512-bit block, one or two
-// blocks of 32 with AVX2 blocks of 16 and scalar columns after them; 8-16 bit samples, the
-// extreme and flat patterns, and the gain limits at both ends. integer_vif_kernels_test sweeps
-// every level this host runs as well. Skipped on CPUs without AVX-512 F/BW/DQ/VL.
+// The AVX-512 levels of the integer VIF kernel table (vif_kernels_avx512.cpp and, with VNNI,
+// vif_kernels_avx512_vnni.cpp) against the plain twins, bit for bit, row by row (each row's
+// accumulators alone, so that no error can hide in a plane's sum), at every width the border rule
+// allows up to 96: no 512-bit block, one or two blocks of 32 with AVX2 blocks of 16 and scalar
+// columns after them; 8-16 bit samples, the extreme and flat patterns, and the gain limits at
+// both ends. integer_vif_kernels_test sweeps every level this host runs as well. Skipped on CPUs
+// without AVX-512 F/BW/DQ/VL (the VNNI cases on CPUs without VNNI).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -32,6 +33,20 @@ TEST(IntegerVifAvx512Kernels, EveryEntryIsTheLevelsOwnAndTheHostsOnAvx512Cpus) {
   avx2.avx512 = false;
   const VifKernels below = integer_vif::make_vif_kernels(avx2);
   const VifKernels k = integer_vif::make_vif_kernels(avx512_features());
+  const VifKernels& host = integer_vif::vif_kernels();
+  EXPECT_NE(k.u8.statistic_rows, below.u8.statistic_rows);
+  EXPECT_NE(k.u8.downsample_rows, below.u8.downsample_rows);
+  EXPECT_NE(k.u16.statistic_rows, below.u16.statistic_rows);
+  EXPECT_NE(k.u16.downsample_rows, below.u16.downsample_rows);
+  if (host_cpu_features().avx512_vnni) return;
+  EXPECT_EQ(k.u8.statistic_rows, host.u8.statistic_rows);
+  EXPECT_EQ(k.u16.statistic_rows, host.u16.statistic_rows);
+}
+
+TEST(IntegerVifAvx512Kernels, VnniEntriesAreTheirOwnAndTheHostsOnVnniCpus) {
+  VQX_REQUIRE_AVX512_VNNI();
+  const VifKernels below = integer_vif::make_vif_kernels(avx512_features());
+  const VifKernels k = integer_vif::make_vif_kernels(avx512_vnni_features());
   const VifKernels& host = integer_vif::vif_kernels();
   EXPECT_NE(k.u8.statistic_rows, below.u8.statistic_rows);
   EXPECT_NE(k.u8.downsample_rows, below.u8.downsample_rows);
@@ -93,6 +108,19 @@ TEST(IntegerVifAvx512Kernels, Scale0RowByRowEveryWidthAndDepth) {
 TEST(IntegerVifAvx512Kernels, Scales1To3RowByRowOnFullRangeSamples) {
   VQX_REQUIRE_AVX512();
   const VifKernels k = integer_vif::make_vif_kernels(avx512_features());
+  for (int scale = 1; scale < kScales; ++scale) sweep<uint16_t>(k, scale, 8, 16);
+}
+
+TEST(IntegerVifAvx512Kernels, VnniScale0RowByRowEveryWidthAndDepth) {
+  VQX_REQUIRE_AVX512_VNNI();
+  const VifKernels k = integer_vif::make_vif_kernels(avx512_vnni_features());
+  sweep<uint8_t>(k, 0, 8, 8);
+  for (unsigned bpc = 9; bpc <= 16; ++bpc) sweep<uint16_t>(k, 0, bpc, bpc);
+}
+
+TEST(IntegerVifAvx512Kernels, VnniScales1To3RowByRowOnFullRangeSamples) {
+  VQX_REQUIRE_AVX512_VNNI();
+  const VifKernels k = integer_vif::make_vif_kernels(avx512_vnni_features());
   for (int scale = 1; scale < kScales; ++scale) sweep<uint16_t>(k, scale, 8, 16);
 }
 

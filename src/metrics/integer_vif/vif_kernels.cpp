@@ -230,6 +230,7 @@ VifKernels make_vif_kernels(const CpuFeatures& cpu) {
   VifKernels k = plain_vif_kernels();
   if (cpu.avx2) install_avx2_kernels(k);
   if (cpu.avx512) install_avx512_kernels(k);
+  if (cpu.avx512_vnni) install_avx512_vnni_kernels(k);
   return k;
 }
 

@@ -46,10 +46,12 @@ VifKernels make_vif_kernels(const CpuFeatures& cpu);
 const VifKernels& vif_kernels();
 
 // The levels make_vif_kernels combines, each in its own translation unit: the plain twins
-// (vif_kernels.cpp), then the AVX2 entries (vif_kernels_avx2.cpp) and the AVX-512 ones
-// (vif_kernels_avx512.cpp), each overriding those before.
+// (vif_kernels.cpp), then the AVX2 entries (vif_kernels_avx2.cpp), the AVX-512 ones
+// (vif_kernels_avx512.cpp) and the AVX-512 VNNI ones (vif_kernels_avx512_vnni.cpp), each
+// overriding those before.
 VifKernels plain_vif_kernels();
 void install_avx2_kernels(VifKernels& kernels);
 void install_avx512_kernels(VifKernels& kernels);
+void install_avx512_vnni_kernels(VifKernels& kernels);
 
 }  // namespace vqx::integer_vif
