@@ -47,6 +47,25 @@ size_t vertical_8bit_blocks(const uint8_t* const (&rr)[2 * R + 1],
   return vertical_8bit_avx2<R>(rr, dr, w, sv, cv, o, 0);
 }
 
+// The 16-bit vertical pass and the downsampling keep their scalar columns at this level.
+template <int R>
+size_t vertical_16bit_blocks(const uint16_t* const (&)[2 * R + 1],
+                             const uint16_t* const (&)[2 * R + 1], uint32_t, unsigned, uint32_t,
+                             unsigned, uint32_t, OffsetRows&) {
+  return 0;
+}
+
+template <int R, typename Sample>
+size_t downsample_vertical_blocks(const Sample* const (&)[2 * R + 1], uint32_t, unsigned, uint32_t,
+                                  int16_t*) {
+  return 0;
+}
+
+template <int R>
+size_t downsample_horizontal_blocks(const int16_t*, uint32_t, uint16_t*) {
+  return 0;
+}
+
 template <int R>
 size_t horizontal_blocks(uint32_t w, FastScratch& s) {
   return horizontal_blocks16<R>(0, w, s);
@@ -56,6 +75,8 @@ size_t log_blocks(const uint16_t* table, uint32_t w, const FastScratch& s, doubl
                   int64_t& num_log, int64_t& den_log) {
   return log_blocks4(table, 0, w, s, gain_limit, num_log, den_log);
 }
+
+#include "metrics/integer_vif/vif_downsample_stages.inc"
 
 }  // namespace
 }  // namespace vqx::integer_vif

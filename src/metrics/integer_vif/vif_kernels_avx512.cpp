@@ -28,6 +28,7 @@ inline __m512i dot_add(__m512i acc, __m512i a, __m512i b) {
 }
 
 #include "metrics/integer_vif/vif_avx512_stages.inc"
+#include "metrics/integer_vif/vif_downsample_stages.inc"
 
 }  // namespace
 }  // namespace vqx::integer_vif

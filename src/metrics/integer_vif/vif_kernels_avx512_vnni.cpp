@@ -25,6 +25,7 @@ namespace {
 inline __m512i dot_add(__m512i acc, __m512i a, __m512i b) { return _mm512_dpwssd_epi32(acc, a, b); }
 
 #include "metrics/integer_vif/vif_avx512_stages.inc"
+#include "metrics/integer_vif/vif_downsample_stages.inc"
 
 }  // namespace
 }  // namespace vqx::integer_vif
