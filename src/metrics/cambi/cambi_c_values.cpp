@@ -226,12 +226,18 @@ void c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h
   // Each chunk restarts its histogram from the window of its first row; a fixed chunk height
   // (from the window only) keeps the split independent of the thread count. The restart costs
   // about one window of rows, so chunks are several windows tall.
-  const int chunk = std::max(64, 8 * int(window));
-  const size_t chunks = size_t((ih + chunk - 1) / chunk);
+  // Rounding the count down and spreading the rows evenly over it keeps a last chunk from being
+  // a few rows that pay a whole restart.
+  const size_t chunks = size_t(std::max(1, ih / std::max(64, 8 * int(window))));
+  const int chunk = int((size_t(ih) + chunks - 1) / chunks);
   // Each histogram covers a strip of columns narrow enough for its band + 1 rows of counts to
   // stay in a core's L2 cache beside the level rows it reads; the strip width depends on the
   // band only, and the counts are exact whatever the strips.
-  const int strip_width = std::max(64, int(kStripCells / size_t(params.band + 1)) & ~31);
+  // Equal strips (multiples of 32 columns), so that none is a sliver that pays the 2 pad columns
+  // of run scanning a strip costs for a few columns of output.
+  const int widest = std::max(64, int(kStripCells / size_t(params.band + 1)) & ~31);
+  const int strips = (iw + widest - 1) / widest;
+  const int strip_width = std::min(iw, ((iw + strips - 1) / strips + 31) & ~31);
   const size_t cells = size_t(std::min(iw, strip_width)) * size_t(params.band + 1);
   auto body = [&](size_t begin, size_t end) {
     std::vector<uint16_t> storage = cell_pool().take(cells);
