@@ -15,7 +15,7 @@ namespace vqx::test {
 namespace {
 
 using cambi::CambiKernels;
-using cambi::ContrastRows;
+using cambi::StripHistogram;
 
 const CambiKernels& plain() {
   static const CambiKernels k = cambi::make_cambi_kernels(CpuFeatures{});
@@ -45,11 +45,8 @@ constexpr RowShape kShapes[] = {{3, 20}, {3, 1}, {200, 3}, {2, 5}};
 TEST(CambiKernels, HostTableFollowsTheCpu) {
   const CambiKernels& host = cambi::cambi_kernels();
   const bool fast = host_cpu_features().avx2;
-  EXPECT_EQ(host.first_difference != plain().first_difference, fast);
-  EXPECT_EQ(host.first_agreement != plain().first_agreement, fast);
-  EXPECT_EQ(host.run_end != plain().run_end, fast);
-  EXPECT_EQ(host.add_linear != plain().add_linear, fast);
-  EXPECT_EQ(host.evaluate_run != plain().evaluate_run, fast);
+  EXPECT_EQ(host.replace_row != plain().replace_row, fast);
+  EXPECT_EQ(host.evaluate_row != plain().evaluate_row, fast);
   EXPECT_EQ(host.count_and_sum != plain().count_and_sum, fast);
   EXPECT_EQ(host.counted_levels != plain().counted_levels, fast);
   EXPECT_EQ(host.mode3 != plain().mode3, fast);
@@ -57,96 +54,121 @@ TEST(CambiKernels, HostTableFollowsTheCpu) {
   EXPECT_EQ(host.flat_count_row != plain().flat_count_row, fast);
 }
 
-// Every scan from every start c of [offset, offset + n), on pairs of rows that mostly agree.
-TEST(CambiKernels, ScansEveryLengthAndStart) {
-  uint32_t seed = 1;
-  for (const RowShape& shape : kShapes)
-    for (int offset = 0; offset < 4; ++offset)
-      for (int n = 1; n <= 64; ++n) {
-        const auto a = level_row(offset + n, ++seed, shape.levels, shape.max_run);
-        auto b = a;
-        std::mt19937 rng(seed);
-        for (auto& v : b)
-          if (rng() % 4 == 0) v = uint16_t(v + 1);
-        const int end = offset + n;
-        for (const auto& [name, fast] : fast_tables())
-          for (int c = offset; c < end; ++c) {
-            ASSERT_EQ(plain().first_difference(a.data(), b.data(), c, end),
-                      fast.first_difference(a.data(), b.data(), c, end))
-                << name << " n " << n << " c " << c;
-            ASSERT_EQ(plain().first_agreement(a.data(), b.data(), c, end),
-                      fast.first_agreement(a.data(), b.data(), c, end))
-                << name << " n " << n << " c " << c;
-            ASSERT_EQ(plain().run_end(a.data(), c, end), fast.run_end(a.data(), c, end))
-                << name << " n " << n << " c " << c;
-          }
-        // Identical rows: no difference anywhere, agreement at once.
-        for (const auto& [name, fast] : fast_tables()) {
-          ASSERT_EQ(end, fast.first_difference(a.data(), a.data(), offset, end)) << name;
-          ASSERT_EQ(offset, fast.first_agreement(a.data(), a.data(), offset, end)) << name;
-        }
-      }
+// A strip histogram of `band` + 1 rows over [x0, x1), aligned and padded as StripHistogram asks,
+// its counts drawn from [0, limit] (wrapping ones too when limit is 0xFFFF), row `band` zero.
+struct TestHistogram {
+  std::vector<uint16_t> storage;
+  StripHistogram hist;
+  TestHistogram(int band, int x0, int x1, int pad, unsigned limit, std::mt19937& rng) {
+    const int stride = (x1 - x0 + 31) & ~31;
+    storage.assign(size_t(stride) * size_t(band + 1) + 32, 0);
+    uint16_t* cells = storage.data() + (-(reinterpret_cast<uintptr_t>(storage.data()) / 2) & 31);
+    hist = {cells, stride, band, x0, x1, pad};
+    for (int l = 0; l < band; ++l)
+      for (int j = 0; j < x1 - x0; ++j)
+        cells[size_t(l) * size_t(stride) + size_t(j)] = uint16_t(rng() % (limit + 1));
+  }
+  // The counts of the strip's columns (not the scratch padding), level by level.
+  std::vector<uint16_t> counts() const {
+    std::vector<uint16_t> v;
+    for (int l = 0; l <= hist.band; ++l)
+      for (int j = 0; j < hist.x1 - hist.x0; ++j)
+        v.push_back(hist.cells[size_t(l) * size_t(hist.stride) + size_t(j)]);
+    return v;
+  }
+};
+
+// Levels of a row in [0, band) or kNotCounted, from the row shapes.
+std::vector<uint16_t> counted_row(int n, uint32_t seed, const RowShape& shape, int band) {
+  auto row = level_row(n, seed, shape.levels, shape.max_run);
+  std::mt19937 rng(seed);
+  for (auto& v : row)
+    if (v != cambi::kNotCounted)
+      v = rng() % 8 == 0 ? cambi::kNotCounted : uint16_t(v % unsigned(band));
+  return row;
 }
 
-// Linear updates of every length and start with rising, flat and falling slopes, and bases that
-// wrap the 16-bit counts; the columns around [lo, hi) must stay as they were.
-TEST(CambiKernels, AddLinearEveryLengthAndStart) {
-  std::mt19937 rng(7);
-  for (int lo = 0; lo < 4; ++lo)
-    for (int n = 0; n <= 64; ++n)
-      for (int slope : {-1, 0, 1})
-        for (int base : {0, 1, 33, -65, 4225, -4225, 70000}) {
-          std::vector<uint16_t> start(size_t(lo + n) + 40);
-          for (auto& v : start) v = uint16_t(rng());
-          auto expected = start;
-          plain().add_linear(expected.data(), lo, lo + n, base, slope);
-          for (const auto& [name, fast] : fast_tables()) {
-            auto got = start;
-            fast.add_linear(got.data(), lo, lo + n, base, slope);
-            ASSERT_EQ(expected, got) << name << " lo " << lo << " n " << n << " base " << base
-                                     << " slope " << slope;
+// Row replacements on strips of every width 1..64 (and 100, 255) at strip starts 0, 3 and 37,
+// windows 1..65 (pad 0..32), bands of 1, 7 and 300 levels: rows that mostly agree, rows that do
+// not, whole rows entering or leaving (against kNotCounted), and counts that wrap.
+TEST(CambiKernels, ReplaceRowEveryStripWidthAndWindow) {
+  std::mt19937 rng(3);
+  std::vector<int> widths;
+  for (int n = 1; n <= 64; ++n) widths.push_back(n);
+  widths.push_back(100);
+  widths.push_back(255);
+  for (int pad : {0, 1, 5, 16, 32})
+    for (int x0 : {0, 3, 37})
+      for (int sw : widths)
+        for (int band : {1, 7, 300}) {
+          const RowShape& shape = kShapes[rng() % std::size(kShapes)];
+          const int x1 = x0 + sw, w = x1 + int(rng() % unsigned(pad + 3));
+          const int s0 = std::max(0, x0 - pad), s1 = std::min(w, x1 + pad);
+          const auto out = counted_row(w, rng(), shape, band);
+          auto in = out;
+          for (auto& v : in)
+            if (rng() % 4 == 0)
+              v = rng() % 5 == 0 ? cambi::kNotCounted : uint16_t(rng() % unsigned(band));
+          const auto other = counted_row(w, rng(), shape, band);
+          const std::vector<uint16_t> none(size_t(w), cambi::kNotCounted);
+          const unsigned limit = rng() % 3 == 0 ? 0xFFFFu : 4225u;
+          const std::pair<const std::vector<uint16_t>*, const std::vector<uint16_t>*> pairs[] = {
+              {&out, &in}, {&out, &other}, {&none, &in}, {&out, &none}, {&out, &out}};
+          for (const auto& [leaving, entering] : pairs) {
+            const uint32_t seed = rng();
+            std::mt19937 fill(seed);
+            TestHistogram expected(band, x0, x1, pad, limit, fill);
+            plain().replace_row(expected.hist, leaving->data(), entering->data(), s0, s1);
+            for (const auto& [name, fast] : fast_tables()) {
+              fill.seed(seed);
+              TestHistogram got(band, x0, x1, pad, limit, fill);
+              fast.replace_row(got.hist, leaving->data(), entering->data(), s0, s1);
+              ASSERT_EQ(expected.counts(), got.counts())
+                  << name << " pad " << pad << " x0 " << x0 << " width " << sw << " band " << band;
+            }
           }
         }
 }
 
-// c-values of runs of every length and start, with 1..4 and 32 contrasts, counts up to the
-// largest window's 65^2 (every entry of the reciprocal table reachable), all-zero rows included.
-TEST(CambiKernels, EvaluateRunEveryLengthAndContrastCount) {
+// Rows of c-values on strips of every width 1..64 (and 100, 255) at strip starts 0, 3 and 37,
+// levels at both ends of the band, 0..32 contrasts per level (none at some), counts up to 2112
+// each (p0 + pm reaches the table's last entries) or small, all-zero strips included; nothing
+// outside [x0, x1) may be written.
+TEST(CambiKernels, EvaluateRowEveryStripWidthAndContrastSet) {
   const float* lut = cambi::reciprocal_lut().data();
   std::mt19937 rng(11);
-  const int w = 64 + 4 + 16;
-  for (int count : {1, 2, 3, 4, 32})
-    for (int max_count : {1, 8, 4225}) {
-      // p0 + pm stays below the table's size: p0 + pm <= the window's pixel count.
-      auto counts = [&](int limit) {
-        std::vector<uint16_t> v(static_cast<size_t>(w));
-        for (auto& x : v) x = uint16_t(rng() % unsigned(limit + 1));
-        if (rng() % 4 == 0) std::fill(v.begin(), v.end(), uint16_t{0});
-        return v;
-      };
-      const auto p0s = counts(max_count / 2);
-      std::vector<std::vector<uint16_t>> ups, downs;
-      std::vector<ContrastRows> rows;
-      for (int r = 0; r < count; ++r) {
-        ups.push_back(counts(max_count - max_count / 2));
-        downs.push_back(counts(max_count - max_count / 2));
-      }
-      for (int r = 0; r < count; ++r)
-        rows.push_back({ups[size_t(r)].data(), downs[size_t(r)].data(), 1 + r % 9});
-      for (int a = 0; a < 4; ++a)
-        for (int n = 0; n <= 64; ++n) {
+  std::vector<int> widths;
+  for (int n = 1; n <= 64; ++n) widths.push_back(n);
+  widths.push_back(100);
+  widths.push_back(255);
+  int weights[cambi::kMaxNumDiffs];
+  for (int d = 0; d < cambi::kMaxNumDiffs; ++d) weights[d] = 1 + d % 9;
+  for (int x0 : {0, 3, 37})
+    for (int sw : widths)
+      for (int band : {1, 7, 40})
+        for (unsigned limit : {0u, 8u, 2112u}) {
+          const RowShape& shape = kShapes[rng() % std::size(kShapes)];
+          const int x1 = x0 + sw, w = x1 + 5;
+          std::vector<uint32_t> contrasts(static_cast<size_t>(band), 0u);
+          for (auto& c : contrasts) {
+            const unsigned kind = rng() % 4;
+            c = kind == 0 ? 0u : kind == 1 ? 0xFFFFFFFFu : kind == 2 ? 0xFu : uint32_t(rng());
+          }
+          const cambi::LevelTable table{contrasts.data(), weights, lut};
+          TestHistogram hist(band, x0, x1, 0, limit, rng);
+          const auto levels = counted_row(w, rng(), shape, band);
           std::vector<float> expected(size_t(w), -1.0f);
-          plain().evaluate_run(p0s.data(), rows.data(), count, lut, a, a + n, expected.data());
+          plain().evaluate_row(hist.hist, levels.data(), table, expected.data());
           for (const auto& [name, fast] : fast_tables()) {
             std::vector<float> got(size_t(w), -1.0f);
-            fast.evaluate_run(p0s.data(), rows.data(), count, lut, a, a + n, got.data());
+            fast.evaluate_row(hist.hist, levels.data(), table, got.data());
             for (int j = 0; j < w; ++j)
               ASSERT_EQ(std::bit_cast<uint32_t>(expected[size_t(j)]),
                         std::bit_cast<uint32_t>(got[size_t(j)]))
-                  << name << " contrasts " << count << " a " << a << " n " << n << " j " << j;
+                  << name << " x0 " << x0 << " width " << sw << " band " << band << " limit "
+                  << limit << " j " << j;
           }
         }
-    }
 }
 
 // The pooling's count and exact sum on c-values of every length 0..64 and start 0..3, mostly

@@ -9,35 +9,57 @@
 namespace vqx::cambi {
 namespace plain {
 
-int first_difference(const uint16_t* a, const uint16_t* b, int c, int end) {
-  while (c < end && a[c] == b[c]) ++c;
-  return c;
+namespace {
+
+// The count of level l at column j of [x0, x1): += sign * |[a, b] n [j - pad, j + pad]|, the
+// columns of the pixels a..b that j's window holds.
+void add_run(const StripHistogram& h, uint16_t l, int a, int b, int sign) {
+  uint16_t* row = h.cells + size_t(l) * size_t(h.stride) - h.x0;
+  const int lo = std::max(a - h.pad, h.x0), hi = std::min(b + h.pad, h.x1 - 1);
+  for (int j = lo; j <= hi; ++j)
+    row[j] = uint16_t(row[j] + sign * (std::min(b, j + h.pad) - std::max(a, j - h.pad) + 1));
 }
 
-int first_agreement(const uint16_t* a, const uint16_t* b, int c, int end) {
-  while (c < end && a[c] != b[c]) ++c;
-  return c;
-}
-
-int run_end(const uint16_t* row, int c, int end) {
-  const uint16_t v = row[c];
-  while (++c < end && row[c] == v) {
+// add_run for every maximal run of equal counted levels among the columns where row != other.
+void changed_runs(const StripHistogram& h, const uint16_t* row, const uint16_t* other, int s0,
+                  int s1, int sign) {
+  for (int c = s0; c < s1;) {
+    if (row[c] == other[c] || row[c] == kNotCounted) {
+      ++c;
+      continue;
+    }
+    int e = c + 1;
+    while (e < s1 && row[e] == row[c] && row[e] != other[e]) ++e;
+    add_run(h, row[c], c, e - 1, sign);
+    c = e;
   }
-  return c;
 }
 
-void add_linear(uint16_t* hist, int lo, int hi, int base, int slope) {
-  for (int j = lo; j < hi; ++j) hist[j] = uint16_t(hist[j] + base + slope * j);
+}  // namespace
+
+void replace_row(const StripHistogram& hist, const uint16_t* out, const uint16_t* in, int s0,
+                 int s1) {
+  changed_runs(hist, out, in, s0, s1, -1);
+  changed_runs(hist, in, out, s0, s1, +1);
 }
 
-void evaluate_run(const uint16_t* p0s, const ContrastRows* rows, int count, const float* lut,
-                  int a, int b, float* out) {
-  for (int j = a; j < b; ++j) {
-    const int p0 = p0s[j];
+void evaluate_row(const StripHistogram& hist, const uint16_t* levels, const LevelTable& table,
+                  float* out) {
+  auto count = [&](int l, int j) {
+    return l >= 0 && l < hist.band
+               ? int(hist.cells[size_t(l) * size_t(hist.stride) + size_t(j - hist.x0)])
+               : 0;
+  };
+  for (int j = hist.x0; j < hist.x1; ++j) {
+    const int l = levels[j];
     float c = 0.0f;
-    for (int r = 0; r < count; ++r) {
-      const int pm = std::max(rows[r].up[j], rows[r].down[j]);
-      c = std::max(c, float(rows[r].weight * p0 * pm) * lut[p0 + pm]);
+    if (l != kNotCounted) {
+      const int p0 = count(l, j);
+      for (uint32_t diffs = table.contrasts[l]; diffs; diffs &= diffs - 1) {
+        const int d = std::countr_zero(diffs);
+        const int pm = std::max(count(l + d + 1, j), count(l - d - 1, j));
+        c = std::max(c, float(table.weights[d] * p0 * pm) * table.lut[p0 + pm]);
+      }
     }
     out[j] = c;
   }
@@ -93,8 +115,8 @@ void flat_count_row(const uint8_t* sums, size_t n, int threshold, uint8_t* mask)
 
 CambiKernels plain_cambi_kernels() {
   using namespace plain;
-  return {first_difference, first_agreement, run_end,        add_linear, evaluate_run,
-          count_and_sum,    counted_levels,  mode3,          flat_row,   flat_count_row};
+  return {replace_row, evaluate_row, count_and_sum, counted_levels,
+          mode3,       flat_row,     flat_count_row};
 }
 
 CambiKernels make_cambi_kernels(const CpuFeatures& cpu) {

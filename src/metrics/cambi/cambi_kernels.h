@@ -1,7 +1,7 @@
 #pragma once
 // The inner loops of the CAMBI c-values (shared/spec/cambi.md 6.3) as a dispatch table
-// (core/cpu_features.h): scans along rows of counted levels, the linear updates of the sliding
-// histograms and the per-pixel c-value of a run of equal levels. Every level computes the same
+// (core/cpu_features.h): the row updates of the sliding histograms and the c-values of a row.
+// Every level computes the same
 // integers and floats as the plain twin, bit for bit (cambi_kernels_test). The pooling's first
 // pass (spec 6.4) is here too.
 #include <cstddef>
@@ -11,28 +11,39 @@
 
 namespace vqx::cambi {
 
-// One contrast taking part at a level: the histogram rows of the levels d + 1 above and below it
-// (the all-zero row where that level is outside the band) and the contrast's weight.
-struct ContrastRows {
-  const uint16_t* up;
-  const uint16_t* down;
-  int weight;
+// The sliding histogram of a strip of columns [x0, x1) (cambi_c_values.cpp): the count of level l
+// in the window centred on column j is cells[l * stride + j - x0]. Rows are padded to a multiple
+// of 32 counts from a 64-byte aligned start, so that updates move whole aligned vectors; the
+// padding past x1 - x0 is scratch that updates may change and nothing reads. Row `band` stays
+// zero: the count of any level outside the band.
+struct StripHistogram {
+  uint16_t* cells;
+  int stride, band;
+  int x0, x1, pad;
+};
+
+// The per-level data of the c-value (spec 6.3 step 3): bit d of contrasts[l] is set when contrast
+// d takes part at level l; weights are its diff_weights and lut the reciprocal table.
+struct LevelTable {
+  const uint32_t* contrasts;
+  const int* weights;
+  const float* lut;
 };
 
 struct CambiKernels {
-  // First column in [c, end) where a and b differ, or end.
-  int (*first_difference)(const uint16_t* a, const uint16_t* b, int c, int end);
-  // First column in [c, end) where a and b agree, or end.
-  int (*first_agreement)(const uint16_t* a, const uint16_t* b, int c, int end);
-  // First column in (c, end) whose value differs from row[c], or end (needs c < end).
-  int (*run_end)(const uint16_t* row, int c, int end);
-  // hist[j] += base + slope * j modulo 2^16 for j in [lo, hi): a rising, flat or falling part of
-  // a run's trapezoid. Counts are exact integers, so the wrap of a partial sum cannot matter.
-  void (*add_linear)(uint16_t* hist, int lo, int hi, int base, int slope);
-  // out[j] = max over the `count` contrasts of f32(weight * p0 * pm) * lut[p0 + pm], 0 if none,
-  // with p0 = p0s[j] and pm = max(up[j], down[j]), for j in [a, b) (spec 6.3 step 3).
-  void (*evaluate_run)(const uint16_t* p0s, const ContrastRows* rows, int count,
-                       const float* lut, int a, int b, float* out);
+  // For every column c of [s0, s1) where out[c] != in[c]: the count of level out[c] goes down by
+  // one and that of in[c] up by one at every column of [c - pad, c + pad] inside [x0, x1), modulo
+  // 2^16 (counts are exact integers, so a wrapped partial sum cannot matter); kNotCounted is
+  // neither removed nor added. The window moving down one row, or with a row of kNotCounted on
+  // one side, a row entering or leaving it.
+  void (*replace_row)(const StripHistogram& hist, const uint16_t* out, const uint16_t* in, int s0,
+                      int s1);
+  // out[j] for j in [x0, x1) (full image rows): 0 where levels[j] is kNotCounted, else the max
+  // over the contrasts d of levels[j] of f32(weight * p0 * pm) * lut[p0 + pm], 0 if none, with p0
+  // the count of the pixel's level l and pm the larger count of l + d + 1 and l - d - 1 (0 for
+  // levels outside the band) at column j (spec 6.3 step 3).
+  void (*evaluate_row)(const StripHistogram& hist, const uint16_t* levels, const LevelTable& table,
+                       float* out);
   // The number of non-zero values among n c-values and their exact sum in units of 2^-24; false
   // when some value is not a non-negative multiple of 2^-24 below 2^14 (then the counts are
   // meaningless).
@@ -53,11 +64,9 @@ struct CambiKernels {
 
 // The plain twin's entries, which the vector levels also call for their tails.
 namespace plain {
-int first_difference(const uint16_t* a, const uint16_t* b, int c, int end);
-int first_agreement(const uint16_t* a, const uint16_t* b, int c, int end);
-int run_end(const uint16_t* row, int c, int end);
-void add_linear(uint16_t* hist, int lo, int hi, int base, int slope);
-void evaluate_run(const uint16_t* p0s, const ContrastRows* rows, int count, const float* lut, int a, int b,
+void replace_row(const StripHistogram& hist, const uint16_t* out, const uint16_t* in, int s0,
+                 int s1);
+void evaluate_row(const StripHistogram& hist, const uint16_t* levels, const LevelTable& table,
                   float* out);
 bool count_and_sum(const float* values, size_t n, size_t* nonzero, uint64_t* sum);
 void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, int base, int band, uint16_t* levels);

@@ -17,78 +17,161 @@ VQX_BEGIN_TARGET_AVX2
 namespace vqx::cambi {
 namespace {
 
-// Bit 2k of the mask stands for lane k (movemask gives two bits per 16-bit lane).
-inline int lane_of(uint32_t byte_mask) { return std::countr_zero(byte_mask) >> 1; }
-
 inline __m256i load16(const uint16_t* p) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
 
-int first_difference(const uint16_t* a, const uint16_t* b, int c, int end) {
-  for (; c + 16 <= end; c += 16) {
-    const uint32_t same = uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi16(load16(a + c), load16(b + c))));
-    if (same != 0xFFFFFFFFu) return c + lane_of(~same);
+// Level l's counts += Sign * |[a, b] n [t - pad, t + pad]| for the strip columns t (a, b in strip
+// coordinates), over the aligned vectors that cover the trapezoid. The clamp at zero leaves the
+// lanes outside it unchanged; the ones past the strip's end are the row's scratch padding.
+template <int Sign>
+inline void add_trapezoid(const StripHistogram& h, uint16_t l, int a, int b) {
+  const int lo = std::max(a - h.pad, 0), hi = std::min(b + h.pad + 1, h.x1 - h.x0);
+  if (lo >= hi) return;
+  uint16_t* row = h.cells + size_t(l) * size_t(h.stride);
+  const __m256i lanes = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  int t = lo & ~15;
+  // Lane k: the window of column t + k ends at t + k + pad (kept + 1) and starts at t + k - pad.
+  __m256i window_end = _mm256_add_epi16(lanes, _mm256_set1_epi16(short(t + h.pad + 1)));
+  __m256i window_start = _mm256_add_epi16(lanes, _mm256_set1_epi16(short(t - h.pad)));
+  const __m256i run_end = _mm256_set1_epi16(short(b + 1)), run_start = _mm256_set1_epi16(short(a));
+  const __m256i step = _mm256_set1_epi16(16);
+  for (; t < hi; t += 16) {
+    const __m256i overlap =
+        _mm256_max_epi16(_mm256_sub_epi16(_mm256_min_epi16(run_end, window_end),
+                                          _mm256_max_epi16(run_start, window_start)),
+                         _mm256_setzero_si256());
+    __m256i* p = reinterpret_cast<__m256i*>(row + t);
+    const __m256i counts = _mm256_load_si256(p);
+    _mm256_store_si256(
+        p, Sign > 0 ? _mm256_add_epi16(counts, overlap) : _mm256_sub_epi16(counts, overlap));
+    window_end = _mm256_add_epi16(window_end, step);
+    window_start = _mm256_add_epi16(window_start, step);
   }
-  return plain::first_difference(a, b, c, end);
 }
 
-int first_agreement(const uint16_t* a, const uint16_t* b, int c, int end) {
-  for (; c + 16 <= end; c += 16) {
-    const uint32_t same = uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi16(load16(a + c), load16(b + c))));
-    if (same != 0) return c + lane_of(same);
-  }
-  return plain::first_agreement(a, b, c, end);
+// A run of equal keys being scanned: its first column and key (kNotCounted: nothing to add).
+struct OpenRun {
+  int start;
+  uint16_t key;
+};
+
+// Closes `run` before column c (adding or removing it) and opens the one of `key` there.
+template <int Sign>
+inline void next_run(const StripHistogram& h, OpenRun& run, int c, uint16_t key) {
+  if (run.key != kNotCounted) add_trapezoid<Sign>(h, run.key, run.start - h.x0, c - 1 - h.x0);
+  run = {c, key};
 }
 
-int run_end(const uint16_t* row, int c, int end) {
-  const uint16_t v = row[c];
-  const __m256i vv = _mm256_set1_epi16(short(v));
-  for (++c; c + 16 <= end; c += 16) {
-    const uint32_t same = uint32_t(_mm256_movemask_epi8(_mm256_cmpeq_epi16(load16(row + c), vv)));
-    if (same != 0xFFFFFFFFu) return c + lane_of(~same);
-  }
-  while (c < end && row[c] == v) ++c;
-  return c;
+// Bit k set for each 16-bit lane k where a and b differ (the compare packed to one byte a lane).
+inline uint32_t differing_lanes(__m256i a, __m256i b) {
+  const __m256i same = _mm256_cmpeq_epi16(a, b);
+  const __m128i bytes =
+      _mm_packs_epi16(_mm256_castsi256_si128(same), _mm256_extracti128_si256(same, 1));
+  return ~uint32_t(_mm_movemask_epi8(bytes)) & 0xFFFFu;
 }
 
-void add_linear(uint16_t* hist, int lo, int hi, int base, int slope) {
-  int j = lo;
-  if (hi - j >= 16) {
-    // Lane k holds base + slope * (j + k), stepped by 16 * slope; 16-bit lanes wrap modulo 2^16
-    // exactly as the plain twin's uint16 store does.
-    const __m256i lanes = _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    __m256i inc = _mm256_add_epi16(_mm256_set1_epi16(short(base + slope * j)),
-                                   _mm256_mullo_epi16(lanes, _mm256_set1_epi16(short(slope))));
-    const __m256i step = _mm256_set1_epi16(short(16 * slope));
-    for (; j + 16 <= hi; j += 16) {
-      __m256i* p = reinterpret_cast<__m256i*>(hist + j);
-      _mm256_storeu_si256(p, _mm256_add_epi16(_mm256_loadu_si256(p), inc));
-      inc = _mm256_add_epi16(inc, step);
+void replace_row(const StripHistogram& h, const uint16_t* out, const uint16_t* in, int s0, int s1) {
+  // The key of a column is its level where out and in differ and kNotCounted where they agree
+  // (x | all-ones of the compare); runs of equal keys are the runs removed and added.
+  auto key = [](uint16_t x, uint16_t y) { return x == y ? kNotCounted : x; };
+  OpenRun gone{s0, key(out[s0], in[s0])}, come{s0, key(in[s0], out[s0])};
+  auto starts_at = [&](int at) {
+    if (key(out[at], in[at]) != key(out[at - 1], in[at - 1]))
+      next_run<-1>(h, gone, at, key(out[at], in[at]));
+    if (key(in[at], out[at]) != key(in[at - 1], out[at - 1]))
+      next_run<+1>(h, come, at, key(in[at], out[at]));
+  };
+  int c = s0 + 1;
+  for (; c + 16 <= s1; c += 16) {
+    const __m256i o = load16(out + c), i = load16(in + c);
+    const __m256i o1 = load16(out + c - 1), i1 = load16(in + c - 1);
+    const __m256i same = _mm256_cmpeq_epi16(o, i), same1 = _mm256_cmpeq_epi16(o1, i1);
+    uint32_t gone_starts = differing_lanes(_mm256_or_si256(o, same), _mm256_or_si256(o1, same1));
+    uint32_t come_starts = differing_lanes(_mm256_or_si256(i, same), _mm256_or_si256(i1, same1));
+    for (; gone_starts; gone_starts &= gone_starts - 1) {
+      const int at = c + std::countr_zero(gone_starts);
+      next_run<-1>(h, gone, at, key(out[at], in[at]));
+    }
+    for (; come_starts; come_starts &= come_starts - 1) {
+      const int at = c + std::countr_zero(come_starts);
+      next_run<+1>(h, come, at, key(in[at], out[at]));
     }
   }
-  plain::add_linear(hist, j, hi, base, slope);
+  for (; c < s1; ++c) starts_at(c);
+  next_run<-1>(h, gone, s1, kNotCounted);
+  next_run<+1>(h, come, s1, kNotCounted);
 }
 
-void evaluate_run(const uint16_t* p0s, const ContrastRows* rows, int count, const float* lut,
-                  int a, int b, float* out) {
+// c-values of the pixels [a, b) (strip coordinates) of level l, 8 at a time, the tail plain.
+inline void evaluate_run(const StripHistogram& h, int l, const LevelTable& t, int a, int b,
+                         float* out) {
+  uint32_t diffs = l == kNotCounted ? 0 : t.contrasts[l];
+  if (!diffs) {
+    std::fill(out + a, out + b, 0.0f);
+    return;
+  }
+  auto level = [&](int x) {
+    return h.cells + size_t(x >= 0 && x < h.band ? x : h.band) * size_t(h.stride);
+  };
+  const uint16_t* ups[kMaxNumDiffs];
+  const uint16_t* downs[kMaxNumDiffs];
+  int weights[kMaxNumDiffs];
+  int count = 0;
+  for (; diffs; diffs &= diffs - 1, ++count) {
+    const int d = std::countr_zero(diffs);
+    ups[count] = level(l + d + 1);
+    downs[count] = level(l - d - 1);
+    weights[count] = t.weights[d];
+  }
+  const uint16_t* p0s = level(l);
   int j = a;
   for (; j + 8 <= b; j += 8) {
     const __m256i p0 = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p0s + j)));
     __m256 c = _mm256_setzero_ps();
     for (int r = 0; r < count; ++r) {
-      const __m128i up = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[r].up + j));
-      const __m128i down = _mm_loadu_si128(reinterpret_cast<const __m128i*>(rows[r].down + j));
+      const __m128i up = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ups[r] + j));
+      const __m128i down = _mm_loadu_si128(reinterpret_cast<const __m128i*>(downs[r] + j));
       const __m256i pm = _mm256_cvtepu16_epi32(_mm_max_epu16(up, down));
       // weight * p0 * pm <= 9 * 4225^2 < 2^31: the int32 product is exact, as the plain one.
       const __m256i product =
-          _mm256_mullo_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(rows[r].weight), p0), pm);
-      const __m256 reciprocal = _mm256_i32gather_ps(lut, _mm256_add_epi32(p0, pm), 4);
+          _mm256_mullo_epi32(_mm256_mullo_epi32(_mm256_set1_epi32(weights[r]), p0), pm);
+      const __m256 reciprocal = _mm256_i32gather_ps(t.lut, _mm256_add_epi32(p0, pm), 4);
       // Finite non-negative values, no -0: max_ps is std::max here.
       c = _mm256_max_ps(c, _mm256_mul_ps(_mm256_cvtepi32_ps(product), reciprocal));
     }
     _mm256_storeu_ps(out + j, c);
   }
-  plain::evaluate_run(p0s, rows, count, lut, j, b, out);
+  for (; j < b; ++j) {
+    const int p0 = p0s[j];
+    float c = 0.0f;
+    for (int r = 0; r < count; ++r) {
+      const int pm = std::max(ups[r][j], downs[r][j]);
+      c = std::max(c, float(weights[r] * p0 * pm) * t.lut[p0 + pm]);
+    }
+    out[j] = c;
+  }
+}
+
+void evaluate_row(const StripHistogram& h, const uint16_t* levels, const LevelTable& t,
+                  float* out) {
+  const uint16_t* row = levels + h.x0;
+  float* strip_out = out + h.x0;
+  const int n = h.x1 - h.x0;
+  int start = 0, c = 1;
+  for (; c + 16 <= n; c += 16)
+    for (uint32_t starts = differing_lanes(load16(row + c), load16(row + c - 1)); starts;
+         starts &= starts - 1) {
+      const int at = c + std::countr_zero(starts);
+      evaluate_run(h, row[start], t, start, at, strip_out);
+      start = at;
+    }
+  for (; c < n; ++c)
+    if (row[c] != row[c - 1]) {
+      evaluate_run(h, row[start], t, start, c, strip_out);
+      start = c;
+    }
+  evaluate_run(h, row[start], t, start, n, strip_out);
 }
 
 bool count_and_sum(const float* values, size_t n, size_t* nonzero, uint64_t* sum) {
@@ -203,11 +286,8 @@ namespace vqx::cambi {
 
 // Baseline code: filling the table must not itself need AVX2.
 void install_avx2_kernels(CambiKernels& k) {
-  k.first_difference = first_difference;
-  k.first_agreement = first_agreement;
-  k.run_end = run_end;
-  k.add_linear = add_linear;
-  k.evaluate_run = evaluate_run;
+  k.replace_row = replace_row;
+  k.evaluate_row = evaluate_row;
   k.count_and_sum = count_and_sum;
   k.counted_levels = counted_levels;
   k.mode3 = mode3;
