@@ -133,7 +133,7 @@ TEST(CambiKernels, ReplaceRowEveryStripWidthAndWindow) {
 // Rows of c-values on strips of every width 1..64 (and 100, 255) at strip starts 0, 3 and 37,
 // levels at both ends of the band, 0..32 contrasts per level (none at some), counts up to 2112
 // each (p0 + pm reaches the table's last entries) or small, all-zero strips included; nothing
-// outside [x0, x1) may be written.
+// outside [x0, x1) may be written, and the values' sums must be those of count_and_sum.
 TEST(CambiKernels, EvaluateRowEveryStripWidthAndContrastSet) {
   const float* lut = cambi::reciprocal_lut().data();
   std::mt19937 rng(11);
@@ -158,15 +158,27 @@ TEST(CambiKernels, EvaluateRowEveryStripWidthAndContrastSet) {
           TestHistogram hist(band, x0, x1, 0, limit, rng);
           const auto levels = counted_row(w, rng(), shape, band);
           std::vector<float> expected(size_t(w), -1.0f);
-          plain().evaluate_row(hist.hist, levels.data(), table, expected.data());
+          cambi::ValueSums expected_sums{3, 5, true};  // added to, not replaced
+          plain().evaluate_row(hist.hist, levels.data(), table, expected.data(), &expected_sums);
+          size_t row_nonzero = 0;
+          uint64_t row_units = 0;
+          ASSERT_TRUE(
+              plain().count_and_sum(expected.data() + x0, size_t(sw), &row_nonzero, &row_units));
+          ASSERT_EQ(expected_sums.nonzero, 3 + row_nonzero);
+          ASSERT_EQ(expected_sums.units, 5 + row_units);
           for (const auto& [name, fast] : fast_tables()) {
             std::vector<float> got(size_t(w), -1.0f);
-            fast.evaluate_row(hist.hist, levels.data(), table, got.data());
+            cambi::ValueSums got_sums{3, 5, true};
+            fast.evaluate_row(hist.hist, levels.data(), table, got.data(), &got_sums);
             for (int j = 0; j < w; ++j)
               ASSERT_EQ(std::bit_cast<uint32_t>(expected[size_t(j)]),
                         std::bit_cast<uint32_t>(got[size_t(j)]))
                   << name << " x0 " << x0 << " width " << sw << " band " << band << " limit "
                   << limit << " j " << j;
+            ASSERT_EQ(expected_sums.nonzero, got_sums.nonzero) << name << " width " << sw;
+            ASSERT_EQ(expected_sums.units, got_sums.units) << name << " width " << sw;
+            ASSERT_EQ(expected_sums.representable, got_sums.representable)
+                << name << " width " << sw;
           }
         }
 }

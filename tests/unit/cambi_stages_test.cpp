@@ -269,6 +269,16 @@ void expect_same_bits(const std::vector<float>& a, const std::vector<float>& b, 
         << what << " at " << i / w << "," << i % w << ": " << a[i] << " vs " << b[i];
 }
 
+// The sums c_values returns are those of the values of the definition.
+void expect_sums_of(const ValueSums& sums, const std::vector<float>& values,
+                    const std::string& what) {
+  ValueSums expected;
+  for (float v : values) expected.add(v);
+  EXPECT_EQ(expected.nonzero, sums.nonzero) << what;
+  EXPECT_EQ(expected.units, sums.units) << what;
+  EXPECT_EQ(expected.representable, sums.representable) << what;
+}
+
 TEST(CambiCValues, SlidingHistogramEqualsDefinitionOnRandomAndEdgeInputs) {
   struct Config {
     Eotf eotf;
@@ -289,11 +299,13 @@ TEST(CambiCValues, SlidingHistogramEqualsDefinitionOnRandomAndEdgeInputs) {
           std::vector<uint8_t> mask(img.size());
           for (auto& m : mask) m = uint8_t((rng() % 8) != 0);
           std::vector<float> fast(img.size(), -1.0f), plain(img.size(), -2.0f);
-          c_values(img.data(), mask.data(), s.w, s.h, window, p, fast.data(), &pool);
+          const ValueSums sums =
+              c_values(img.data(), mask.data(), s.w, s.h, window, p, fast.data(), &pool);
           c_values_plain(img.data(), mask.data(), s.w, s.h, window, p, plain.data());
-          expect_same_bits(fast, plain, s.w,
-                           std::to_string(s.w) + "x" + std::to_string(s.h) + " ws " +
-                               std::to_string(window) + " mlc " + std::to_string(cfg.mlc));
+          const std::string what = std::to_string(s.w) + "x" + std::to_string(s.h) + " ws " +
+                                   std::to_string(window) + " mlc " + std::to_string(cfg.mlc);
+          expect_same_bits(fast, plain, s.w, what);
+          expect_sums_of(sums, plain, what);
           if (HasFatalFailure()) return;
         }
       }
@@ -310,11 +322,14 @@ TEST(CambiCValues, LargeWindowAndTallPlaneSplitIntoChunksEqualsDefinition) {
   for (auto& m : mask) m = uint8_t((rng() % 16) != 0);
   std::vector<float> one(img.size()), two(img.size()), plain(img.size());
   ThreadPool pool(2);
-  c_values(img.data(), mask.data(), w, h, window, p, one.data(), nullptr);
-  c_values(img.data(), mask.data(), w, h, window, p, two.data(), &pool);
+  const ValueSums one_sums =
+      c_values(img.data(), mask.data(), w, h, window, p, one.data(), nullptr);
+  const ValueSums two_sums = c_values(img.data(), mask.data(), w, h, window, p, two.data(), &pool);
   c_values_plain(img.data(), mask.data(), w, h, window, p, plain.data());
   expect_same_bits(one, plain, w, "no pool");
   expect_same_bits(two, plain, w, "pool of 2");
+  expect_sums_of(one_sums, plain, "no pool");
+  expect_sums_of(two_sums, plain, "pool of 2");
   size_t nonzero = 0;
   for (float v : plain) nonzero += v != 0.0f;
   EXPECT_GT(nonzero, plain.size() / 4);  // the input really exercises the formula

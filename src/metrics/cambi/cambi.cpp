@@ -187,13 +187,14 @@ class CambiCpu final : public CpuMetric {
       }
       cambi::mode_filter(s->image.data(), w, h, s->image2.data());
       std::swap(s->image, s->image2);
-      cambi::c_values(s->image.data(), s->mask.data(), w, h, setup.window, setup_.params,
-                      s->c_values.data(), pool_);
+      const cambi::ValueSums sums =
+          cambi::c_values(s->image.data(), s->mask.data(), w, h, setup.window, setup_.params,
+                          s->c_values.data(), pool_);
       const size_t count = size_t{w} * h;
       if (dump_heatmaps)  // before pooling, which reorders the values
         heatmaps_.write(scale, frame, s->c_values.data(), w, h, heatmap_factor_, s->heatmap);
       means[size_t(scale)] = cambi::top_k_mean(std::span<float>(s->c_values.data(), count),
-                                               cambi::top_k_count(options_.topk, count));
+                                               cambi::top_k_count(options_.topk, count), &sums);
     }
     scratch_.give(std::move(s));
     return cambi::weight_scores(means, setup.window);

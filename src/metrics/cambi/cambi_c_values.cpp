@@ -29,18 +29,18 @@ namespace {
 // [s0, s1) are the columns whose pixels reach into the strip, `none` a row of kNotCounted.
 void c_value_rows(const uint16_t* levels, const uint16_t* none, int w, int h,
                   const StripHistogram& hist, int s0, int s1, const LevelTable& table, int r0,
-                  int r1, float* out) {
+                  int r1, float* out, ValueSums* sums) {
   const CambiKernels& k = cambi_kernels();
   const int pad = hist.pad;
   auto row = [&](int r) { return r >= 0 && r < h ? levels + size_t(r) * size_t(w) : none; };
   std::memset(hist.cells, 0, size_t(hist.stride) * size_t(hist.band + 1) * sizeof(uint16_t));
   for (int r = std::max(0, r0 - pad); r <= std::min(h - 1, r0 + pad); ++r)
     k.replace_row(hist, none, row(r), s0, s1);
-  k.evaluate_row(hist, row(r0), table, out + size_t(r0) * size_t(w));
+  k.evaluate_row(hist, row(r0), table, out + size_t(r0) * size_t(w), sums);
   for (int i = r0 + 1; i < r1; ++i) {
     const uint16_t *leaving = row(i - pad - 1), *entering = row(i + pad);
     if (leaving != entering) k.replace_row(hist, leaving, entering, s0, s1);
-    k.evaluate_row(hist, row(i), table, out + size_t(i) * size_t(w));
+    k.evaluate_row(hist, row(i), table, out + size_t(i) * size_t(w), sums);
   }
 }
 
@@ -97,8 +97,8 @@ std::vector<uint32_t> level_contrasts(const LevelParams& p) {
   return contrasts;
 }
 
-void c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h, unsigned window,
-              const LevelParams& params, float* out, ThreadPool* pool) {
+ValueSums c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h,
+                   unsigned window, const LevelParams& params, float* out, ThreadPool* pool) {
   const int iw = int(w), ih = int(h), pad = int(window >> 1);
   // Per-thread storage, reused across calls (fresh pages of a 4K plane cost more than the pass).
   // The chunks below run on other threads: they must see this thread's buffer, through a pointer.
@@ -127,7 +127,11 @@ void c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h
   none_storage.assign(w, kNotCounted);
   const uint16_t* none = none_storage.data();
   const LevelTable table{contrasts.data(), params.diff_weights.data(), reciprocal_lut().data()};
+  // The sums are exact integers: the order the chunks add theirs in cannot matter.
+  ValueSums total;
+  std::mutex total_mutex;
   auto body = [&](size_t begin, size_t end) {
+    ValueSums sums;
     std::vector<uint16_t> storage = cell_pool().take(cells);
     uint16_t* aligned = storage.data() + (-(reinterpret_cast<uintptr_t>(storage.data()) / 2) & 31);
     for (size_t c = begin; c < end; ++c) {
@@ -137,15 +141,18 @@ void c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h
         const int x1 = std::min(iw, x0 + strip_width);
         const StripHistogram hist{aligned, stride, params.band, x0, x1, pad};
         c_value_rows(levels, none, iw, ih, hist, std::max(0, x0 - pad), std::min(iw, x1 + pad),
-                     table, r0, r1, out);
+                     table, r0, r1, out, &sums);
       }
     }
     cell_pool().give(std::move(storage));
+    std::lock_guard lock(total_mutex);
+    total.add(sums);
   };
   if (pool && chunks > 1)
     pool->parallel_for(chunks, 1, body);
   else
     body(0, chunks);
+  return total;
 }
 
 void c_values_plain(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h,

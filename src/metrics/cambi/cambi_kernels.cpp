@@ -44,7 +44,7 @@ void replace_row(const StripHistogram& hist, const uint16_t* out, const uint16_t
 }
 
 void evaluate_row(const StripHistogram& hist, const uint16_t* levels, const LevelTable& table,
-                  float* out) {
+                  float* out, ValueSums* sums) {
   auto count = [&](int l, int j) {
     return l >= 0 && l < hist.band
                ? int(hist.cells[size_t(l) * size_t(hist.stride) + size_t(j - hist.x0)])
@@ -62,6 +62,7 @@ void evaluate_row(const StripHistogram& hist, const uint16_t* levels, const Leve
       }
     }
     out[j] = c;
+    sums->add(c);
   }
 }
 

@@ -11,6 +11,8 @@
 
 namespace vqx::cambi {
 
+struct ValueSums;  // cambi_stages.h
+
 // The sliding histogram of a strip of columns [x0, x1) (cambi_c_values.cpp): the count of level l
 // in the window centred on column j is cells[l * stride + j - x0]. Rows are padded to a multiple
 // of 32 counts from a 64-byte aligned start, so that updates move whole aligned vectors; the
@@ -41,9 +43,9 @@ struct CambiKernels {
   // out[j] for j in [x0, x1) (full image rows): 0 where levels[j] is kNotCounted, else the max
   // over the contrasts d of levels[j] of f32(weight * p0 * pm) * lut[p0 + pm], 0 if none, with p0
   // the count of the pixel's level l and pm the larger count of l + d + 1 and l - d - 1 (0 for
-  // levels outside the band) at column j (spec 6.3 step 3).
+  // levels outside the band) at column j (spec 6.3 step 3). Adds the values to `sums`.
   void (*evaluate_row)(const StripHistogram& hist, const uint16_t* levels, const LevelTable& table,
-                       float* out);
+                       float* out, ValueSums* sums);
   // The number of non-zero values among n c-values and their exact sum in units of 2^-24; false
   // when some value is not a non-negative multiple of 2^-24 below 2^14 (then the counts are
   // meaningless).
@@ -67,7 +69,7 @@ namespace plain {
 void replace_row(const StripHistogram& hist, const uint16_t* out, const uint16_t* in, int s0,
                  int s1);
 void evaluate_row(const StripHistogram& hist, const uint16_t* levels, const LevelTable& table,
-                  float* out);
+                  float* out, ValueSums* sums);
 bool count_and_sum(const float* values, size_t n, size_t* nonzero, uint64_t* sum);
 void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, int base, int band, uint16_t* levels);
 void mode3(const uint16_t* a, const uint16_t* b, const uint16_t* c, size_t n, uint16_t* out);

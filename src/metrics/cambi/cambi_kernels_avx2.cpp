@@ -103,9 +103,47 @@ void replace_row(const StripHistogram& h, const uint16_t* out, const uint16_t* i
   next_run<+1>(h, come, s1, kNotCounted);
 }
 
+// ValueSums::add of 8 values at a time: the units of lane k go to 64-bit lane k mod 4 (a term has
+// at most 38 bits, a lane sums a row's worth of them).
+struct LaneSums {
+  // A written constructor (not member initialisers) gets the unit's target attributes.
+  LaneSums() : units(_mm256_setzero_si256()), bad(_mm256_setzero_si256()) {}
+  __m256i units, bad;
+  uint64_t nonzero = 0;
+  void add(__m256 values) {
+    const __m256i bits = _mm256_castps_si256(values);
+    const __m256i is_zero = _mm256_cmpeq_epi32(bits, _mm256_setzero_si256());
+    nonzero +=
+        8 - uint64_t(std::popcount(uint32_t(_mm256_movemask_ps(_mm256_castsi256_ps(is_zero)))));
+    const __m256i shift = _mm256_sub_epi32(_mm256_srli_epi32(bits, 23), _mm256_set1_epi32(126));
+    const __m256i fifteen = _mm256_set1_epi32(15);
+    // shift >= 15 unsigned (exponent outside [126, 140]) on a non-zero lane
+    bad = _mm256_or_si256(
+        bad,
+        _mm256_andnot_si256(is_zero, _mm256_cmpeq_epi32(_mm256_max_epu32(shift, fifteen), shift)));
+    const __m256i mantissa = _mm256_andnot_si256(
+        is_zero, _mm256_or_si256(_mm256_and_si256(bits, _mm256_set1_epi32(0x7FFFFF)),
+                                 _mm256_set1_epi32(0x800000)));
+    const __m256i s = _mm256_and_si256(shift, fifteen);
+    units = _mm256_add_epi64(
+        units, _mm256_sllv_epi64(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(mantissa)),
+                                 _mm256_cvtepu32_epi64(_mm256_castsi256_si128(s))));
+    units = _mm256_add_epi64(
+        units, _mm256_sllv_epi64(_mm256_cvtepu32_epi64(_mm256_extracti128_si256(mantissa, 1)),
+                                 _mm256_cvtepu32_epi64(_mm256_extracti128_si256(s, 1))));
+  }
+  void finish(ValueSums* sums) const {
+    alignas(32) uint64_t lanes[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), units);
+    sums->units += lanes[0] + lanes[1] + lanes[2] + lanes[3];
+    sums->nonzero += nonzero;
+    sums->representable &= bool(_mm256_testz_si256(bad, bad));
+  }
+};
+
 // c-values of the pixels [a, b) (strip coordinates) of level l, 8 at a time, the tail plain.
 inline void evaluate_run(const StripHistogram& h, int l, const LevelTable& t, int a, int b,
-                         float* out) {
+                         float* out, LaneSums& sums, ValueSums* tail_sums) {
   uint32_t diffs = l == kNotCounted ? 0 : t.contrasts[l];
   if (!diffs) {
     std::fill(out + a, out + b, 0.0f);
@@ -141,6 +179,7 @@ inline void evaluate_run(const StripHistogram& h, int l, const LevelTable& t, in
       c = _mm256_max_ps(c, _mm256_mul_ps(_mm256_cvtepi32_ps(product), reciprocal));
     }
     _mm256_storeu_ps(out + j, c);
+    sums.add(c);
   }
   for (; j < b; ++j) {
     const int p0 = p0s[j];
@@ -150,11 +189,13 @@ inline void evaluate_run(const StripHistogram& h, int l, const LevelTable& t, in
       c = std::max(c, float(weights[r] * p0 * pm) * t.lut[p0 + pm]);
     }
     out[j] = c;
+    tail_sums->add(c);
   }
 }
 
-void evaluate_row(const StripHistogram& h, const uint16_t* levels, const LevelTable& t,
-                  float* out) {
+void evaluate_row(const StripHistogram& h, const uint16_t* levels, const LevelTable& t, float* out,
+                  ValueSums* value_sums) {
+  LaneSums sums;
   const uint16_t* row = levels + h.x0;
   float* strip_out = out + h.x0;
   const int n = h.x1 - h.x0;
@@ -163,15 +204,16 @@ void evaluate_row(const StripHistogram& h, const uint16_t* levels, const LevelTa
     for (uint32_t starts = differing_lanes(load16(row + c), load16(row + c - 1)); starts;
          starts &= starts - 1) {
       const int at = c + std::countr_zero(starts);
-      evaluate_run(h, row[start], t, start, at, strip_out);
+      evaluate_run(h, row[start], t, start, at, strip_out, sums, value_sums);
       start = at;
     }
   for (; c < n; ++c)
     if (row[c] != row[c - 1]) {
-      evaluate_run(h, row[start], t, start, c, strip_out);
+      evaluate_run(h, row[start], t, start, c, strip_out, sums, value_sums);
       start = c;
     }
-  evaluate_run(h, row[start], t, start, n, strip_out);
+  evaluate_run(h, row[start], t, start, n, strip_out, sums, value_sums);
+  sums.finish(value_sums);
 }
 
 bool count_and_sum(const float* values, size_t n, size_t* nonzero, uint64_t* sum) {

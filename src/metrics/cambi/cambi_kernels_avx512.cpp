@@ -94,9 +94,49 @@ void replace_row(const StripHistogram& h, const uint16_t* out, const uint16_t* i
   next_run<+1>(h, come, s1, kNotCounted);
 }
 
+// ValueSums::add of 16 values at a time: the units of lane k go to 64-bit lane k mod 8 (a term has
+// at most 38 bits, a lane sums a row's worth of them).
+// Lanes 8..15 (a shuffle: GCC 12's extracti64x4, also inside reduce_add, warns of its own
+// placeholder, bug 105593).
+inline __m256i upper_half(__m512i v) {
+  return _mm512_castsi512_si256(_mm512_shuffle_i64x2(v, v, 0xEE));
+}
+
+struct LaneSums {
+  // A written constructor (not member initialisers) gets the unit's target attributes.
+  LaneSums() : units(_mm512_setzero_si512()) {}
+  __m512i units;
+  uint64_t nonzero = 0;
+  uint32_t bad = 0;
+  void add(__m512 values, __mmask16 lanes) {
+    const __m512i bits = _mm512_castps_si512(values);
+    const __mmask16 nonzero_lanes = _mm512_test_epi32_mask(bits, bits) & lanes;
+    nonzero += uint64_t(std::popcount(uint32_t(nonzero_lanes)));
+    // exponent - 126 outside [0, 14] (unsigned) on a non-zero lane
+    const __m512i shift = _mm512_sub_epi32(_mm512_srli_epi32(bits, 23), _mm512_set1_epi32(126));
+    bad |= nonzero_lanes & _mm512_cmpgt_epu32_mask(shift, _mm512_set1_epi32(14));
+    const __m512i mantissa =
+        _mm512_maskz_or_epi32(nonzero_lanes, _mm512_and_si512(bits, _mm512_set1_epi32(0x7FFFFF)),
+                              _mm512_set1_epi32(0x800000));
+    const __m512i s = _mm512_and_si512(shift, _mm512_set1_epi32(15));
+    units = _mm512_add_epi64(
+        units, _mm512_sllv_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(mantissa)),
+                                 _mm512_cvtepu32_epi64(_mm512_castsi512_si256(s))));
+    units = _mm512_add_epi64(units, _mm512_sllv_epi64(_mm512_cvtepu32_epi64(upper_half(mantissa)),
+                                                      _mm512_cvtepu32_epi64(upper_half(s))));
+  }
+  void finish(ValueSums* sums) const {
+    alignas(64) uint64_t lanes[8];
+    _mm512_store_si512(lanes, units);
+    for (uint64_t lane : lanes) sums->units += lane;
+    sums->nonzero += nonzero;
+    sums->representable &= bad == 0;
+  }
+};
+
 // c-values of the pixels [a, b) (strip coordinates) of level l, 16 at a time.
 inline void evaluate_run(const StripHistogram& h, int l, const LevelTable& t, int a, int b,
-                         float* out) {
+                         float* out, LaneSums& sums) {
   uint32_t diffs = t.contrasts[l];
   if (!diffs) {
     for (int j = a; j < b; j += 16)
@@ -134,11 +174,13 @@ inline void evaluate_run(const StripHistogram& h, int l, const LevelTable& t, in
       c = _mm512_max_ps(c, _mm512_mul_ps(_mm512_cvtepi32_ps(product), reciprocal));
     }
     _mm512_mask_storeu_ps(out + j, m, c);
+    sums.add(c, m);
   }
 }
 
-void evaluate_row(const StripHistogram& h, const uint16_t* levels, const LevelTable& t,
-                  float* out) {
+void evaluate_row(const StripHistogram& h, const uint16_t* levels, const LevelTable& t, float* out,
+                  ValueSums* value_sums) {
+  LaneSums sums;
   const uint16_t* row = levels + h.x0;
   float* strip_out = out + h.x0;
   const int n_all = h.x1 - h.x0;
@@ -147,7 +189,7 @@ void evaluate_row(const StripHistogram& h, const uint16_t* levels, const LevelTa
       for (int j = a; j < b; j += 16)
         _mm512_mask_storeu_ps(strip_out + j, first_lanes16(b - j), _mm512_setzero_ps());
     } else {
-      evaluate_run(h, row[a], t, a, b, strip_out);
+      evaluate_run(h, row[a], t, a, b, strip_out, sums);
     }
   };
   int start = 0;
@@ -162,6 +204,7 @@ void evaluate_row(const StripHistogram& h, const uint16_t* levels, const LevelTa
     }
   }
   finish(start, n_all);
+  sums.finish(value_sums);
 }
 
 }  // namespace

@@ -80,17 +80,23 @@ double approximate_total(std::span<const float> values) {
 
 }  // namespace
 
-double top_k_mean(std::span<float> values, size_t k) {
+double top_k_mean(std::span<float> values, size_t k, const ValueSums* sums) {
   // c-values are mostly zero: when at most k are not, the top K are all of them plus zeros, whose
   // sum is the sum of everything. Below 2^29 (2^53 units) that is upstream's sum exactly; above,
   // upstream's order matters: replay it.
   {
-    size_t nonzero = 0;
-    uint64_t sum = 0;
-    if (cambi_kernels().count_and_sum(values.data(), values.size(), &nonzero, &sum) &&
-        nonzero <= k) {
-      if (sum >= (uint64_t{1} << 53)) return top_k_mean_quickselect(values, k);
-      return std::ldexp(double(sum), -24) / double(k);
+    ValueSums all;
+    if (sums) {
+      all = *sums;
+    } else {
+      size_t nonzero = 0;
+      all.representable =
+          cambi_kernels().count_and_sum(values.data(), values.size(), &nonzero, &all.units);
+      all.nonzero = nonzero;
+    }
+    if (all.representable && all.nonzero <= k) {
+      if (all.units >= (uint64_t{1} << 53)) return top_k_mean_quickselect(values, k);
+      return std::ldexp(double(all.units), -24) / double(k);
     }
   }
   // The top-K mean is at least the mean of all values: when even that puts the top-K sum above

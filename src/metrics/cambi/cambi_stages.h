@@ -11,6 +11,7 @@
 //                              then per scale: decimate -> mode_filter -> c_values -> top_k_mean
 //                              and finally weight_scores.
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -98,10 +99,32 @@ void counted_levels(const uint16_t* image, const uint8_t* mask, size_t n, const 
 // which depend on the level only).
 std::vector<uint32_t> level_contrasts(const LevelParams& p);
 
+// What the pooling needs to know of a plane of c-values before it selects (spec 6.4): how many
+// are non-zero and their exact sum in units of 2^-24; both mean nothing unless every non-zero
+// value is a non-negative multiple of 2^-24 below 2^14 (`representable`, always so for c-values).
+struct ValueSums {
+  uint64_t nonzero = 0, units = 0;
+  bool representable = true;
+  void add(float value) {
+    const uint32_t bits = std::bit_cast<uint32_t>(value);
+    if (bits == 0) return;
+    const uint32_t e = bits >> 23;  // biased exponent; the sign bit would make it >= 256
+    representable &= e >= 126 && e <= 140;
+    ++nonzero;
+    units += uint64_t((bits & 0x7FFFFFu) | 0x800000u) << ((e - 126) & 15);
+  }
+  void add(const ValueSums& other) {
+    nonzero += other.nonzero;
+    units += other.units;
+    representable &= other.representable;
+  }
+};
+
 // c-value of every pixel (spec 6.3) by sliding column histograms, row chunks in parallel on
 // `pool` (may be null). Counts are exact, so the result does not depend on the chunking.
-void c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h, unsigned window,
-              const LevelParams& params, float* out, ThreadPool* pool);
+// Returns the plane's ValueSums, taken while the values are computed.
+ValueSums c_values(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h,
+                   unsigned window, const LevelParams& params, float* out, ThreadPool* pool);
 // The plain twin: the definition of spec 6.3 with a direct window scan (tests only, slow).
 void c_values_plain(const uint16_t* image, const uint8_t* mask, unsigned w, unsigned h,
                     unsigned window, const LevelParams& params, float* out);
@@ -111,7 +134,8 @@ size_t top_k_count(double ratio, size_t n);
 // Mean of the k largest values as upstream computes it (spec 6.4). Exact integer selection and
 // sum; when that sum is >= 2^29 (where upstream's f64 sum may round) it falls back to the literal
 // quick-select. May reorder `values`.
-double top_k_mean(std::span<float> values, size_t k);
+// `sums`, when given, are the values' ValueSums (saving a pass over them).
+double top_k_mean(std::span<float> values, size_t k, const ValueSums* sums = nullptr);
 // The plain twin: upstream's quick-select and sequential f64 sum, literally. Reorders `values`.
 double top_k_mean_quickselect(std::span<float> values, size_t k);
 
