@@ -1,11 +1,13 @@
 #include "engine/engine.h"
 
 #include <fmt/format.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "core/error.h"
@@ -127,6 +129,25 @@ uint64_t default_memory_limit() {
   return total / 2;
 }
 
+unsigned cpu_quota_cpus(const std::string& cpu_max) {
+  std::istringstream line(cpu_max);
+  uint64_t quota = 0, period = 0;
+  if (!(line >> quota >> period) || quota == 0 || period == 0) return 0;  // "max": no quota
+  return unsigned(std::min<uint64_t>((quota + period - 1) / period, 1u << 20));
+}
+
+unsigned usable_cpus() {
+  unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  cpu_set_t mask;
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0) cpus = std::max(1, CPU_COUNT(&mask));
+  if (std::ifstream cgroup("/sys/fs/cgroup/cpu.max"); cgroup) {
+    std::string text;
+    std::getline(cgroup, text);
+    if (const unsigned quota = cpu_quota_cpus(text); quota > 0) cpus = std::min(cpus, quota);
+  }
+  return cpus;
+}
+
 void skip_frames(FrameSource& reader, uint64_t count) {
   if (count == 0) return;
   uint64_t skipped = reader.skip(count);
@@ -214,7 +235,7 @@ std::vector<std::string> requests_without_cuda_twin(const std::vector<MetricRequ
 
 unsigned cuda_run_cpu_threads(const RunSettings& settings) {
   if (settings.threads > 0) return settings.threads;
-  return std::max(1u, std::thread::hardware_concurrency());
+  return usable_cpus();
 }
 
 std::unique_ptr<RunReport> run_metrics(FrameSource& reference, FrameSource& distorted,

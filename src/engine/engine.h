@@ -106,6 +106,13 @@ std::string describe_bytes(uint64_t bytes);
 // Half of this machine's memory, or of the control group's limit where that is lower.
 uint64_t default_memory_limit();
 
+// The CPUs this process may run on: those of its affinity mask, and no more than the control
+// group's CPU quota (cgroup v2 cpu.max, rounded up) where one is set. At least 1.
+unsigned usable_cpus();
+// The CPUs a cgroup v2 cpu.max line ("QUOTA PERIOD" or "max PERIOD") allows, rounded up; 0 for
+// no quota or a line that is not one.
+unsigned cpu_quota_cpus(const std::string& cpu_max);
+
 // Creates a request's CPU instance and registers its output columns in `table`.
 struct CpuInstance {
   std::unique_ptr<CpuMetric> metric;
@@ -117,7 +124,7 @@ CpuInstance make_cpu_instance(const MetricRequest& request, ResultTable& table);
 std::vector<std::string> requests_without_cuda_twin(const std::vector<MetricRequest>& requests);
 
 // Worker threads of the CPU side of a CUDA run (the metrics without a CUDA twin): --threads when
-// given, else one per core, since such a metric would otherwise hold up the device.
+// given, else one per usable CPU, since such a metric would otherwise hold up the device.
 unsigned cuda_run_cpu_threads(const RunSettings& settings);
 
 // The listener a backend gives FinalFrames: settings.frame_final on `table`, or none.

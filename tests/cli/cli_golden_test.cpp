@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/cuda_backend.h"
+#include "engine/engine.h"
 #include "support/fixtures.h"
 
 namespace vqx::test {
@@ -112,16 +113,29 @@ INSTANTIATE_TEST_SUITE_P(AllPairs, CliGolden, ::testing::ValuesIn(kAllPairs));
 TEST(Cli, BackendLineOnStderrUnlessQuiet) {
   VQX_REQUIRE_FIXTURE("n576", dir);
   const std::string base = fmt::format("-r {0}/ref.y4m -d {0}/dis.y4m -n --feature psnr --frame_cnt 2", dir);
-  auto loud = run_cli(base + " --threads 3");
+  auto loud = run_cli(base + " --threads 1");
   ASSERT_EQ(loud.status, 0) << loud.output;
-  const std::string expected = cuda_device_available(0)
-                                   ? fmt::format("vqx: backend cuda ({}, device 0)\n", cuda_device_name(0))
-                                   : "vqx: backend cpu (3 threads; ";
+  const std::string expected =
+      cuda_device_available(0)
+          ? fmt::format("vqx: backend cuda ({}, device 0)\n", cuda_device_name(0))
+          : "vqx: backend cpu (1 thread; ";
   EXPECT_EQ(loud.output.rfind(expected, 0), 0u) << loud.output;
   EXPECT_EQ(std::count(loud.output.begin(), loud.output.end(), '\n'), 1) << loud.output;
-  auto cpu = run_cli(base + " --threads 3 --backend cpu");
-  EXPECT_EQ(cpu.output, "vqx: backend cpu (3 threads)\n");
+  auto cpu = run_cli(base + " --threads 1 --backend cpu");
+  EXPECT_EQ(cpu.output, "vqx: backend cpu (1 thread)\n");
   EXPECT_EQ(run_cli(base + " -q").output, "");
+}
+
+// --threads above the CPUs this process may use runs one worker per CPU: more would only take
+// turns on them.
+TEST(Cli, ThreadsAboveTheUsableCpusRunOnePerCpu) {
+  VQX_REQUIRE_FIXTURE("n576", dir);
+  const std::string base =
+      fmt::format("-r {0}/ref.y4m -d {0}/dis.y4m -n --feature psnr --frame_cnt 2", dir);
+  const unsigned cpus = usable_cpus();
+  auto many = run_cli("--threads 4096 --backend cpu " + base);
+  EXPECT_EQ(many.output,
+            fmt::format("vqx: backend cpu ({} thread{})\n", cpus, cpus == 1 ? "" : "s"));
 }
 
 TEST(Cli, VersionGoesToStderr) {

@@ -2,6 +2,7 @@
 #include "engine/engine.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <cstring>
 
@@ -109,6 +110,36 @@ TEST(Engine, RunReportsItsBackendOnceBeforeTheFrames) {
   auto report = run_on_pictures(ref, dis, {"psnr"}, s);
   EXPECT_EQ(lines, (std::vector<std::string>{"cpu (2 threads)"}));
   EXPECT_EQ(report->backend, "cpu");
+}
+
+TEST(Engine, CpuQuotaLinesRoundUpAndMaxIsNoQuota) {
+  EXPECT_EQ(cpu_quota_cpus("max 100000"), 0u);
+  EXPECT_EQ(cpu_quota_cpus("200000 100000"), 2u);
+  EXPECT_EQ(cpu_quota_cpus("150000 100000"), 2u);
+  EXPECT_EQ(cpu_quota_cpus("50000 100000"), 1u);
+  EXPECT_EQ(cpu_quota_cpus("1600000 100000\n"), 16u);
+  EXPECT_EQ(cpu_quota_cpus(""), 0u);
+  EXPECT_EQ(cpu_quota_cpus("0 100000"), 0u);
+  EXPECT_EQ(cpu_quota_cpus("100000 0"), 0u);
+}
+
+// The affinity mask bounds the usable CPUs: pinned to one CPU, this thread may use one.
+TEST(Engine, UsableCpusFollowTheAffinityMask) {
+  cpu_set_t saved;
+  ASSERT_EQ(sched_getaffinity(0, sizeof(saved), &saved), 0);
+  const unsigned all = usable_cpus();
+  EXPECT_GE(all, 1u);
+  EXPECT_LE(all, unsigned(CPU_COUNT(&saved)));
+  int first = 0;
+  while (!CPU_ISSET(first, &saved)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof(one), &one), 0);
+  const unsigned pinned = usable_cpus();
+  ASSERT_EQ(sched_setaffinity(0, sizeof(saved), &saved), 0);
+  EXPECT_EQ(pinned, 1u);
+  EXPECT_EQ(usable_cpus(), all);
 }
 
 }  // namespace

@@ -101,7 +101,7 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
 
   unsigned width = 0, height = 0, bitdepth = 0;
   std::string pixel_format, backend = "auto", precision, ref_stream, dis_stream, decoder = "auto", scale;
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = usable_cpus();
   uint64_t subsample = 1, frame_cnt = 0, skip_ref = 0, skip_dist = 0;
   unsigned cpumask = 0, gpumask = 0;
   std::string gpu = "0";
@@ -153,7 +153,10 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   app.add_flag("--json", json, "JSON output");
   app.add_flag("--csv", csv, "CSV output");
   app.add_flag("--sub", sub, "MicroDVD subtitle output");
-  app.add_option("--threads", threads, "CPU worker threads (default: all cores; 0 = the calling thread)")
+  app.add_option("--threads", threads,
+                 "CPU worker threads, at most one per CPU this process may use (default: one per "
+                 "CPU; 0 = the "
+                 "calling thread)")
       ->check(CLI::Range(0u, 4096u));
   app.add_option(
          "--memory_limit", o.run.memory_limit,
@@ -258,7 +261,9 @@ std::optional<CliOptions> parse_command_line(int argc, char** argv) {
   } else if (!o.features_out.empty()) {
     throw UsageError("--features_out needs --segment START:COUNT");
   }
-  o.run.threads = threads;
+  // Workers beyond the CPUs (affinity mask, cgroup quota) would only take turns on them, each
+  // with a frame of its own in flight, which costs cache and memory and gains nothing.
+  o.run.threads = std::min(threads, usable_cpus());
   o.run.subsample = subsample;
   o.run.frame_cnt = frame_cnt;
   o.run.skip_ref = skip_ref;
