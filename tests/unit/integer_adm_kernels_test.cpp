@@ -334,6 +334,92 @@ TEST(IntegerAdmKernels, PipelineOnOddSizes) {
     }
 }
 
+// The kernels on rings of rows (AdmBands::rows, AdmDetail::rows below the height, as the metric's
+// strips use them) write and read the values they do on whole bands: every table streams a
+// 35 x 61 picture's scale 0 and its scale 1 through rings of 5 rows, a row at a time, masking
+// each row once the row after it is in, and gets the whole bands' rows and sums.
+template <typename Coef, typename Transform>
+void expect_ring_matches_whole(const AdmKernels& k, int s, uint32_t w, uint32_t h,
+                               const Transform& transform, const std::string& what) {
+  const AdmScaleKernels<Coef>& st = k.stages<Coef>();
+  const AdmWeights weights = adm_weights(0, 3.0, 1080);
+  const AdmRects rects = adm_rects(w, h);
+  const AdmRect& ext = rects.extended;
+  const int rows = int(h);
+  for (uint32_t ring_rows : {0u, 5u}) {
+    AdmBands<Coef> r, d;
+    r.resize(w, h, true, ring_rows);
+    d.resize(w, h, true, ring_rows);
+    AdmDetail<Coef> rs, as, cc, mm;
+    for (auto* x : {&rs, &as, &cc, &mm}) x->resize(w, h, ring_rows);
+    std::array<int64_t, 3> masked{};
+    std::array<uint64_t, 3> den{};
+    int next = rects.inner.top;
+    for (int i = 0; i < rows; ++i) {
+      transform(r, d, i);
+      st.decouple_rows(s, r, d, 100.0, ext, rs, as, i, i + 1);
+      st.csf_rows(s, as, weights[s], ext, cc, mm, i, i + 1);
+      if (i >= rects.inner.top && i < rects.inner.bottom)
+        for (int b = 0; b < 3; ++b) den[b] += st.den_rows(s, r, rects, i, i + 1)[b];
+      for (; next < rects.inner.bottom && (next + 1 == rows ? rows - 1 : next + 1) <= i; ++next) {
+        const auto part =
+            st.cm_rows(s, rs, cc, mm, weights[s], rects, SimdCompat::kAvx2, next, next + 1);
+        for (int b = 0; b < 3; ++b) masked[b] += part[b];
+      }
+    }
+    AdmBands<Coef> whole_r, whole_d;
+    whole_r.resize(w, h);
+    whole_d.resize(w, h);
+    AdmDetail<Coef> wrs, was, wcc, wmm;
+    for (auto* x : {&wrs, &was, &wcc, &wmm}) x->resize(w, h);
+    for (int i = 0; i < rows; ++i) transform(whole_r, whole_d, i);
+    st.decouple_rows(s, whole_r, whole_d, 100.0, ext, wrs, was, 0, rows);
+    st.csf_rows(s, was, weights[s], ext, wcc, wmm, 0, rows);
+    const auto whole_masked = st.cm_rows(s, wrs, wcc, wmm, weights[s], rects, SimdCompat::kAvx2,
+                                         rects.inner.top, rects.inner.bottom);
+    const auto whole_den = st.den_rows(s, whole_r, rects, rects.inner.top, rects.inner.bottom);
+    const std::string where = what + (ring_rows ? ", ring of 5 rows" : ", whole bands");
+    EXPECT_EQ(masked, whole_masked) << where;
+    EXPECT_EQ(den, whole_den) << where;
+    // The last rows still in the ring hold the whole bands' values.
+    for (int i = rows - int(r.rows); i < rows; ++i)
+      for (int b = 0; b < 3; ++b)
+        for (int j = ext.left; j < ext.right; ++j) {
+          ASSERT_EQ(r.detail_row(b, i)[j], whole_r.detail_row(b, i)[j]) << where << " row " << i;
+          ASSERT_EQ(mm.row(b, i)[j], wmm.row(b, i)[j]) << where << " row " << i;
+        }
+  }
+}
+
+TEST(IntegerAdmKernels, RingsOfRowsGiveTheWholeBandsValues) {
+  const uint32_t W = 35, H = 61;
+  const auto ref = test_plane<uint8_t>(W, H, 8, 1, Pattern::kNatural);
+  const auto dis = test_plane<uint8_t>(W, H, 8, 2, Pattern::kNoise);
+  std::vector<std::pair<std::string, AdmKernels>> tables = fast_tables();
+  tables.emplace_back("plain", plain());
+  for (const auto& [name, k] : tables) {
+    AdmBands<int16_t> r0, d0;  // whole scale 0, the input of scale 1
+    r0.resize((W + 1) / 2, (H + 1) / 2);
+    d0.resize((W + 1) / 2, (H + 1) / 2);
+    k.dwt0<uint8_t>()(ref.data(), W, H, 8, false, r0, 0, r0.h);
+    k.dwt0<uint8_t>()(dis.data(), W, H, 8, false, d0, 0, d0.h);
+    expect_ring_matches_whole<int16_t>(
+        k, 0, r0.w, r0.h,
+        [&](AdmBands<int16_t>& r, AdmBands<int16_t>& d, int i) {
+          k.dwt0<uint8_t>()(ref.data(), W, H, 8, false, r, uint32_t(i), uint32_t(i + 1));
+          k.dwt0<uint8_t>()(dis.data(), W, H, 8, false, d, uint32_t(i), uint32_t(i + 1));
+        },
+        name + " scale 0");
+    expect_ring_matches_whole<int32_t>(
+        k, 1, (r0.w + 1) / 2, (r0.h + 1) / 2,
+        [&](AdmBands<int32_t>& r, AdmBands<int32_t>& d, int i) {
+          k.dwt_rows_from_scale0(1, r0.a.data(), r0.w, r0.h, r, uint32_t(i), uint32_t(i + 1));
+          k.dwt_rows_from_scale0(1, d0.a.data(), d0.w, d0.h, d, uint32_t(i), uint32_t(i + 1));
+        },
+        name + " scale 1");
+  }
+}
+
 TEST(IntegerAdmKernels, WholeMetricOnEachTable) {
   for (uint8_t bpc : {uint8_t(8), uint8_t(12)}) {
     const PictureFormat format = make_format(97, 61, ChromaSubsampling::k420, bpc);

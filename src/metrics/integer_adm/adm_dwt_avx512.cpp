@@ -152,9 +152,8 @@ void dwt_rows(int scale, const In* in, uint32_t in_w, uint32_t in_h, AdmBands<in
     vertical(p, in_w, scale, tl.data() + 1, th.data() + 1);
     dwt_pad(tl.data(), in_w);
     dwt_pad(th.data(), in_w);
-    const size_t at = size_t(i) * w;
-    horizontal(tl.data(), w, scale, out.a.data() + at, out.detail[kV].data() + at);
-    horizontal(th.data(), w, scale, out.detail[kH].data() + at, out.detail[kD].data() + at);
+    horizontal(tl.data(), w, scale, out.a_row(int(i)), out.detail_row(kV, int(i)));
+    horizontal(th.data(), w, scale, out.detail_row(kH, int(i)), out.detail_row(kD, int(i)));
   }
 }
 

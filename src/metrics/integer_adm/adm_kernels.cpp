@@ -52,17 +52,17 @@ void dwt0_rows(const Sample* luma, uint32_t width, uint32_t height, unsigned bpc
     }
     dwt_pad(tl.data(), width);
     dwt_pad(th.data(), width);
-    int16_t* a = out.a.data() + size_t(i) * w;
-    #pragma GCC ivdep
+    int16_t* a = out.a_row(int(i));
+#pragma GCC ivdep
     for (uint32_t j = 0; j < w; ++j) {
       const int16_t* l = tl.data() + 2 * j;
       a[j] = int16_t((kLo[0] * l[0] + kLo[1] * l[1] + kLo[2] * l[2] + kLo[3] * l[3] + 32768) >> 16);
     }
     if (lowpass_only) continue;
-    int16_t* v = out.detail[kV].data() + size_t(i) * w;
-    int16_t* hb = out.detail[kH].data() + size_t(i) * w;
-    int16_t* d = out.detail[kD].data() + size_t(i) * w;
-    #pragma GCC ivdep
+    int16_t* v = out.detail_row(kV, int(i));
+    int16_t* hb = out.detail_row(kH, int(i));
+    int16_t* d = out.detail_row(kD, int(i));
+#pragma GCC ivdep
     for (uint32_t j = 0; j < w; ++j) {
       const int16_t* l = tl.data() + 2 * j;
       const int16_t* hh = th.data() + 2 * j;
@@ -103,13 +103,15 @@ template <typename Coef>
 void decouple_rows(int scale, const AdmBands<Coef>& ref, const AdmBands<Coef>& dis,
                    double gain_limit, const AdmRect& ext, AdmDetail<Coef>& restored,
                    AdmDetail<Coef>& additive, int row_begin, int row_end) {
-  const size_t w = ref.w;
   for (int i = row_begin; i < row_end; ++i) {
-    #pragma GCC ivdep
+    const Coef* o_row[3] = {ref.detail_row(kH, i), ref.detail_row(kV, i), ref.detail_row(kD, i)};
+    const Coef* t_row[3] = {dis.detail_row(kH, i), dis.detail_row(kV, i), dis.detail_row(kD, i)};
+    Coef* r_row[3] = {restored.row(kH, i), restored.row(kV, i), restored.row(kD, i)};
+    Coef* a_row[3] = {additive.row(kH, i), additive.row(kV, i), additive.row(kD, i)};
+#pragma GCC ivdep
     for (int j = ext.left; j < ext.right; ++j) {
-      const size_t at = size_t(i) * w + j;
-      const int64_t oh = ref.detail[kH][at], ov = ref.detail[kV][at];
-      const int64_t th = dis.detail[kH][at], tv = dis.detail[kV][at];
+      const int64_t oh = o_row[kH][j], ov = o_row[kV][j];
+      const int64_t th = t_row[kH][j], tv = t_row[kV][j];
       // Angle test (1 degree): int64 -> f32 first, then f64 arithmetic.
       const int64_t dp = oh * th + ov * tv;
       const int64_t om = oh * oh + ov * ov;
@@ -118,7 +120,7 @@ void decouple_rows(int scale, const AdmBands<Coef>& ref, const AdmBands<Coef>& d
       const bool flag = x >= 0 && x * x >= (kCos1Sq * (double(float(om)) / 4096.0)) *
                                                (double(float(tm)) / 4096.0);
       for (int b = 0; b < 3; ++b) {
-        const int32_t o = ref.detail[b][at], t = dis.detail[b][at];
+        const int32_t o = o_row[b][j], t = t_row[b][j];
         int64_t k = scale == 0 ? ratio_scale0(o, t) : ratio_wide(o, t);
         Coef rb = Coef((k * o + 16384) >> 15);
         if (flag && k > 0) {
@@ -126,8 +128,8 @@ void decouple_rows(int scale, const AdmBands<Coef>& ref, const AdmBands<Coef>& d
           if (o > 0) rb = Coef(int64_t(std::min(q, double(t))));  // trunc, then store
           else if (o < 0) rb = Coef(int64_t(std::max(q, double(t))));
         }
-        restored.band[b][at] = rb;
-        additive.band[b][at] = Coef(t - rb);
+        r_row[b][j] = rb;
+        a_row[b][j] = Coef(t - rb);
       }
     }
   }
@@ -177,11 +179,11 @@ std::array<int64_t, 3> cm_rows(int scale, const AdmDetail<Coef>& x, const AdmDet
       const int jp = j + 1 == w ? w - 1 : j + 1;
       int32_t thr = 0;
       for (int b = 0; b < 3; ++b) {
-        const Coef* r0 = m.band[b].data() + size_t(im) * w;
-        const Coef* r1 = m.band[b].data() + size_t(i) * w;
-        const Coef* r2 = m.band[b].data() + size_t(ip) * w;
+        const Coef* r0 = m.row(b, im);
+        const Coef* r1 = m.row(b, i);
+        const Coef* r2 = m.row(b, ip);
         int32_t sum = int32_t(r0[jm]) + r0[j] + r0[jp] + r1[jm] + r1[jp] + r2[jm] + r2[j] + r2[jp];
-        int32_t cv = c.band[b][size_t(i) * w + j];
+        int32_t cv = c.row(b, i)[j];
         int32_t ctr;
         if (scale == 0) {
           int32_t full = (8738 * std::abs(cv) + 2048) >> 12;
@@ -192,7 +194,7 @@ std::array<int64_t, 3> cm_rows(int scale, const AdmDetail<Coef>& x, const AdmDet
         thr += sum + ctr;
       }
       for (int b = 0; b < 3; ++b) {
-        const int32_t xv = x.band[b][size_t(i) * w + j];
+        const int32_t xv = x.row(b, i)[j];
         int64_t val;
         if (scale == 0) {
           const int u = b == kD ? 12 : 10;

@@ -109,17 +109,17 @@ int64_t masked_sum_row(const Coef* xr, const uint32_t* thr, ptrdiff_t left, ptrd
 
 template <typename Coef>
 void decouple_row_narrow(const AdmBands<Coef>& ref, const AdmBands<Coef>& dis, double gain_limit,
-                         size_t row_at, int left, int right, AdmDetail<Coef>& restored,
+                         int i, int left, int right, AdmDetail<Coef>& restored,
                          AdmDetail<Coef>& additive) {
-  decouple_row_narrow_generic(ref, dis, gain_limit, row_at, left, right, restored, additive);
+  decouple_row_narrow_generic(ref, dis, gain_limit, i, left, right, restored, additive);
 }
 
 // The angle test of the scales 1-3 needs int64 -> f32 conversions, which AVX2 lacks: scalar.
 template <typename Coef>
 void decouple_row_wide(const AdmBands<Coef>& ref, const AdmBands<Coef>& dis, double gain_limit,
-                       size_t row_at, int left, int right, AdmDetail<Coef>& restored,
+                       int i, int left, int right, AdmDetail<Coef>& restored,
                        AdmDetail<Coef>& additive) {
-  decouple_wide_scalar(ref, dis, gain_limit, row_at, left, right, restored, additive);
+  decouple_wide_scalar(ref, dis, gain_limit, i, left, right, restored, additive);
 }
 
 }  // namespace

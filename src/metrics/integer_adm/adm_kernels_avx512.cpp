@@ -279,27 +279,26 @@ inline __m512i load_narrow(const int16_t* p) {
 
 template <typename Coef>
 void decouple_row_narrow(const AdmBands<Coef>& ref, const AdmBands<Coef>& dis, double gain_limit,
-                         size_t row_at, int left, int right, AdmDetail<Coef>& restored,
+                         int i, int left, int right, AdmDetail<Coef>& restored,
                          AdmDetail<Coef>& additive) {
   static_assert(sizeof(Coef) == 2);
   const __m512d gl = _mm512_set1_pd(gain_limit);
+  const int16_t* o[3] = {ref.detail_row(kH, i), ref.detail_row(kV, i), ref.detail_row(kD, i)};
+  const int16_t* t[3] = {dis.detail_row(kH, i), dis.detail_row(kV, i), dis.detail_row(kD, i)};
+  int16_t* r[3] = {restored.row(kH, i), restored.row(kV, i), restored.row(kD, i)};
+  int16_t* a[3] = {additive.row(kH, i), additive.row(kV, i), additive.row(kD, i)};
   int j = left;
   for (; j + 16 <= right; j += 16) {
-    const size_t at = row_at + size_t(j);
-    const __m512i oh = load_narrow(ref.detail[kH].data() + at);
-    const __m512i ov = load_narrow(ref.detail[kV].data() + at);
-    const __m512i th = load_narrow(dis.detail[kH].data() + at);
-    const __m512i tv = load_narrow(dis.detail[kV].data() + at);
+    const __m512i oh = load_narrow(o[kH] + j);
+    const __m512i ov = load_narrow(o[kV] + j);
+    const __m512i th = load_narrow(t[kH] + j);
+    const __m512i tv = load_narrow(t[kV] + j);
     const __mmask16 flag = angle_flag16(oh, ov, th, tv);
-    decouple_band16(oh, th, flag, gl, restored.band[kH].data() + at,
-                    additive.band[kH].data() + at);
-    decouple_band16(ov, tv, flag, gl, restored.band[kV].data() + at,
-                    additive.band[kV].data() + at);
-    decouple_band16(load_narrow(ref.detail[kD].data() + at),
-                    load_narrow(dis.detail[kD].data() + at), flag, gl,
-                    restored.band[kD].data() + at, additive.band[kD].data() + at);
+    decouple_band16(oh, th, flag, gl, r[kH] + j, a[kH] + j);
+    decouple_band16(ov, tv, flag, gl, r[kV] + j, a[kV] + j);
+    decouple_band16(load_narrow(o[kD] + j), load_narrow(t[kD] + j), flag, gl, r[kD] + j, a[kD] + j);
   }
-  decouple_row_narrow_generic(ref, dis, gain_limit, row_at, j, right, restored, additive);
+  decouple_row_narrow_generic(ref, dis, gain_limit, i, j, right, restored, additive);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -370,18 +369,21 @@ inline void decouple_band8(__m512i o, __m512i t, __mmask8 flag, __m512d gain_lim
 // f64 order; the int64 sums wrap where the plain twin's would overflow.
 template <typename Coef>
 void decouple_row_wide(const AdmBands<Coef>& ref, const AdmBands<Coef>& dis, double gain_limit,
-                       size_t row_at, int left, int right, AdmDetail<Coef>& restored,
+                       int i, int left, int right, AdmDetail<Coef>& restored,
                        AdmDetail<Coef>& additive) {
   static_assert(sizeof(Coef) == 4);
   const __m512d gl = _mm512_set1_pd(gain_limit);
   const __m512d c1 = _mm512_set1_pd(kCos1Sq);
+  const int32_t* o[3] = {ref.detail_row(kH, i), ref.detail_row(kV, i), ref.detail_row(kD, i)};
+  const int32_t* t[3] = {dis.detail_row(kH, i), dis.detail_row(kV, i), dis.detail_row(kD, i)};
+  int32_t* r[3] = {restored.row(kH, i), restored.row(kV, i), restored.row(kD, i)};
+  int32_t* a[3] = {additive.row(kH, i), additive.row(kV, i), additive.row(kD, i)};
   int j = left;
   for (; j + 8 <= right; j += 8) {
-    const size_t at = row_at + size_t(j);
-    const __m512i oh = load_wide(ref.detail[kH].data() + at);
-    const __m512i ov = load_wide(ref.detail[kV].data() + at);
-    const __m512i th = load_wide(dis.detail[kH].data() + at);
-    const __m512i tv = load_wide(dis.detail[kV].data() + at);
+    const __m512i oh = load_wide(o[kH] + j);
+    const __m512i ov = load_wide(o[kV] + j);
+    const __m512i th = load_wide(t[kH] + j);
+    const __m512i tv = load_wide(t[kV] + j);
     const __m512i dp = _mm512_add_epi64(_mm512_mul_epi32(oh, th), _mm512_mul_epi32(ov, tv));
     const __m512i om = _mm512_add_epi64(_mm512_mul_epi32(oh, oh), _mm512_mul_epi32(ov, ov));
     const __m512i tm = _mm512_add_epi64(_mm512_mul_epi32(th, th), _mm512_mul_epi32(tv, tv));
@@ -389,12 +391,11 @@ void decouple_row_wide(const AdmBands<Coef>& ref, const AdmBands<Coef>& dis, dou
     const __m512d rhs = _mm512_mul_pd(_mm512_mul_pd(c1, f32_over_4096(om)), f32_over_4096(tm));
     const __mmask8 flag = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GE_OQ) &
                           _mm512_cmp_pd_mask(_mm512_mul_pd(x, x), rhs, _CMP_GE_OQ);
-    decouple_band8(oh, th, flag, gl, restored.band[kH].data() + at, additive.band[kH].data() + at);
-    decouple_band8(ov, tv, flag, gl, restored.band[kV].data() + at, additive.band[kV].data() + at);
-    decouple_band8(load_wide(ref.detail[kD].data() + at), load_wide(dis.detail[kD].data() + at),
-                   flag, gl, restored.band[kD].data() + at, additive.band[kD].data() + at);
+    decouple_band8(oh, th, flag, gl, r[kH] + j, a[kH] + j);
+    decouple_band8(ov, tv, flag, gl, r[kV] + j, a[kV] + j);
+    decouple_band8(load_wide(o[kD] + j), load_wide(t[kD] + j), flag, gl, r[kD] + j, a[kD] + j);
   }
-  decouple_wide_scalar(ref, dis, gain_limit, row_at, j, right, restored, additive);
+  decouple_wide_scalar(ref, dis, gain_limit, i, j, right, restored, additive);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -413,17 +414,15 @@ inline __m512i join_even_odd(__m512i even, __m512i odd) {
 void csf_rows_wide(int scale, const AdmDetail<int32_t>& in, const AdmScaleWeights& weights,
                    const AdmRect& ext, AdmDetail<int32_t>& c, AdmDetail<int32_t>& m, int row_begin,
                    int row_end) {
-  const size_t w = in.w;
   const int vector_end = ext.left + (ext.right - ext.left) / 16 * 16;
   for (int i = row_begin; i < row_end; ++i) {
     for (int b = 0; b < 3; ++b) {
       const uint32_t fixed = b == kD ? weights.fixed_d : weights.fixed_hv;
       const __m512i f = _mm512_set1_epi32(int32_t(fixed));
       const bool fixed_high = fixed >= 0x80000000u;
-      const size_t at = size_t(i) * w;
-      const int32_t* s = in.band[b].data() + at;
-      int32_t* cr = c.band[b].data() + at;
-      int32_t* mr = m.band[b].data() + at;
+      const int32_t* s = in.row(b, i);
+      int32_t* cr = c.row(b, i);
+      int32_t* mr = m.row(b, i);
       for (int j = ext.left; j < vector_end; j += 16) {
         const __m512i x = _mm512_loadu_si512(s + j);
         const __m512i cv = join_even_odd(q32_product_even(x, f, fixed_high),

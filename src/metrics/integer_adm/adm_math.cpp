@@ -17,16 +17,16 @@
 namespace vqx::integer_adm {
 
 template <typename Coef>
-void AdmBands<Coef>::resize(uint32_t width, uint32_t height, bool with_detail) {
-  w = width, h = height;
-  a.resize(size_t(w) * h);
-  for (auto& b : detail) b.resize(with_detail ? size_t(w) * h : 0);
+void AdmBands<Coef>::resize(uint32_t width, uint32_t height, bool with_detail, uint32_t ring_rows) {
+  w = width, h = height, rows = ring_rows == 0 ? height : std::min(ring_rows, height);
+  a.resize(size_t(w) * rows);
+  for (auto& b : detail) b.resize(with_detail ? size_t(w) * rows : 0);
 }
 
 template <typename Coef>
-void AdmDetail<Coef>::resize(uint32_t width, uint32_t height) {
-  w = width, h = height;
-  for (auto& b : band) b.resize(size_t(w) * h);
+void AdmDetail<Coef>::resize(uint32_t width, uint32_t height, uint32_t ring_rows) {
+  w = width, h = height, rows = ring_rows == 0 ? height : std::min(ring_rows, height);
+  for (auto& b : band) b.resize(size_t(w) * rows);
 }
 
 template struct AdmBands<int16_t>;

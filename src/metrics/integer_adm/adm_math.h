@@ -7,6 +7,7 @@
 //   adm_combine                     3.11: the frame outputs
 // Scale 0 keeps libvmaf's int16 intermediates (Coef = int16_t); scales 1-3 use int32_t.
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -15,21 +16,37 @@ namespace vqx::integer_adm {
 inline constexpr int kScales = 4;
 enum Orientation : int { kH = 0, kV = 1, kD = 2 };
 
-// The a band plus the three detail bands (h, v, d) of one scale, each w x h.
+// The a band plus the three detail bands (h, v, d) of one scale, each w x h. Each band stores
+// `rows` rows of w coefficients: all h of them, or a ring of the last `rows` rows where a strip
+// streams through the scale (row i in slot i % rows). The kernels reach rows only through
+// a_row / detail_row, so they run on either.
 template <typename Coef>
 struct AdmBands {
-  uint32_t w = 0, h = 0;
+  uint32_t w = 0, h = 0, rows = 0;
   std::vector<Coef> a;
   std::array<std::vector<Coef>, 3> detail;
-  void resize(uint32_t width, uint32_t height, bool with_detail = true);
+  // `ring_rows` = 0 stores every row.
+  void resize(uint32_t width, uint32_t height, bool with_detail = true, uint32_t ring_rows = 0);
+  Coef* a_row(int i) { return a.data() + slot(i); }
+  const Coef* a_row(int i) const { return a.data() + slot(i); }
+  Coef* detail_row(int band, int i) { return detail[band].data() + slot(i); }
+  const Coef* detail_row(int band, int i) const { return detail[band].data() + slot(i); }
+
+ private:
+  size_t slot(int i) const { return size_t(uint32_t(i) % rows) * w; }
 };
 
-// Three detail-shaped bands (restored, additive, c, m, ...).
+// Three detail-shaped bands (restored, additive, c, m, ...), rows stored as in AdmBands.
 template <typename Coef>
 struct AdmDetail {
-  uint32_t w = 0, h = 0;
+  uint32_t w = 0, h = 0, rows = 0;
   std::array<std::vector<Coef>, 3> band;
-  void resize(uint32_t width, uint32_t height);
+  void resize(uint32_t width, uint32_t height, uint32_t ring_rows = 0);
+  Coef* row(int b, int i) { return band[b].data() + slot(i); }
+  const Coef* row(int b, int i) const { return band[b].data() + slot(i); }
+
+ private:
+  size_t slot(int i) const { return size_t(uint32_t(i) % rows) * w; }
 };
 
 // 3.2: columns [left, right), rows [top, bottom).

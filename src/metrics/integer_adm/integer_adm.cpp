@@ -25,9 +25,15 @@ namespace {
 using namespace integer_adm;
 
 constexpr size_t kRowGrain = 16;
-// Band rows per strip of process_scale: a strip's bands at scale 0 of a 4K picture (1,920 int16
-// coefficients a row, 20 bands) stay within a core's L2 cache.
-constexpr int kStripRows = 16;
+// Band rows per strip of process_scale. A strip also transforms the rows on either side of it
+// that its masking reads (3.8's 3x3 window), so larger strips repeat less; 32 rows still give the
+// scale 0 of a 4K picture 34 strips to share out.
+constexpr int kStripRows = 32;
+// A strip streams through its rows kBatchRows at a time and keeps the last kRingRows of every
+// band: masking row i reads rows i - 1 .. i + 1 and runs once row i + 1 is done, so a batch's
+// masking reaches back two rows before it.
+constexpr int kBatchRows = 4;
+constexpr uint32_t kRingRows = kBatchRows + 4;
 
 SimdCompat parse_compat(const std::string& s) {
   if (s == "none") return SimdCompat::kNone;
@@ -35,21 +41,33 @@ SimdCompat parse_compat(const std::string& s) {
   return SimdCompat::kAvx2;
 }
 
-// The frame-sized buffers of one extract() call, reused by later calls (WorkspacePool).
-// Every scale has its own buffers, so none changes size (and is filled anew) between frames.
+// The a bands of one extract() call that the next scale reads (scales 0-2; frame-sized, with no
+// detail bands), reused by later calls (WorkspacePool).
 struct AdmWorkspace {
   AdmBands<int16_t> r0, d0;
-  AdmBands<int32_t> r[kScales], d[kScales];  // scales 1-3
-  // Per scale: the restored and additive detail, then CSF bands and masking contributions (c, m)
-  // of the DLM pass and of the AIM pass.
-  std::array<AdmDetail<int16_t>, 6> detail0;
-  std::array<AdmDetail<int32_t>, 6> detail[kScales];
-  template <typename Coef>
-  std::array<AdmDetail<Coef>, 6>& details(int s) {
-    if constexpr (sizeof(Coef) == 2) return detail0;
-    else return detail[s];
-  }
+  AdmBands<int32_t> r[kScales - 1], d[kScales - 1];  // [1], [2]
 };
+
+// One strip's rows of every band of a scale as rings (AdmBands::rows = kRingRows): the DWT
+// output of both pictures, then the restored and additive detail, then c and m of the DLM pass
+// and of the AIM pass. A worker's strips reuse its rings, which stay in its cache.
+template <typename Coef>
+struct AdmStripRings {
+  AdmBands<Coef> ref, dis;
+  std::array<AdmDetail<Coef>, 6> detail;
+  void resize(uint32_t w, uint32_t h) {
+    ref.resize(w, h, true, kRingRows);
+    dis.resize(w, h, true, kRingRows);
+    for (AdmDetail<Coef>& d : detail) d.resize(w, h, kRingRows);
+  }
+  static size_t bytes(uint32_t w) { return size_t(w) * kRingRows * 26 * sizeof(Coef); }
+};
+
+template <typename Coef>
+AdmStripRings<Coef>& strip_rings() {
+  thread_local AdmStripRings<Coef> rings;
+  return rings;
+}
 
 // The sums of one scale that the strips add up (exact integers, so in any order).
 struct AdmScaleSums {
@@ -97,16 +115,21 @@ class IntegerAdmCpu final : public CpuMetric {
     return vmaf_common::with_suffix(names, suffix_);
   }
 
-  // Frame-sized buffers: the per-scale DWT bands, decoupled bands and CSF/masking planes of
-  // AdmWorkspace (frame_memory_test measures them).
+  // Frame-sized buffers: the a bands of scales 0-2 (AdmWorkspace). Each worker also keeps the
+  // rings of its strips (AdmStripRings), counted here too (frame_memory_test measures both).
   size_t frame_memory_bytes() const override { return frame_memory_; }
 
   void init(const MetricContext& context) override {
     vmaf_common::require_min_size(context.format, "adm");
     format_ = context.format;
     pool_ = context.pool;
-    const PictureFormat& f = context.format;
-    frame_memory_ = size_t(f.width) * f.height * 22;
+    uint32_t w = (format_.width + 1) / 2, h = (format_.height + 1) / 2;
+    frame_memory_ = 2 * size_t(w) * h * sizeof(int16_t) + AdmStripRings<int16_t>::bytes(w);
+    for (int s = 1; s < kScales; ++s) {
+      w = (w + 1) / 2, h = (h + 1) / 2;
+      if (s < kScales - 1) frame_memory_ += 2 * size_t(w) * h * sizeof(int32_t);
+      if (s == 1) frame_memory_ += AdmStripRings<int32_t>::bytes(w);
+    }
   }
 
   void extract(const Picture& ref, const Picture& dis, uint64_t frame, FeatureWriter& out) override {
@@ -120,74 +143,81 @@ class IntegerAdmCpu final : public CpuMetric {
   }
 
  private:
-  // One scale strip by strip: a task runs every stage of 3.3-3.9 over its rows, from the DWT
-  // (`transform(b, e)` writes rows [b, e) of ref and dis) to the masking, so each stage finds its
-  // input still in the core's cache, where a pass of one stage over the whole band would read it
-  // back from memory. Masking a row needs the masking contributions of the rows on either side:
-  // a task masks the rows whose neighbours are its own, and the first and last row of every
-  // strip are masked once all strips are done. Every stage writes the extended rectangle before
-  // any reads it and reads nothing outside it, so the reused buffers need no clearing.
+  // One scale of w x h bands strip by strip: a task streams through its strip's rows, running
+  // every stage of 3.3-3.9 on a few rows at a time in the rings of AdmStripRings, so each stage
+  // finds its input in the core's cache and no band of the scale but its a band (`a_ref`,
+  // `a_dis`, the input of the next scale, null at the last) is ever stored whole.
+  // `transform(ref, dis, b, e)` writes rows [b, e) of the scale's four bands into the rings.
+  // Masking a row reads the masking contributions of the rows on either side: a strip also
+  // transforms, decouples and weights the row beyond each of its ends, so it masks all its rows
+  // itself. Every stage writes a row before any reads it and reads nothing outside the extended
+  // rectangle (3.2), so the reused rings need no clearing.
   template <typename Coef, typename Transform>
-  AdmScaleValues process_scale(int s, const AdmBands<Coef>& ref, const AdmBands<Coef>& dis,
-                               AdmWorkspace& ws, const Transform& transform) {
-    const int h = int(ref.h);
-    const AdmRects rects = adm_rects(ref.w, ref.h);
+  AdmScaleValues process_scale(int s, uint32_t w, uint32_t h, AdmBands<Coef>* a_ref,
+                               AdmBands<Coef>* a_dis, const Transform& transform) {
+    const AdmRects rects = adm_rects(w, h);
     const AdmRect& ext = rects.extended;
     const AdmRect& in = rects.inner;
     const AdmScaleKernels<Coef>& stages = kernels_.stages<Coef>();
-    auto& [restored, additive, c_dlm, m_dlm, c_aim, m_aim] = ws.details<Coef>(s);
-    for (auto* d : {&restored, &additive, &c_dlm, &m_dlm}) d->resize(ref.w, ref.h);
-    if (!skip_aim_)
-      for (auto* d : {&c_aim, &m_aim}) d->resize(ref.w, ref.h);
-    auto mask_rows = [&](int b, int e, AdmScaleSums& sums) {
-      b = std::max(b, in.top), e = std::min(e, in.bottom);
-      if (e <= b) return;
-      add_to(sums.dlm, stages.cm_rows(s, restored, c_dlm, m_dlm, weights_[s], rects, compat_, b,
-                                      e));
-      if (!skip_aim_)
-        add_to(sums.aim, stages.cm_rows(s, additive, c_aim, m_aim, weights_[s], rects, compat_,
-                                        b, e));
-    };
-    const size_t strips = size_t((h + kStripRows - 1) / kStripRows);
-    auto strip_rows = [h](size_t k) {
-      return std::pair{int(k) * kStripRows, std::min(int(k + 1) * kStripRows, h)};
-    };
+    const int rows = int(h);
+    // The rows masking row r reads: r - 1 and r + 1 with the border rule (-1 -> 1, h -> h - 1).
+    auto last_read = [rows](int r) { return r + 1 == rows ? rows - 1 : r + 1; };
+    const size_t strips = size_t((rows + kStripRows - 1) / kStripRows);
     AdmScaleSums total;
     std::mutex mutex;
     pool_->parallel_for(strips, 1, [&](size_t kb, size_t ke) {
+      AdmStripRings<Coef>& rings = strip_rings<Coef>();
+      rings.resize(w, h);
+      auto& [restored, additive, c_dlm, m_dlm, c_aim, m_aim] = rings.detail;
+      const int b = int(kb) * kStripRows, e = std::min(int(ke) * kStripRows, rows);
+      const int mask_begin = std::max(b, in.top), mask_end = std::min(e, in.bottom);
+      // Rows whose detail the masking of [mask_begin, mask_end) reads (all within ext).
+      int need_begin = b, need_end = b;
+      if (mask_begin < mask_end) {
+        need_begin = std::max(mask_begin - 1, 0);
+        need_end = std::min(mask_end + 1, rows);
+      }
+      const int first = std::min(b, need_begin), last = std::max(e, need_end);
       AdmScaleSums sums;
-      for (size_t k = kb; k < ke; ++k) {
-        const auto [b, e] = strip_rows(k);
-        transform(b, e);
-        const int eb = std::max(b, ext.top), ee = std::min(e, ext.bottom);
-        if (eb < ee) {
-          stages.decouple_rows(s, ref, dis, gain_limit_, ext, restored, additive, eb, ee);
+      int next_mask = mask_begin;
+      for (int i0 = first; i0 < last; i0 += kBatchRows) {
+        const int i1 = std::min(i0 + kBatchRows, last);
+        transform(rings.ref, rings.dis, i0, i1);
+        for (int i = std::max(i0, b); i < std::min(i1, e); ++i) {
+          if (a_ref) {
+            std::copy_n(rings.ref.a_row(i), w, a_ref->a_row(i));
+            std::copy_n(rings.dis.a_row(i), w, a_dis->a_row(i));
+          }
+          if (i >= in.top && i < in.bottom)
+            add_to(sums.den, stages.den_rows(s, rings.ref, rects, i, i + 1));
+        }
+        const int nb = std::max(i0, need_begin), ne = std::min(i1, need_end);
+        if (nb < ne) {
+          stages.decouple_rows(s, rings.ref, rings.dis, gain_limit_, ext, restored, additive, nb,
+                               ne);
           // DLM: the restored detail masked by the additive part (3.10); AIM: the reverse,
           // without the noise floor.
-          stages.csf_rows(s, additive, weights_[s], ext, c_dlm, m_dlm, eb, ee);
-          if (!skip_aim_) stages.csf_rows(s, restored, weights_[s], ext, c_aim, m_aim, eb, ee);
+          stages.csf_rows(s, additive, weights_[s], ext, c_dlm, m_dlm, nb, ne);
+          if (!skip_aim_) stages.csf_rows(s, restored, weights_[s], ext, c_aim, m_aim, nb, ne);
         }
-        const int ib = std::max(b, in.top), ie = std::min(e, in.bottom);
-        if (ib < ie) add_to(sums.den, stages.den_rows(s, ref, rects, ib, ie));
-        mask_rows(b + 1, e - 1, sums);
-      }
-      std::lock_guard lock(mutex);
-      total.add(sums);
-    });
-    pool_->parallel_for(strips, kRowGrain, [&](size_t kb, size_t ke) {
-      AdmScaleSums sums;
-      for (size_t k = kb; k < ke; ++k) {
-        const auto [b, e] = strip_rows(k);
-        mask_rows(b, b + 1, sums);
-        if (e - 1 > b) mask_rows(e - 1, e, sums);
+        int mask_stop = next_mask;
+        while (mask_stop < mask_end && last_read(mask_stop) < i1) ++mask_stop;
+        if (mask_stop > next_mask) {
+          add_to(sums.dlm, stages.cm_rows(s, restored, c_dlm, m_dlm, weights_[s], rects, compat_,
+                                          next_mask, mask_stop));
+          if (!skip_aim_)
+            add_to(sums.aim, stages.cm_rows(s, additive, c_aim, m_aim, weights_[s], rects, compat_,
+                                            next_mask, mask_stop));
+          next_mask = mask_stop;
+        }
       }
       std::lock_guard lock(mutex);
       total.add(sums);
     });
     AdmScaleValues v;
     v.den = adm_den_value(s, total.den, weights_[s], rects, noise_weight_);
-    v.num = adm_num_value(s, total.dlm, ref.w, ref.h, rects.count, noise_weight_);
-    if (!skip_aim_) v.aim = adm_num_value(s, total.aim, ref.w, ref.h, rects.count, 0.0);
+    v.num = adm_num_value(s, total.dlm, w, h, rects.count, noise_weight_);
+    if (!skip_aim_) v.aim = adm_num_value(s, total.aim, w, h, rects.count, 0.0);
     return v;
   }
 
@@ -201,41 +231,42 @@ class IntegerAdmCpu final : public CpuMetric {
     const uint32_t W = format_.width, H = format_.height;
     auto lease = workspaces_.acquire();
     AdmWorkspace& ws = *lease;
-    AdmBands<int16_t>& r0 = ws.r0;
-    AdmBands<int16_t>& d0 = ws.d0;
-    r0.resize((W + 1) / 2, (H + 1) / 2, !skip_scale0_);
-    d0.resize((W + 1) / 2, (H + 1) / 2, !skip_scale0_);
+    uint32_t w = (W + 1) / 2, h = (H + 1) / 2;
+    ws.r0.resize(w, h, false);
+    ws.d0.resize(w, h, false);
     AdmDwt0Rows<Sample>* dwt0 = kernels_.dwt0<Sample>();
-    auto scale0_rows = [&](size_t b, size_t e) {
-      dwt0(ref, W, H, format_.bit_depth, skip_scale0_, r0, uint32_t(b), uint32_t(e));
-      dwt0(dis, W, H, format_.bit_depth, skip_scale0_, d0, uint32_t(b), uint32_t(e));
-    };
     if (skip_scale0_) {
-      pool_->parallel_for(r0.h, kRowGrain, scale0_rows);
+      pool_->parallel_for(h, kRowGrain, [&](size_t b, size_t e) {
+        dwt0(ref, W, H, format_.bit_depth, true, ws.r0, uint32_t(b), uint32_t(e));
+        dwt0(dis, W, H, format_.bit_depth, true, ws.d0, uint32_t(b), uint32_t(e));
+      });
       scales[0] = {0.0f, 1e-10f, 0.0f};  // 3.12
     } else {
-      scales[0] = process_scale(0, r0, d0, ws, scale0_rows);
+      scales[0] = process_scale<int16_t>(
+          0, w, h, &ws.r0, &ws.d0, [&](AdmBands<int16_t>& r, AdmBands<int16_t>& d, int b, int e) {
+            dwt0(ref, W, H, format_.bit_depth, false, r, uint32_t(b), uint32_t(e));
+            dwt0(dis, W, H, format_.bit_depth, false, d, uint32_t(b), uint32_t(e));
+          });
     }
-    AdmBands<int32_t>* r = ws.r;
-    AdmBands<int32_t>* d = ws.d;
     for (int s = 1; s < kScales; ++s) {
-      AdmBands<int32_t>& rs = r[s];
-      AdmBands<int32_t>& ds = d[s];
-      const AdmBands<int32_t>& rp = r[s - 1];
-      const AdmBands<int32_t>& dp = d[s - 1];
-      const uint32_t in_w = s == 1 ? r0.w : rp.w;
-      const uint32_t in_h = s == 1 ? r0.h : rp.h;
-      rs.resize((in_w + 1) / 2, (in_h + 1) / 2);
-      ds.resize((in_w + 1) / 2, (in_h + 1) / 2);
-      scales[s] = process_scale(s, rs, ds, ws, [&](int b, int e) {
-        if (s == 1) {
-          kernels_.dwt_rows_from_scale0(s, r0.a.data(), in_w, in_h, rs, b, e);
-          kernels_.dwt_rows_from_scale0(s, d0.a.data(), in_w, in_h, ds, b, e);
-        } else {
-          kernels_.dwt_rows(s, rp.a.data(), in_w, in_h, rs, b, e);
-          kernels_.dwt_rows(s, dp.a.data(), in_w, in_h, ds, b, e);
-        }
-      });
+      const uint32_t in_w = w, in_h = h;
+      w = (w + 1) / 2, h = (h + 1) / 2;
+      const bool keep_a = s < kScales - 1;
+      if (keep_a) {
+        ws.r[s].resize(w, h, false);
+        ws.d[s].resize(w, h, false);
+      }
+      scales[s] = process_scale<int32_t>(
+          s, w, h, keep_a ? &ws.r[s] : nullptr, keep_a ? &ws.d[s] : nullptr,
+          [&](AdmBands<int32_t>& r, AdmBands<int32_t>& d, int b, int e) {
+            if (s == 1) {
+              kernels_.dwt_rows_from_scale0(s, ws.r0.a.data(), in_w, in_h, r, b, e);
+              kernels_.dwt_rows_from_scale0(s, ws.d0.a.data(), in_w, in_h, d, b, e);
+            } else {
+              kernels_.dwt_rows(s, ws.r[s - 1].a.data(), in_w, in_h, r, b, e);
+              kernels_.dwt_rows(s, ws.d[s - 1].a.data(), in_w, in_h, d, b, e);
+            }
+          });
     }
   }
 
