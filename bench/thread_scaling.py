@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""CPU thread scaling of vqx against libvmaf 3.2.0, end to end from Y4M, per metric and clip size.
+"""CPU thread scaling of vqx against the reference tools, end to end from Y4M, per metric and clip size.
 
-usage: bench/thread_scaling.py --vqx BUILD/vqx [--libvmaf PATH] --clips DIR [--threads 1,2,4,8,16]
+usage: bench/thread_scaling.py --vqx BUILD/vqx [--libvmaf PATH] [--fork PATH] --clips DIR [--threads 1,2,4,8,16]
                                [--metrics vmaf,v1,cambi,float_ms_ssim,ssimulacra2,psnr]
                                [--sizes 1080p,4k] [--reps 3] [--target-seconds 1.0] [--out FILE]
 
@@ -9,13 +9,17 @@ Method. Each point is a CLI wall time per frame, (median t(N) - median t(M)) / (
 t(K) is the wall time of one run scoring the first K frames (--frame_cnt K) of the same clip, so
 process start, model loading and the pipeline's fill and drain cancel out. M = 2 x threads frames
 (enough to fill every thread), N - M is chosen from a first run so that the difference takes about
---target-seconds. The two tools run interleaved (vqx M, vqx N, libvmaf M, libvmaf N, then again)
+--target-seconds. vqx and the reference run interleaved (vqx M, vqx N, reference M, reference N, then again)
 --reps times; medians are taken per tool. Peak resident memory is the largest of the N runs
 (wait4's ru_maxrss). vqx runs --backend cpu; libvmaf runs --gpumask 4294967295 (its CPU path).
 
+References: libvmaf 3.2.0 (--libvmaf) for every metric it has; for ssimulacra2, which libvmaf lacks,
+the lusoris/vmaf fork's CLI (--fork, a CPU-only release build of the commit its goldens come from,
+run with --backend cpu).
+
 Clips: DIR/<size>/{ref,dis}.y4m, made by --make-clips FIXTURES from the vqx fixtures (the 4K
 pair repeated to 64 frames; its top-left 1920x1080 quarter, natural content, repeated to 128).
-Writes a Markdown table (ms/frame per tool, vqx speed-up over libvmaf, peak RSS) to --out or
+Writes a Markdown table (ms/frame per tool, vqx speed-up over the reference, peak RSS) to --out or
 standard output.
 """
 import argparse
@@ -27,19 +31,20 @@ import sys
 import time
 
 METRICS = {
-    # name: (arguments for both tools, whether libvmaf has it)
-    "vmaf": (["-m", "version=vmaf_v0.6.1"], True),
-    "v1": (["-m", "version=vmaf_v1.0.16_3d0h"], True),
-    "cambi": (["-n", "--feature", "cambi"], True),
-    "float_ms_ssim": (["-n", "--feature", "float_ms_ssim"], True),
-    "ssimulacra2": (["-n", "--feature", "ssimulacra2"], False),
-    "psnr": (["-n", "--feature", "psnr"], True),
+    # name: (arguments for both tools, the reference tool that runs it)
+    "vmaf": (["-m", "version=vmaf_v0.6.1"], "libvmaf"),
+    "v1": (["-m", "version=vmaf_v1.0.16_3d0h"], "libvmaf"),
+    "cambi": (["-n", "--feature", "cambi"], "libvmaf"),
+    "float_ms_ssim": (["-n", "--feature", "float_ms_ssim"], "libvmaf"),
+    "ssimulacra2": (["-n", "--feature", "ssimulacra2"], "fork"),
+    "psnr": (["-n", "--feature", "psnr"], "libvmaf"),
 }
 # VMAF v0.6.1's three features alone, to see which one a VMAF ratio comes from (--metrics vif,...).
-FEATURES = {f: (["-n", "--feature", f], True) for f in ("vif", "adm", "motion")}
+FEATURES = {f: (["-n", "--feature", f], "libvmaf") for f in ("vif", "adm", "motion")}
 DEFAULT_METRICS = ",".join(METRICS)
 METRICS.update(FEATURES)
 CLIP_FRAMES = {"1080p": 128, "4k": 64}
+REFERENCE_NAMES = {"libvmaf": "libvmaf 3.2.0", "fork": "lusoris/vmaf c2a3c7e"}
 
 
 def y4m_frames(path):
@@ -106,7 +111,7 @@ def timed_run(command):
 def tool_command(tool, path, clip, metric, threads, frames):
     args = [path, "-r", os.path.join(clip, "ref.y4m"), "-d", os.path.join(clip, "dis.y4m"), "-q",
             "--threads", str(threads), "--frame_cnt", str(frames)] + METRICS[metric][0]
-    args += ["--backend", "cpu"] if tool == "vqx" else ["--gpumask", "4294967295"]
+    args += ["--gpumask", "4294967295"] if tool == "libvmaf" else ["--backend", "cpu"]
     return args
 
 
@@ -148,6 +153,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--vqx", required=True)
     ap.add_argument("--libvmaf")
+    ap.add_argument("--fork", help="the lusoris/vmaf CLI, the reference for ssimulacra2")
     ap.add_argument("--clips", required=True)
     ap.add_argument("--make-clips", metavar="FIXTURES")
     ap.add_argument("--threads", default="1,2,4,8,16")
@@ -166,30 +172,31 @@ def main():
     for size in a.sizes.split(","):
         clip = os.path.join(a.clips, size)
         for metric in a.metrics.split(","):
+            reference = METRICS[metric][1]
             tools = [("vqx", a.vqx)]
-            if a.libvmaf and METRICS[metric][1]:
-                tools.append(("libvmaf", a.libvmaf))
+            if getattr(a, reference):
+                tools.append((reference, getattr(a, reference)))
             for threads in thread_counts:
                 result, m, n = measure(tools, clip, metric, threads, a.reps, a.target_seconds, CLIP_FRAMES[size])
                 vqx_ms, vqx_rss = result["vqx"]
-                ref = result.get("libvmaf")
+                ref = result.get(reference)
                 # t(N) <= t(M): the difference is below the runs' noise, and so is any ratio.
                 ms = lambda v: f"{v:.2f}" if v > 0 else "below noise"
                 row = f"| {metric} | {size} | {threads} | {m}/{n} | {ms(vqx_ms)} | {vqx_rss:.0f} |"
                 if ref:
                     ratio = f"**{ref[0] / vqx_ms:.2f}x**" if ref[0] > 0 and vqx_ms > 0 else "n/a"
-                    row += f" {ms(ref[0])} | {ref[1]:.0f} | {ratio} |"
+                    row += f" {REFERENCE_NAMES[reference]} | {ms(ref[0])} | {ref[1]:.0f} | {ratio} |"
                 else:
-                    row += " - | - | - |"
+                    row += " - | - | - | - |"
                 rows.append(row)
                 print(row, file=sys.stderr, flush=True)
     table = [
         f"CPU: {cpu_model()}, {os.cpu_count()} logical CPUs; {time.strftime('%Y-%m-%d')}; "
         f"{a.reps} interleaved repetitions, medians; ms/frame = (t(N) - t(M)) / (N - M).",
         "",
-        "| metric | clip | threads | frames M/N | vqx ms/frame | vqx peak RSS MiB | libvmaf ms/frame "
-        "| libvmaf peak RSS MiB | vqx speed-up |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| metric | clip | threads | frames M/N | vqx ms/frame | vqx peak RSS MiB | reference "
+        "| reference ms/frame | reference peak RSS MiB | vqx speed-up |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ] + rows
     text = "\n".join(table) + "\n"
     if a.out:
