@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace vqx::psnr {
 
@@ -52,19 +53,38 @@ double aggregate_psnr(uint64_t sse, uint64_t pixels, uint32_t peak) {
 
 namespace {
 
+// The squared differences of one row, exact. 8-bit squares (at most 255^2) sum in uint32 blocks
+// that cannot wrap, which the vectoriser turns into pmaddwd; deeper samples may hold any 16-bit
+// value (nothing checks them against the bit depth), whose square still fits a uint32 and is
+// widened term by term.
+uint64_t row_sse(const uint8_t* a, const uint8_t* b, size_t cols) {
+  constexpr size_t kBlock = 0xffffffffu / (255 * 255);
+  uint64_t row = 0;
+  for (size_t x = 0; x < cols; x += kBlock) {
+    const size_t end = std::min(cols, x + kBlock);
+    uint32_t sum = 0;
+    for (size_t k = x; k < end; ++k) {
+      const int32_t d = int32_t(a[k]) - int32_t(b[k]);
+      sum += uint32_t(d * d);
+    }
+    row += sum;
+  }
+  return row;
+}
+
+uint64_t row_sse(const uint16_t* a, const uint16_t* b, size_t cols) {
+  uint64_t row = 0;
+  for (size_t x = 0; x < cols; ++x) {
+    const uint32_t d = uint32_t(std::abs(int32_t(a[x]) - int32_t(b[x])));
+    row += uint64_t(d * d);
+  }
+  return row;
+}
+
 template <typename Sample>
 uint64_t sse_of(const Sample* a, const Sample* b, size_t rows, size_t cols) {
   uint64_t total = 0;
-  for (size_t y = 0; y < rows; ++y) {
-    uint64_t row = 0;
-    const Sample* ra = a + y * cols;
-    const Sample* rb = b + y * cols;
-    for (size_t x = 0; x < cols; ++x) {
-      int64_t d = int64_t(ra[x]) - int64_t(rb[x]);
-      row += uint64_t(d * d);
-    }
-    total += row;
-  }
+  for (size_t y = 0; y < rows; ++y) total += row_sse(a + y * cols, b + y * cols, cols);
   return total;
 }
 
@@ -73,7 +93,8 @@ uint64_t sse_of(const Sample* a, const Sample* b, size_t rows, size_t cols) {
 uint64_t plane_sse(const Picture& ref, const Picture& dis, unsigned plane) {
   const PictureFormat& f = ref.format();
   size_t w = f.plane_width(plane), h = f.plane_height(plane);
-  if (f.bytes_per_sample() == 1) return sse_of(ref.plane<uint8_t>(plane), dis.plane<uint8_t>(plane), h, w);
+  if (f.bytes_per_sample() == 1)
+    return sse_of(ref.plane<uint8_t>(plane), dis.plane<uint8_t>(plane), h, w);
   return sse_of(ref.plane<uint16_t>(plane), dis.plane<uint16_t>(plane), h, w);
 }
 
