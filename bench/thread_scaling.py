@@ -4,6 +4,7 @@
 usage: bench/thread_scaling.py --vqx BUILD/vqx [--libvmaf PATH] [--fork PATH] --clips DIR [--threads 1,2,4,8,16]
                                [--metrics vmaf,v1,cambi,float_ms_ssim,ssimulacra2,psnr]
                                [--sizes 1080p,4k] [--reps 3] [--target-seconds 1.0] [--out FILE]
+                               [--make-clips FIXTURES] [--clip-frames 1080p=128,4k=64]
 
 Method. Each point is a CLI wall time per frame, (median t(N) - median t(M)) / (N - M), where
 t(K) is the wall time of one run scoring the first K frames (--frame_cnt K) of the same clip, so
@@ -18,7 +19,8 @@ the lusoris/vmaf fork's CLI (--fork, a CPU-only release build of the commit its 
 run with --backend cpu).
 
 Clips: DIR/<size>/{ref,dis}.y4m, made by --make-clips FIXTURES from the vqx fixtures (the 4K
-pair repeated to 64 frames; its top-left 1920x1080 quarter, natural content, repeated to 128).
+pair repeated to 64 frames; its top-left 1920x1080 quarter, natural content, repeated to 128;
+--clip-frames sets other lengths, which also bound N).
 Writes a Markdown table (ms/frame per tool, vqx speed-up over the reference, peak RSS) to --out or
 standard output.
 """
@@ -76,10 +78,18 @@ def crop_420(frame, geometry, out_w, out_h):
     return b"".join(planes)
 
 
-def make_clips(fixtures, clips):
+def parse_clip_frames(spec):
+    frames = dict(CLIP_FRAMES)
+    for item in filter(None, spec.split(",")):
+        size, count = item.split("=")
+        frames[size] = int(count)
+    return frames
+
+
+def make_clips(fixtures, clips, clip_frames):
     for side in ("ref", "dis"):
         header, geometry, frames = y4m_frames(os.path.join(fixtures, "uhd4k", f"{side}.y4m"))
-        for size, count in CLIP_FRAMES.items():
+        for size, count in clip_frames.items():
             os.makedirs(os.path.join(clips, size), exist_ok=True)
             out = os.path.join(clips, size, f"{side}.y4m")
             if size == "4k":
@@ -147,8 +157,9 @@ def cpu_model():
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == "--only-make-clips":
-        make_clips(sys.argv[2], sys.argv[3])
+    if len(sys.argv) in (4, 5) and sys.argv[1] == "--only-make-clips":
+        spec = sys.argv[4] if len(sys.argv) == 5 else ""
+        make_clips(sys.argv[2], sys.argv[3], parse_clip_frames(spec))
         return
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--vqx", required=True)
@@ -162,11 +173,14 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--target-seconds", type=float, default=1.0)
     ap.add_argument("--out")
+    ap.add_argument("--clip-frames", default="", help="frames per clip size, e.g. 4k=160")
     a = ap.parse_args()
+    clip_frames = parse_clip_frames(a.clip_frames)
     if a.make_clips:
         # In a child process: a forked child's peak RSS starts from its parent's, so this process
         # stays small for the measured runs.
-        subprocess.run([sys.executable, __file__, "--only-make-clips", a.make_clips, a.clips], check=True)
+        subprocess.run([sys.executable, __file__, "--only-make-clips", a.make_clips, a.clips,
+                        a.clip_frames], check=True)
     thread_counts = [int(t) for t in a.threads.split(",")]
     rows = []
     for size in a.sizes.split(","):
@@ -177,7 +191,8 @@ def main():
             if getattr(a, reference):
                 tools.append((reference, getattr(a, reference)))
             for threads in thread_counts:
-                result, m, n = measure(tools, clip, metric, threads, a.reps, a.target_seconds, CLIP_FRAMES[size])
+                result, m, n = measure(tools, clip, metric, threads, a.reps, a.target_seconds,
+                                         clip_frames[size])
                 vqx_ms, vqx_rss = result["vqx"]
                 ref = result.get(reference)
                 # t(N) <= t(M): the difference is below the runs' noise, and so is any ratio.

@@ -1,13 +1,9 @@
 // libvmaf's integer vif + adm + motion (the v0.6.1 feature set) per frame at 1080p and 4K, 1 and 2
-// threads; also each extractor alone. Reference: libvmaf takes 62 / 345 ms of CPU per frame at
-// 1080p / 4K for the three together (shared/golden/README.md). The machine is shared, so besides
-// wall time each case reports cpu_ms_per_frame: the process CPU time (user + sys, all threads,
-// getrusage) spent in the timed loop, per frame. Each iteration builds new extractors, so their
-// reused buffers (vmaf_common/workspace_pool.h) are allocated once per 4 frames here.
-//
-// Measured (min of 3 repetitions, machine lightly loaded, AVX2 path), v061_all CPU ms per frame:
-//   band1080  1 thread 43, 2 threads 44 (wall 23);  uhd4k  1 thread 210, 2 threads 185 (wall 95)
-// before the fast kernels: band1080 123 / 127, uhd4k 596 / 569.
+// threads; also each extractor alone. The machine is shared, so besides wall time each case
+// reports cpu_ms_per_frame: the process CPU time (user + sys, all threads, getrusage) spent in the
+// timed loop, per frame. Each iteration builds new extractors, so their reused buffers
+// (vmaf_common/workspace_pool.h) are allocated once per 4 frames here. The comparison with
+// libvmaf, end to end and side by side, is bench/thread_scaling.py's.
 //   --benchmark_filter=v061_all --benchmark_repetitions=3
 #include <sys/resource.h>
 
