@@ -60,7 +60,8 @@ struct AdmStripRings {
     dis.resize(w, h, true, kRingRows);
     for (AdmDetail<Coef>& d : detail) d.resize(w, h, kRingRows);
   }
-  static size_t bytes(uint32_t w) { return size_t(w) * kRingRows * 26 * sizeof(Coef); }
+  // Four bands of each picture, then three for each of the six details.
+  static size_t bytes(uint32_t w) { return size_t(w) * kRingRows * (2 * 4 + 6 * 3) * sizeof(Coef); }
 };
 
 template <typename Coef>

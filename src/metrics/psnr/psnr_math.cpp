@@ -53,23 +53,19 @@ double aggregate_psnr(uint64_t sse, uint64_t pixels, uint32_t peak) {
 
 namespace {
 
-// The squared differences of one row, exact. 8-bit squares (at most 255^2) sum in uint32 blocks
-// that cannot wrap, which the vectoriser turns into pmaddwd; deeper samples may hold any 16-bit
-// value (nothing checks them against the bit depth), whose square still fits a uint32 and is
-// widened term by term.
+// The squared differences of one row, exact. 8-bit squares (at most 255^2) of a row no wider
+// than kMaxDimension sum in a uint32 that cannot wrap, which the vectoriser turns into pmaddwd;
+// deeper samples may hold any 16-bit value (nothing checks them against the bit depth), whose
+// square still fits a uint32 and is widened term by term.
+static_assert(uint64_t{kMaxDimension} * 255 * 255 <= 0xffffffffu);
+
 uint64_t row_sse(const uint8_t* a, const uint8_t* b, size_t cols) {
-  constexpr size_t kBlock = 0xffffffffu / (255 * 255);
-  uint64_t row = 0;
-  for (size_t x = 0; x < cols; x += kBlock) {
-    const size_t end = std::min(cols, x + kBlock);
-    uint32_t sum = 0;
-    for (size_t k = x; k < end; ++k) {
-      const int32_t d = int32_t(a[k]) - int32_t(b[k]);
-      sum += uint32_t(d * d);
-    }
-    row += sum;
+  uint32_t sum = 0;
+  for (size_t x = 0; x < cols; ++x) {
+    const int32_t d = int32_t(a[x]) - int32_t(b[x]);
+    sum += uint32_t(d * d);
   }
-  return row;
+  return sum;
 }
 
 uint64_t row_sse(const uint16_t* a, const uint16_t* b, size_t cols) {
